@@ -1,0 +1,68 @@
+/* ag_clientreq.c -- client requests: the public region markers and the
+ * preload library's reports of synchronisation calls. */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_tooliface.h"
+#include "ag_tool.h"
+#include "ag_clientreq.h"
+
+Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!VG_IS_TOOL_USERREQ('A', 'G', arg[0])) return False;
+   *ret = 0;
+   if (!th->valid) return True;
+   switch (arg[0]) {
+   case VG_USERREQ__ATOMGRIND_ATOMIC_BEGIN:
+      ag_an_begin(th->tid, vgtid);
+      break;
+   case VG_USERREQ__ATOMGRIND_ATOMIC_END:
+      ag_an_end(th->tid, vgtid);
+      break;
+   case AG_CR_IGNORE_PUSH:
+      th->ignore++;
+      break;
+   case AG_CR_IGNORE_POP:
+      if (th->ignore) th->ignore--;
+      break;
+   case AG_CR_THREAD_CREATED:
+      if (th->last_child != AG_NO_TID) ag_threads_set_pthread(th->last_child, arg[1]);
+      break;
+   case AG_CR_THREAD_JOINED: {
+      ag_tid child = ag_tid_of_pthread(arg[1]);
+      if (child != AG_NO_TID) ag_an_join(th->tid, child);
+      break;
+   }
+   case AG_CR_THREAD_DETACHED:
+      break;   /* nothing orders a detached thread's end */
+   case AG_CR_LOCK_ACQUIRED:
+      ag_sync_lock_acquired(vgtid, arg[1], (UInt)arg[2]);
+      break;
+   case AG_CR_LOCK_RELEASE:
+      ag_sync_lock_release(vgtid, arg[1]);
+      break;
+   case AG_CR_COND_WAIT_PRE:
+      ag_sync_cond_wait_pre(vgtid, arg[1], arg[2]);
+      break;
+   case AG_CR_COND_WAIT_POST:
+      ag_sync_cond_wait_post(vgtid, arg[1], arg[2]);
+      break;
+   case AG_CR_COND_SIGNAL:
+   case AG_CR_SEM_POST:
+   case AG_CR_SEM_WAITED:
+   case AG_CR_BARRIER_PRE:
+   case AG_CR_BARRIER_POST:
+   case AG_CR_ONCE_POST:
+      ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_LOCK_DESTROY:
+      ag_sync_destroy(vgtid, arg[1]);
+      break;
+   default:
+      ag_error_misuse(vgtid, "Unknown atomgrind client request 0x%lx "
+                      "(header and tool versions differ?)", arg[0]);
+      break;
+   }
+   return True;
+}

@@ -1,0 +1,278 @@
+/* ag_errors.c -- atomgrind's errors through Valgrind's error manager:
+ * printing (text and XML), de-duplication, suppressions. */
+#include "pub_tool_basics.h"
+#include "pub_tool_execontext.h"
+#include "pub_tool_xarray.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_addrinfo.h"
+#include "pub_tool_errormgr.h"
+#include "pub_tool_execontext.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "ag_tool.h"
+
+typedef struct {
+   ag_violation v;
+   ExeContext *begin_ec;        /* region of the reporting thread */
+   ExeContext *other_begin_ec;  /* region of the other thread, if known */
+   AddrInfo ai;
+   Bool described;
+   HChar msg[160];              /* misuse text */
+} ag_err_extra;
+
+ExeContext *ag_site_ec(ULong site)
+{
+   return (ExeContext *)(Addr)site;
+}
+
+/* ---- recording -------------------------------------------------- */
+
+void ag_error_violation(const ag_violation *v)
+{
+   ag_err_extra x;
+   VG_(memset)(&x, 0, sizeof x);
+   x.v = *v;
+   x.begin_ec = ag_site_ec(v->begin_site);
+   x.other_begin_ec = ag_site_ec(v->other_begin_site);
+   ThreadId vgtid = ag_vgtid_of(v->tid);
+   if (vgtid == VG_INVALID_THREADID) vgtid = ag_cur_vgtid;
+   VG_(maybe_record_error)(vgtid,
+                           v->kind == AG_KIND_RACE ? AG_ERR_RACE : AG_ERR_ATOMICITY,
+                           (Addr)v->addr, NULL, &x);
+}
+
+void ag_error_misuse(ThreadId vgtid, const HChar *fmt, ...)
+{
+   ag_err_extra x;
+   va_list ap;
+   VG_(memset)(&x, 0, sizeof x);
+   va_start(ap, fmt);
+   VG_(vsnprintf)(x.msg, sizeof x.msg, fmt, ap);
+   va_end(ap);
+   VG_(maybe_record_error)(vgtid, AG_ERR_MISUSE, 0, x.msg, &x);
+}
+
+/* ---- error manager callbacks ------------------------------------ */
+
+static Bool ag_eq_ec(VgRes res, ExeContext *a, ExeContext *b)
+{
+   if (!a || !b) return a == b;
+   return VG_(eq_ExeContext)(res, a, b);
+}
+
+static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
+{
+   const ag_err_extra *a = VG_(get_error_extra)(e1);
+   const ag_err_extra *b = VG_(get_error_extra)(e2);
+   switch (VG_(get_error_kind)(e1)) {
+   case AG_ERR_ATOMICITY:
+      /* one report per (access stack, region begin, other region begin) */
+      return ag_eq_ec(res, a->begin_ec, b->begin_ec)
+          && ag_eq_ec(res, a->other_begin_ec, b->other_begin_ec)
+          && a->v.at_end == b->v.at_end;
+   case AG_ERR_RACE:
+      return a->v.other_site == b->v.other_site
+          && (a->v.flags & AG_WRITE) == (b->v.flags & AG_WRITE);
+   case AG_ERR_MISUSE:
+      return VG_STREQ(a->msg, b->msg);
+   default:
+      return False;
+   }
+}
+
+static void ag_before_pp_Error(const Error *err) { (void)err; }
+
+static const HChar *ag_rw(unsigned flags)
+{
+   if (flags & AG_ATOMIC) return (flags & AG_WRITE) ? "atomic update" : "atomic read";
+   return (flags & AG_WRITE) ? "write" : "read";
+}
+
+/* Print a region-begin stack, or say there was none. */
+static void ag_pp_region(const HChar *who, ExeContext *ec, Bool xml)
+{
+   if (xml) {
+      VG_(printf_xml)("  <auxwhat>%s</auxwhat>\n", who);
+      if (ec) VG_(pp_ExeContext)(ec);
+   } else {
+      VG_(umsg)("%s\n", who);
+      if (ec) VG_(pp_ExeContext)(ec);
+   }
+}
+
+static void ag_pp_addr(const ag_err_extra *x)
+{
+   if (x->v.addr && x->described)
+      VG_(pp_addrinfo)((Addr)x->v.addr, &x->ai);
+}
+
+static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
+{
+   const ag_violation *v = &x->v;
+   HChar other[64], what[160];
+   if (v->other_tid != AG_NO_TID)
+      VG_(snprintf)(other, sizeof other, "thread #%u", v->other_tid + 1);
+   else
+      VG_(snprintf)(other, sizeof other, "another thread");
+   if (v->at_end)
+      VG_(snprintf)(what, sizeof what,
+                    "Atomicity violation: the atomic region of thread #%u, ending here, "
+                    "was interleaved with conflicting work of %s",
+                    v->tid + 1, other);
+   else if (v->size)
+      VG_(snprintf)(what, sizeof what,
+                    "Atomicity violation: %s of size %u at %#lx by thread #%u "
+                    "breaks its atomic region (interleaved by %s)",
+                    ag_rw(v->flags), v->size, (unsigned long)v->addr, v->tid + 1, other);
+   else
+      VG_(snprintf)(what, sizeof what,
+                    "Atomicity violation in thread #%u's atomic region (interleaved by %s)",
+                    v->tid + 1, other);
+   if (xml) {
+      VG_(printf_xml)("  <kind>Atomicity</kind>\n  <what>%pS</what>\n", what);
+      VG_(pp_ExeContext)(VG_(get_error_where)(err));
+   } else {
+      VG_(umsg)("%s\n", what);
+      VG_(pp_ExeContext)(VG_(get_error_where)(err));
+      VG_(umsg)("\n");
+   }
+   HChar line[128];
+   VG_(snprintf)(line, sizeof line, "The atomic region of thread #%u began at", v->tid + 1);
+   ag_pp_region(line, x->begin_ec, xml);
+   if (x->other_begin_ec)
+      VG_(snprintf)(line, sizeof line,
+                    "%s ran conflicting code inside its atomic region, which began at", other);
+   else
+      VG_(snprintf)(line, sizeof line,
+                    "%s ran conflicting code in between%s", other,
+                    v->other_tid != AG_NO_TID ? "" : " (a cycle of conflicts)");
+   if (!xml) VG_(umsg)("\n");
+   ag_pp_region(line, x->other_begin_ec, xml);
+   ag_pp_addr(x);
+}
+
+static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
+{
+   const ag_violation *v = &x->v;
+   HChar what[160], prev[160];
+   VG_(snprintf)(what, sizeof what, "Possible data race during %s of size %u at %#lx by thread #%u",
+                 ag_rw(v->flags), v->size, (unsigned long)v->addr, v->tid + 1);
+   if (v->other_tid != AG_NO_TID)
+      VG_(snprintf)(prev, sizeof prev, "This conflicts with a previous %s by thread #%u",
+                    ag_rw(v->other_flags), v->other_tid + 1);
+   else
+      VG_(snprintf)(prev, sizeof prev, "This conflicts with a previous %s", ag_rw(v->other_flags));
+   if (xml) {
+      VG_(printf_xml)("  <kind>Race</kind>\n  <what>%pS</what>\n", what);
+      VG_(pp_ExeContext)(VG_(get_error_where)(err));
+      VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", prev);
+   } else {
+      VG_(umsg)("%s\n", what);
+      VG_(pp_ExeContext)(VG_(get_error_where)(err));
+      VG_(umsg)("\n%s\n", prev);
+   }
+   if (v->other_site) {
+      /* the earlier access is known by its instruction address only */
+      const HChar *desc = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)v->other_site, NULL);
+      if (xml)
+         VG_(printf_xml)("  <auxwhat>at %pS</auxwhat>\n", desc);
+      else
+         VG_(umsg)("   at %s\n", desc);
+   }
+   ag_pp_addr(x);
+}
+
+static void ag_pp_Error(const Error *err)
+{
+   const ag_err_extra *x = VG_(get_error_extra)(err);
+   Bool xml = VG_(clo_xml);
+   switch (VG_(get_error_kind)(err)) {
+   case AG_ERR_ATOMICITY: ag_pp_atomicity(err, x, xml); break;
+   case AG_ERR_RACE: ag_pp_race(err, x, xml); break;
+   case AG_ERR_MISUSE:
+      if (xml) {
+         VG_(printf_xml)("  <kind>Misuse</kind>\n  <what>%pS</what>\n", x->msg);
+      } else {
+         VG_(umsg)("%s\n", x->msg);
+      }
+      VG_(pp_ExeContext)(VG_(get_error_where)(err));
+      break;
+   default:
+      VG_(umsg)("atomgrind: unknown error kind\n");
+   }
+}
+
+static UInt ag_update_extra(const Error *err)
+{
+   ag_err_extra *x = VG_(get_error_extra)(err);
+   if (x && x->v.addr && !x->described) {
+      VG_(describe_addr)(VG_(current_DiEpoch)(), (Addr)x->v.addr, &x->ai);
+      x->described = True;
+   }
+   return sizeof(ag_err_extra);
+}
+
+static const HChar *const ag_kind_names[] = { NULL, "Atomicity", "Race", "Misuse" };
+
+static Bool ag_recognised_suppression(const HChar *name, Supp *su)
+{
+   for (Int k = AG_ERR_ATOMICITY; k <= AG_ERR_MISUSE; k++)
+      if (VG_STREQ(name, ag_kind_names[k])) {
+         VG_(set_supp_kind)(su, k);
+         return True;
+      }
+   return False;
+}
+
+static Bool ag_read_extra_suppression_info(Int fd, HChar **bufpp, SizeT *nBufp,
+                                           Int *lineno, Supp *su)
+{
+   (void)fd; (void)bufpp; (void)nBufp; (void)lineno; (void)su;
+   return True;
+}
+
+static Bool ag_error_matches_suppression(const Error *err, const Supp *su)
+{
+   return VG_(get_supp_kind)(su) == (SuppKind)VG_(get_error_kind)(err);
+}
+
+static const HChar *ag_get_error_name(const Error *err)
+{
+   ErrorKind k = VG_(get_error_kind)(err);
+   return (k >= AG_ERR_ATOMICITY && k <= AG_ERR_MISUSE) ? ag_kind_names[k] : NULL;
+}
+
+static SizeT ag_print_extra_suppression_info(const Error *err, HChar *buf, Int nBuf)
+{
+   (void)err;
+   if (nBuf > 0) buf[0] = 0;
+   return 0;
+}
+
+static SizeT ag_print_extra_suppression_use(const Supp *su, HChar *buf, Int nBuf)
+{
+   (void)su;
+   if (nBuf > 0) buf[0] = 0;
+   return 0;
+}
+
+static void ag_update_extra_suppression_use(const Error *err, const Supp *su)
+{
+   (void)err; (void)su;
+}
+
+void ag_errors_init(void)
+{
+   VG_(needs_tool_errors)(ag_eq_Error, ag_before_pp_Error, ag_pp_Error,
+                          False /* show ThreadIDs: we name threads ourselves */,
+                          ag_update_extra, ag_recognised_suppression,
+                          ag_read_extra_suppression_info,
+                          ag_error_matches_suppression, ag_get_error_name,
+                          ag_print_extra_suppression_info,
+                          ag_print_extra_suppression_use,
+                          ag_update_extra_suppression_use);
+   VG_(needs_xml_output)();
+}

@@ -1,0 +1,160 @@
+/* ag_instrument.c -- VEX IR instrumentation: every memory access of the
+ * program becomes a call to ag_h_access, guarded inline by ag_an_gate so
+ * that between RPT windows no helper is called at all. */
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_transtab.h"
+#include "ag_tool.h"
+
+/* The hot path.  szfl packs the size (low 16 bits) and AG_* flags. */
+static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip, Addr sp)
+{
+   ag_thread *th = ag_cur;
+   if (th->ignore || !ag_an_gate) return;
+   /* the thread's own stack (and the red zone below SP) is private */
+   if (!ag_clo_check_stack_var && a + VG_STACK_REDZONE_SZB >= sp && a <= th->stack_max)
+      return;
+   ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
+}
+
+/* Code of the dynamic linker and of Valgrind's preload objects is not the
+   program: its accesses (GOT updates, our own wrappers) are not checked. */
+static Bool ag_skip_object(Addr a)
+{
+   DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
+   if (!di) return False;
+   const HChar *so = VG_(DebugInfo_get_soname)(di);
+   if (!so) return False;
+   return VG_(strncmp)(so, "ld-linux", 8) == 0 || VG_(strncmp)(so, "vgpreload_", 10) == 0;
+}
+
+typedef struct {
+   IRSB *out;
+   IRTemp sp;            /* guest SP, read before each call */
+   IRTemp gate;          /* ag_an_gate != 0, read once per superblock */
+   Int offset_SP;
+   Addr ip;              /* current guest instruction */
+} ag_ir;
+
+static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard)
+{
+   IRTemp sp = newIRTemp(ir->out->tyenv, Ity_I64);
+   addStmtToIRSB(ir->out, IRStmt_WrTmp(sp, IRExpr_Get(ir->offset_SP, Ity_I64)));
+   IRExpr **args = mkIRExprVec_4(addr, mkIRExpr_HWord(size | (flags << 16)),
+                                 mkIRExpr_HWord(ir->ip), IRExpr_RdTmp(sp));
+   IRDirty *di = unsafeIRDirty_0_N(3, "ag_h_access", VG_(fnptr_to_fnentry)(ag_h_access), args);
+   di->guard = guard ? guard : IRExpr_RdTmp(ir->gate);
+   addStmtToIRSB(ir->out, IRStmt_Dirty(di));
+}
+
+/* Does the guest instruction starting at statement i contain a CAS?  Loads
+   in it are then the read half of an atomic read-modify-write. */
+static Bool ag_insn_has_cas(IRSB *bb, Int i)
+{
+   for (i++; i < bb->stmts_used && bb->stmts[i]->tag != Ist_IMark; i++)
+      if (bb->stmts[i]->tag == Ist_CAS || bb->stmts[i]->tag == Ist_LLSC) return True;
+   return False;
+}
+
+IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
+                    const VexGuestLayout *layout, const VexGuestExtents *vge,
+                    const VexArchInfo *archinfo_host,
+                    IRType gWordTy, IRType hWordTy)
+{
+   (void)closure; (void)archinfo_host; (void)hWordTy;
+   if (gWordTy != Ity_I64) VG_(tool_panic)("atomgrind supports 64-bit guests only");
+   if (ag_skip_object((Addr)vge->base[0])) return bb;
+
+   ag_ir ir;
+   ir.out = deepCopyIRSBExceptStmts(bb);
+   ir.offset_SP = layout->offset_SP;
+   ir.ip = 0;
+   ir.gate = newIRTemp(ir.out->tyenv, Ity_I1);
+   Bool gate_done = False;
+   Bool atomic_insn = False;
+   Int i = 0;
+
+   /* keep the preamble (statements before the first IMark) as it is */
+   while (i < bb->stmts_used && bb->stmts[i]->tag != Ist_IMark)
+      addStmtToIRSB(ir.out, bb->stmts[i++]);
+
+   for (; i < bb->stmts_used; i++) {
+      IRStmt *st = bb->stmts[i];
+      if (!st || st->tag == Ist_NoOp) continue;
+      if (!gate_done) {
+         IRTemp g64 = newIRTemp(ir.out->tyenv, Ity_I64);
+         addStmtToIRSB(ir.out, IRStmt_WrTmp(g64,
+            IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&ag_an_gate))));
+         addStmtToIRSB(ir.out, IRStmt_WrTmp(ir.gate,
+            IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(g64), IRExpr_Const(IRConst_U64(0)))));
+         gate_done = True;
+      }
+      switch (st->tag) {
+      case Ist_IMark:
+         ir.ip = (Addr)st->Ist.IMark.addr;
+         atomic_insn = ag_insn_has_cas(bb, i);
+         break;
+      case Ist_WrTmp: {
+         IRExpr *e = st->Ist.WrTmp.data;
+         if (e->tag == Iex_Load)
+            ag_emit(&ir, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty),
+                    atomic_insn ? AG_ATOMIC : 0, NULL);
+         break;
+      }
+      case Ist_Store:
+         ag_emit(&ir, st->Ist.Store.addr,
+                 sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Store.data)),
+                 AG_WRITE | (atomic_insn ? AG_ATOMIC : 0), NULL);
+         break;
+      case Ist_StoreG: {
+         IRStoreG *sg = st->Ist.StoreG.details;
+         ag_emit(&ir, sg->addr, sizeofIRType(typeOfIRExpr(bb->tyenv, sg->data)),
+                 AG_WRITE, sg->guard);
+         break;
+      }
+      case Ist_LoadG: {
+         IRLoadG *lg = st->Ist.LoadG.details;
+         IRType ty = Ity_INVALID, wide = Ity_INVALID;
+         typeOfIRLoadGOp(lg->cvt, &wide, &ty);
+         ag_emit(&ir, lg->addr, sizeofIRType(ty), 0, lg->guard);
+         break;
+      }
+      case Ist_CAS: {
+         IRCAS *cas = st->Ist.CAS.details;
+         UInt sz = sizeofIRType(typeOfIRExpr(bb->tyenv, cas->dataLo));
+         if (cas->dataHi) sz *= 2;
+         ag_emit(&ir, cas->addr, sz, AG_WRITE | AG_ATOMIC, NULL);
+         break;
+      }
+      case Ist_LLSC: {
+         IRType ty;
+         if (st->Ist.LLSC.storedata == NULL) {
+            ty = typeOfIRTemp(bb->tyenv, st->Ist.LLSC.result);
+            ag_emit(&ir, st->Ist.LLSC.addr, sizeofIRType(ty), AG_ATOMIC, NULL);
+         } else {
+            ty = typeOfIRExpr(bb->tyenv, st->Ist.LLSC.storedata);
+            ag_emit(&ir, st->Ist.LLSC.addr, sizeofIRType(ty), AG_WRITE | AG_ATOMIC, NULL);
+         }
+         break;
+      }
+      case Ist_Dirty: {
+         IRDirty *d = st->Ist.Dirty.details;
+         if (d->mFx != Ifx_None && d->mAddr && d->mSize > 0) {
+            if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+               ag_emit(&ir, d->mAddr, d->mSize, 0, d->guard);
+            if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+               ag_emit(&ir, d->mAddr, d->mSize, AG_WRITE, d->guard);
+         }
+         break;
+      }
+      default:
+         break;
+      }
+      addStmtToIRSB(ir.out, st);
+   }
+   return ir.out;
+}

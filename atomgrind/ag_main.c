@@ -1,0 +1,52 @@
+/* ag_main.c -- atomgrind: registration with the Valgrind core and wiring.
+ *
+ * atomgrind checks that atomic regions, marked in the program with
+ * ATOMGRIND_ATOMIC_BEGIN/END (<valgrind/atomgrind.h>), ran atomically
+ * (conflict-serializably) in the observed execution, and optionally looks
+ * for happens-before data races.  See docs/atomgrind.md. */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_tooliface.h"
+#include "ag_tool.h"
+
+static void ag_die_mem(Addr a, SizeT len) { ag_an_forget(a, len); }
+
+static void ag_post_clo_init(void)
+{
+   ag_options_check();
+   ag_threads_init();
+   ag_sync_init();
+   ag_analysis_init();
+   /* memory that goes away starts fresh when reused */
+   VG_(track_die_mem_munmap)(ag_die_mem);
+   VG_(track_die_mem_brk)(ag_die_mem);
+   if (ag_clo_check_stack_var) VG_(track_die_mem_stack)(ag_die_mem);
+}
+
+static void ag_fini(Int exitcode)
+{
+   (void)exitcode;
+   ag_analysis_fini();
+}
+
+static void ag_pre_clo_init(void)
+{
+   VG_(details_name)("atomgrind");
+   VG_(details_version)("0.1.0");
+   VG_(details_description)("an atomicity violation detector");
+   VG_(details_copyright_author)("Copyright (C) 2026, the atomgrind developers.");
+   VG_(details_bug_reports_to)("the atomgrind issue tracker");
+   VG_(details_avg_translation_sizeB)(320);
+
+   VG_(basic_tool_funcs)(ag_post_clo_init, ag_instrument, ag_fini);
+   VG_(needs_command_line_options)(ag_process_cmd_line_option,
+                                   ag_print_usage, ag_print_debug_usage);
+   VG_(needs_client_requests)(ag_handle_client_request);
+   ag_errors_init();
+   ag_malloc_init();
+}
+
+VG_DETERMINE_INTERFACE_VERSION(ag_pre_clo_init)

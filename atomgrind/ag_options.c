@@ -1,0 +1,109 @@
+/* ag_options.c -- command-line options of atomgrind. */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_options.h"
+#include "ag_tool.h"
+
+const HChar *ag_clo_engine = NULL;        /* NULL: the default engine */
+ag_check_t ag_clo_check = AG_CHECK_ATOMICITY;
+Bool ag_clo_check_stack_var = False;
+Bool ag_clo_cycles_increasing = False;
+Bool ag_clo_yield = True;
+Bool ag_clo_sample_rpt = False;
+Int  ag_clo_rpt_epsilon_ppm = 10000;      /* 0.01 */
+Int  ag_clo_rpt_delta_ppm = 100000;       /* 0.1 */
+ULong ag_clo_sample_seed = 0;
+const HChar *ag_clo_record_trace = NULL;
+Bool ag_clo_record_std = False;
+
+/* Parse a decimal fraction in (0,1) such as 0.01 into parts per million. */
+static Bool ag_parse_ppm(const HChar *s, Int *ppm)
+{
+   Long whole = 0, frac = 0, scale = 1000000;
+   const HChar *p = s;
+   while (*p >= '0' && *p <= '9') whole = whole * 10 + (*p++ - '0');
+   if (*p == '.') {
+      p++;
+      while (*p >= '0' && *p <= '9') {
+         scale /= 10;
+         frac += (*p++ - '0') * scale;
+         if (scale == 0) return False;
+      }
+   }
+   if (*p != 0 || p == s) return False;
+   Long v = whole * 1000000 + frac;
+   if (v <= 0 || v >= 1000000) return False;
+   *ppm = (Int)v;
+   return True;
+}
+
+Bool ag_process_cmd_line_option(const HChar *arg)
+{
+   const HChar *str = NULL;
+   if VG_STR_CLO(arg, "--engine", str) {
+      if (!ag_engine_find(str) || ag_engine_find(str)->kind != AG_KIND_ATOMICITY)
+         VG_(fmsg_bad_option)(arg, "unknown atomicity engine '%s' (see --help)\n", str);
+      ag_clo_engine = str;
+   }
+   else if VG_XACT_CLO(arg, "--check=atomicity", ag_clo_check, AG_CHECK_ATOMICITY) {}
+   else if VG_XACT_CLO(arg, "--check=races", ag_clo_check, AG_CHECK_RACES) {}
+   else if VG_XACT_CLO(arg, "--check=all", ag_clo_check, AG_CHECK_ALL) {}
+   else if VG_BOOL_CLO(arg, "--check-stack-var", ag_clo_check_stack_var) {}
+   else if VG_XACT_CLO(arg, "--cycles=all", ag_clo_cycles_increasing, False) {}
+   else if VG_XACT_CLO(arg, "--cycles=increasing", ag_clo_cycles_increasing, True) {}
+   else if VG_BOOL_CLO(arg, "--yield-at-regions", ag_clo_yield) {}
+   else if VG_XACT_CLO(arg, "--sample=none", ag_clo_sample_rpt, False) {}
+   else if VG_XACT_CLO(arg, "--sample=rpt", ag_clo_sample_rpt, True) {}
+   else if VG_STR_CLO(arg, "--rpt-epsilon", str) {
+      if (!ag_parse_ppm(str, &ag_clo_rpt_epsilon_ppm))
+         VG_(fmsg_bad_option)(arg, "--rpt-epsilon wants a number strictly between 0 and 1\n");
+   }
+   else if VG_STR_CLO(arg, "--rpt-delta", str) {
+      if (!ag_parse_ppm(str, &ag_clo_rpt_delta_ppm))
+         VG_(fmsg_bad_option)(arg, "--rpt-delta wants a number strictly between 0 and 1\n");
+   }
+   else if VG_BINT_CLO(arg, "--sample-seed", ag_clo_sample_seed, 0, 0x7fffffffffffffffLL) {}
+   else if VG_STR_CLO(arg, "--record-trace", ag_clo_record_trace) {}
+   else if VG_XACT_CLO(arg, "--record-trace-format=bin", ag_clo_record_std, False) {}
+   else if VG_XACT_CLO(arg, "--record-trace-format=std", ag_clo_record_std, True) {}
+   else
+      return False;
+   return True;
+}
+
+void ag_print_usage(void)
+{
+   const ag_engine_ops *const *e;
+   VG_(printf)(
+"    --check=atomicity|races|all  what to check [atomicity]\n"
+"    --engine=NAME             atomicity engine [%s]:\n", ag_clo_engine ? ag_clo_engine : "default");
+   for (e = ag_engine_all(); *e; e++)
+      if ((*e)->kind == AG_KIND_ATOMICITY)
+         VG_(printf)("        %-15s %s\n", (*e)->name, (*e)->help);
+   VG_(printf)(
+"    --cycles=all|increasing   report every non-serializable cycle, or only\n"
+"                              cycles blamed on one region (atomsanitizer) [all]\n"
+"    --check-stack-var=no|yes  check accesses to the thread's own stack [no]\n"
+"    --yield-at-regions=yes|no let other threads run at region boundaries, so\n"
+"                              that interleavings actually happen [yes]\n"
+"    --sample=none|rpt         analyse the whole run, or RPT random windows [none]\n"
+"    --rpt-epsilon=E --rpt-delta=D  RPT parameters [0.01, 0.1]\n"
+"    --sample-seed=N           seed for the choice of RPT windows [0]\n"
+"    --record-trace=FILE       write the events analysed to FILE\n"
+"    --record-trace-format=bin|std  atomgrind's binary or RAPID's text format [bin]\n"
+   );
+}
+
+void ag_print_debug_usage(void)
+{
+   VG_(printf)("    (none)\n");
+}
+
+void ag_options_check(void)
+{
+   if (ag_clo_cycles_increasing && ag_clo_engine
+       && !VG_STREQ(ag_clo_engine, "atomsanitizer"))
+      VG_(fmsg_bad_option)("--cycles=increasing",
+                           "only the atomsanitizer engine checks increasing cycles\n");
+}

@@ -1,0 +1,146 @@
+/* ag_sync.c -- what pthread synchronisation means as events.
+ *
+ * Mutexes, spinlocks and the write side of rwlocks are acquire/release of
+ * the lock; the read side is a shared acquire/release.  Recursion is
+ * tracked here so engines see only the outermost acquire and release.
+ * Condition variables, semaphores, barriers and pthread_once are
+ * read-modify-writes of a synchronisation object (an acquire immediately
+ * followed by a release): every such operation is ordered after the
+ * previous one on the object, which gives signal -> woken wait,
+ * post -> wait, arrivals -> departures and once -> later once. */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "ag_tool.h"
+#include "ag_clientreq.h"
+#include "ag_map.h"
+
+typedef struct {
+   ag_tid owner;        /* exclusive holder, AG_NO_TID if none */
+   UInt count;          /* its recursion depth */
+   UInt kind;           /* AG_LK_* of the last acquire */
+} ag_lock;
+
+static ag_map *ag_locks;       /* lock address -> ag_lock */
+static ag_map *ag_readers;     /* (lock, tid) -> read-hold count */
+static UInt ag_max_held;
+
+static ULong ag_reader_key(Addr lock, ag_tid t)
+{
+   /* user addresses fit in 48 bits on amd64 */
+   return (ULong)lock | ((ULong)(t + 1) << 48);
+}
+
+static ag_lock *ag_lock_of(Addr a)
+{
+   int created;
+   ag_lock *l = ag_map_lookup(ag_locks, a, &created);
+   if (created) l->owner = AG_NO_TID;
+   return l;
+}
+
+void ag_sync_init(void)
+{
+   ag_locks = ag_map_new(sizeof(ag_lock));
+   ag_readers = ag_map_new(sizeof(UInt));
+}
+
+static void ag_held_inc(ag_thread *th)
+{
+   if (++th->held > ag_max_held) ag_max_held = th->held;
+}
+
+void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_lock *l = ag_lock_of(lock);
+   if (kind == AG_LK_RWLOCK_RD) {
+      UInt *n = ag_map_lookup(ag_readers, ag_reader_key(lock, th->tid), NULL);
+      if ((*n)++ == 0) {
+         ag_held_inc(th);
+         ag_an_acquire(th->tid, lock, True);
+      }
+      return;
+   }
+   if (l->owner == th->tid) {       /* recursive mutex */
+      l->count++;
+      return;
+   }
+   l->owner = th->tid;
+   l->count = 1;
+   l->kind = kind;
+   ag_held_inc(th);
+   ag_an_acquire(th->tid, lock, False);
+}
+
+void ag_sync_lock_release(ThreadId vgtid, Addr lock)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_lock *l = ag_map_get(ag_locks, lock);
+   if (l && l->owner == th->tid) {
+      if (--l->count == 0) {
+         l->owner = AG_NO_TID;
+         if (th->held) th->held--;
+         ag_an_release(th->tid, lock, False);
+      }
+      return;
+   }
+   UInt *n = ag_map_get(ag_readers, ag_reader_key(lock, th->tid));
+   if (n && *n > 0) {
+      if (--*n == 0) {
+         if (th->held) th->held--;
+         ag_an_release(th->tid, lock, True);
+      }
+      return;
+   }
+   ag_error_misuse(vgtid, "Thread #%u unlocked lock %#lx, which it does not hold",
+                   th->tid + 1, (unsigned long)lock);
+}
+
+void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   (void)cond;
+   if (!th->valid) return;
+   ag_lock *l = ag_map_get(ag_locks, mutex);
+   if (!l || l->owner != th->tid) {
+      ag_error_misuse(vgtid, "Thread #%u waits on condition variable %#lx with mutex %#lx, "
+                      "which it does not hold", th->tid + 1, (unsigned long)cond,
+                      (unsigned long)mutex);
+      return;
+   }
+   /* the wait releases the mutex entirely */
+   l->owner = AG_NO_TID;
+   l->count = 0;
+   if (th->held) th->held--;
+   ag_an_release(th->tid, mutex, False);
+}
+
+void ag_sync_cond_wait_post(ThreadId vgtid, Addr cond, Addr mutex)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_sync_object(vgtid, cond);
+   ag_lock *l = ag_map_get(ag_locks, mutex);
+   if (l && l->owner == th->tid) return;     /* the pre step found it unheld */
+   ag_sync_lock_acquired(vgtid, mutex, AG_LK_MUTEX);
+}
+
+void ag_sync_object(ThreadId vgtid, Addr obj)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_an_acquire(th->tid, obj, False);
+   ag_an_release(th->tid, obj, False);
+}
+
+void ag_sync_destroy(ThreadId vgtid, Addr obj)
+{
+   (void)vgtid;
+   ag_lock *l = ag_map_get(ag_locks, obj);
+   if (l) { l->owner = AG_NO_TID; l->count = 0; }
+}
+
+
+UInt ag_sync_max_held(void) { return ag_max_held; }

@@ -1,0 +1,94 @@
+/* ag_threads.c -- Valgrind thread ids to atomgrind's dense, never reused
+ * engine thread ids; the running thread; pthread_t lookup for joins. */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "ag_tool.h"
+#include "ag_map.h"
+
+static ag_thread *ag_threads;          /* indexed by ThreadId */
+static ag_thread ag_idle = { .ignore = 1, .tid = AG_NO_TID };  /* before any thread runs */
+ag_thread *ag_cur = &ag_idle;
+ThreadId ag_cur_vgtid = VG_INVALID_THREADID;
+
+static ag_tid ag_next_tid;
+static ThreadId *ag_vgtid_by_tid;      /* ag_tid -> ThreadId, 0 once exited */
+static UInt ag_vgtid_cap;
+static ag_map *ag_by_pthread;          /* pthread_t -> ag_tid */
+
+static void ag_start_client_code(ThreadId vgtid, ULong bbs_done)
+{
+   (void)bbs_done;
+   ag_cur_vgtid = vgtid;
+   ag_cur = &ag_threads[vgtid];
+   if (ag_cur->valid && ag_cur->stack_max == 0)
+      ag_cur->stack_max = VG_(thread_get_stack_max)(vgtid);
+}
+
+static void ag_thread_create(ThreadId parent, ThreadId child)
+{
+   ag_thread *c = &ag_threads[child];
+   tl_assert(!c->valid);
+   VG_(memset)(c, 0, sizeof *c);
+   c->valid = True;
+   c->tid = ag_next_tid++;
+   c->last_child = AG_NO_TID;
+   if (c->tid >= ag_vgtid_cap) {
+      ag_vgtid_cap = ag_vgtid_cap ? 2 * ag_vgtid_cap : 64;
+      ag_vgtid_by_tid = VG_(realloc)("ag.threads.bytid", ag_vgtid_by_tid,
+                                     ag_vgtid_cap * sizeof(ThreadId));
+   }
+   ag_vgtid_by_tid[c->tid] = child;
+   if (parent != VG_INVALID_THREADID && ag_threads[parent].valid) {
+      ag_threads[parent].last_child = c->tid;
+      ag_an_fork(ag_threads[parent].tid, c->tid);
+   } else {
+      ag_an_thread_new(c->tid);
+   }
+}
+
+static void ag_thread_exit(ThreadId vgtid)
+{
+   ag_thread *t = &ag_threads[vgtid];
+   if (!t->valid) return;
+   ag_an_thread_exit(t->tid, vgtid);
+   ag_vgtid_by_tid[t->tid] = VG_INVALID_THREADID;
+   t->valid = False;
+}
+
+void ag_threads_init(void)
+{
+   ag_threads = VG_(calloc)("ag.threads", VG_N_THREADS, sizeof(ag_thread));
+   ag_by_pthread = ag_map_new(sizeof(ag_tid));
+   VG_(track_start_client_code)(ag_start_client_code);
+   VG_(track_pre_thread_ll_create)(ag_thread_create);
+   VG_(track_pre_thread_ll_exit)(ag_thread_exit);
+}
+
+ag_thread *ag_thread_of(ThreadId vgtid)
+{
+   tl_assert(vgtid < VG_N_THREADS);
+   return &ag_threads[vgtid];
+}
+
+ag_tid ag_tid_of_pthread(UWord pt)
+{
+   ag_tid *t = ag_map_get(ag_by_pthread, pt);
+   return t ? *t : AG_NO_TID;
+}
+
+void ag_threads_set_pthread(ag_tid t, UWord pt)
+{
+   *(ag_tid *)ag_map_lookup(ag_by_pthread, pt, NULL) = t;
+}
+
+ThreadId ag_vgtid_of(ag_tid t)
+{
+   return t < ag_next_tid ? ag_vgtid_by_tid[t] : VG_INVALID_THREADID;
+}
+
+UInt ag_threads_created(void) { return ag_next_tid; }

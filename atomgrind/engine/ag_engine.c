@@ -1,0 +1,296 @@
+/* ag_engine.c -- the dispatcher between front-ends and engines: event
+ * numbering, region nesting, shadow memory, per-event report de-duplication,
+ * sampling activation, and the registry of engines.  See ag_engine.h. */
+#include "ag_engine.h"
+#include "ag_shadow.h"
+#include "ag_shim.h"
+
+/* ---- registry ---------------------------------------------------- */
+
+extern const ag_engine_ops ag_atomsan_ops;
+extern const ag_engine_ops ag_velodrome_ops;
+extern const ag_engine_ops ag_fasttrack_ops;
+
+static const ag_engine_ops *const registry[] = {
+   &ag_atomsan_ops,
+   &ag_velodrome_ops,
+   &ag_fasttrack_ops,
+   NULL
+};
+
+const ag_engine_ops *ag_engine_find(const char *name)
+{
+   for (int i = 0; registry[i]; i++)
+      if (ag_streq(registry[i]->name, name)) return registry[i];
+   return NULL;
+}
+
+const ag_engine_ops *const *ag_engine_all(void) { return registry; }
+
+/* ---- instance ---------------------------------------------------- */
+
+struct ag_engine {
+   const ag_engine_ops *ops;
+   void *self;                 /* engine state; NULL while inactive */
+   ag_shadow *shadow;
+   ag_ctx ctx;
+   uint32_t cap;               /* capacity of ctx.regions */
+   ag_report_fn report;
+   void *cookie;
+   int active;
+   uint64_t analysed, reports;
+   uint64_t last_report_event;
+   /* the access being dispatched (for the visit callback and reports) */
+   ag_tid acc_tid;
+   unsigned acc_flags, acc_size;
+   ag_addr acc_addr;
+};
+
+static void ag_engine_start(ag_engine *e)
+{
+   e->self = e->ops->create(&e->ctx);
+   e->shadow = ag_shadow_new(e->ops, e->self);
+}
+
+static void ag_engine_stop(ag_engine *e)
+{
+   ag_shadow_delete(e->shadow);
+   e->ops->destroy(e->self);
+   e->shadow = NULL;
+   e->self = NULL;
+}
+
+ag_engine *ag_engine_new(const ag_engine_ops *ops, const ag_config *cfg,
+                         ag_report_fn report, void *cookie)
+{
+   ag_engine *e = ag_calloc(1, sizeof *e);
+   e->ops = ops;
+   if (cfg) e->ctx.cfg = *cfg;
+   e->ctx.disp = e;
+   e->report = report;
+   e->cookie = cookie;
+   e->active = 1;
+   ag_engine_start(e);
+   return e;
+}
+
+void ag_engine_delete(ag_engine *e)
+{
+   if (!e) return;
+   if (e->self) ag_engine_stop(e);
+   ag_free(e->ctx.regions);
+   ag_free(e);
+}
+
+const ag_engine_ops *ag_engine_ops_of(const ag_engine *e) { return e->ops; }
+
+/* ---- reports ----------------------------------------------------- */
+
+int ag_ctx_report(ag_ctx *ctx, ag_violation *v)
+{
+   ag_engine *e = ctx->disp;
+   if (e->last_report_event == ctx->event) return 0;   /* one per event */
+   e->last_report_event = ctx->event;
+   v->engine = e->ops->name;
+   v->kind = e->ops->kind;
+   v->event = ctx->event;
+   v->site = ctx->site;
+   if (e->acc_size) {
+      v->addr = e->acc_addr;
+      v->size = e->acc_size;
+      v->flags = e->acc_flags;
+   }
+   if (v->tid < ctx->nthreads && ctx->regions[v->tid].begin_event) {
+      v->begin_event = ctx->regions[v->tid].begin_event;
+      v->begin_site = ctx->regions[v->tid].begin_site;
+   }
+   e->reports++;
+   if (e->report) e->report(e->cookie, v);
+   return 1;
+}
+
+void ag_ctx_other_region(ag_ctx *ctx, ag_violation *v, ag_tid u)
+{
+   if (u < ctx->nthreads && ctx->regions[u].begin_event) {
+      v->other_begin_event = ctx->regions[u].begin_event;
+      v->other_begin_site = ctx->regions[u].begin_site;
+   }
+}
+
+/* ---- events ------------------------------------------------------ */
+
+void ag_ev_thread_new(ag_engine *e, ag_tid t)
+{
+   if (t == AG_NO_TID) return;
+   if (t >= e->cap) {
+      uint32_t ncap = e->cap ? e->cap : 8;
+      while (ncap <= t) ncap *= 2;
+      e->ctx.regions = ag_realloc(e->ctx.regions, ncap * sizeof(ag_region));
+      ag_memzero(e->ctx.regions + e->cap, (ncap - e->cap) * sizeof(ag_region));
+      e->cap = ncap;
+   }
+   if (t >= e->ctx.nthreads) e->ctx.nthreads = t + 1;
+   if (e->ctx.regions[t].live) return;
+   e->ctx.regions[t].live = 1;
+   if (e->active) e->ops->thread_new(e->self, t);
+}
+
+/* Start an event: count it, check the thread.  Returns 1 if it must be
+   forwarded to the engine. */
+static int ag_event(ag_engine *e, ag_tid t, uint64_t site, int *bad)
+{
+   e->ctx.event++;
+   e->ctx.site = site;
+   *bad = !(t < e->ctx.nthreads && e->ctx.regions[t].live);
+   if (*bad || !e->active) return 0;
+   e->analysed++;
+   return 1;
+}
+
+int ag_ev_begin(ag_engine *e, ag_tid t, uint64_t site)
+{
+   int bad, fwd = ag_event(e, t, site, &bad);
+   if (bad) return AG_MISUSE_BAD_TID;
+   ag_region *r = &e->ctx.regions[t];
+   if (r->depth++ == 0) {
+      r->begin_event = e->ctx.event;
+      r->begin_site = site;
+      if (fwd) e->ops->begin(e->self, t);
+   }
+   return AG_OK;
+}
+
+static void ag_close_region(ag_engine *e, ag_tid t, int fwd)
+{
+   ag_region *r = &e->ctx.regions[t];
+   if (fwd) e->ops->end(e->self, t);
+   r->begin_event = 0;
+   r->begin_site = 0;
+}
+
+int ag_ev_end(ag_engine *e, ag_tid t, uint64_t site)
+{
+   int bad, fwd = ag_event(e, t, site, &bad);
+   if (bad) return AG_MISUSE_BAD_TID;
+   ag_region *r = &e->ctx.regions[t];
+   if (r->depth == 0) return AG_MISUSE_END;
+   if (--r->depth == 0) ag_close_region(e, t, fwd);
+   return AG_OK;
+}
+
+static void ag_visit_loc(void *arg, void *loc, ag_addr a)
+{
+   ag_engine *e = arg;
+   e->ops->access(e->self, e->acc_tid, loc, a, e->acc_flags);
+}
+
+int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
+                 unsigned flags, uint64_t site)
+{
+   int bad, fwd = ag_event(e, t, site, &bad);
+   if (bad) return AG_MISUSE_BAD_TID;
+   if (!fwd || size == 0) return AG_OK;
+   e->acc_tid = t;
+   e->acc_flags = flags;
+   e->acc_addr = addr;
+   e->acc_size = size;
+   if (e->ops->access_start) e->ops->access_start(e->self, t, flags);
+   ag_shadow_visit(e->shadow, addr, size, ag_visit_loc, e);
+   if (e->ops->access_done) e->ops->access_done(e->self, t);
+   e->acc_size = 0;
+   return AG_OK;
+}
+
+int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t site)
+{
+   int bad, fwd = ag_event(e, t, site, &bad);
+   if (bad) return AG_MISUSE_BAD_TID;
+   if (fwd) e->ops->acquire(e->self, t, lock, shared);
+   return AG_OK;
+}
+
+int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t site)
+{
+   int bad, fwd = ag_event(e, t, site, &bad);
+   if (bad) return AG_MISUSE_BAD_TID;
+   if (fwd) e->ops->release(e->self, t, lock, shared);
+   return AG_OK;
+}
+
+int ag_ev_fork(ag_engine *e, ag_tid parent, ag_tid child, uint64_t site)
+{
+   if (child == AG_NO_TID || child == parent) {
+      int bad;
+      ag_event(e, parent, site, &bad);
+      return AG_MISUSE_BAD_TID;
+   }
+   ag_ev_thread_new(e, child);
+   int bad, fwd = ag_event(e, parent, site, &bad);
+   if (bad) return AG_MISUSE_BAD_TID;
+   if (fwd) e->ops->fork(e->self, parent, child);
+   return AG_OK;
+}
+
+int ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, uint64_t site)
+{
+   int bad, fwd = ag_event(e, joiner, site, &bad);
+   if (bad || child >= e->ctx.nthreads || child == joiner) return AG_MISUSE_BAD_TID;
+   if (fwd) e->ops->join(e->self, joiner, child);
+   return AG_OK;
+}
+
+int ag_ev_thread_exit(ag_engine *e, ag_tid t)
+{
+   if (!(t < e->ctx.nthreads && e->ctx.regions[t].live)) return AG_MISUSE_BAD_TID;
+   ag_region *r = &e->ctx.regions[t];
+   int rc = AG_OK;
+   if (r->depth) {
+      r->depth = 0;
+      ag_close_region(e, t, e->active);
+      rc = AG_MISUSE_OPEN_EXIT;
+   }
+   r->live = 0;
+   return rc;
+}
+
+void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len)
+{
+   if (e->active) ag_shadow_forget(e->shadow, addr, len);
+}
+
+/* ---- sampling ---------------------------------------------------- */
+
+void ag_engine_set_active(ag_engine *e, int active)
+{
+   active = !!active;
+   if (active == e->active) return;
+   e->active = active;
+   if (!active) {
+      ag_engine_stop(e);     /* nothing is analysed until the next window */
+      return;
+   }
+   ag_engine_start(e);
+   for (ag_tid t = 0; t < e->ctx.nthreads; t++) {
+      ag_region *r = &e->ctx.regions[t];
+      if (!r->live) continue;
+      e->ops->thread_new(e->self, t);
+      if (r->depth) e->ops->begin(e->self, t);   /* synthetic begin */
+   }
+}
+
+int ag_engine_active(const ag_engine *e) { return e->active; }
+
+/* ---- counters ---------------------------------------------------- */
+
+uint64_t ag_engine_events(const ag_engine *e) { return e->ctx.event; }
+uint64_t ag_engine_analysed(const ag_engine *e) { return e->analysed; }
+uint64_t ag_engine_reports(const ag_engine *e) { return e->reports; }
+uint64_t ag_engine_shadow_bytes(const ag_engine *e)
+{
+   return e->shadow ? ag_shadow_bytes(e->shadow) : 0;
+}
+uint32_t ag_engine_threads(const ag_engine *e) { return e->ctx.nthreads; }
+uint32_t ag_engine_depth(const ag_engine *e, ag_tid t)
+{
+   return t < e->ctx.nthreads ? e->ctx.regions[t].depth : 0;
+}

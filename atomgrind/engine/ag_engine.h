@@ -1,0 +1,176 @@
+/* ag_engine.h -- the event stream every analysis consumes.
+ *
+ * Front-ends (the Valgrind tool, atomgrind-trace, unit tests) create an
+ * engine instance by name and feed it events through the ag_ev_* calls.
+ * The dispatcher (ag_engine.c) owns what is common to every analysis:
+ *   - the event counter (1-based; every ag_ev_* call except ag_ev_thread_new
+ *     and ag_ev_forget is one event, even a nested begin/end that is a no-op);
+ *   - nesting of atomic regions (engines only see outermost begin/end);
+ *   - byte-precise shadow memory (ag_shadow.c): per-location engine state
+ *     lives in shadow cells, split per byte only where accesses need it;
+ *   - the per-event de-duplication of reports, and report sites.
+ * An engine implements ag_engine_ops over already-resolved locations.
+ *
+ * Engines never see Valgrind; see ag_shim.h.
+ */
+#ifndef AG_ENGINE_H
+#define AG_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint32_t ag_tid;          /* dense thread index, 0.. */
+typedef uint64_t ag_addr;
+#define AG_NO_TID ((ag_tid)0xffffffffu)
+
+/* Access flags */
+#define AG_WRITE  1u   /* a write (else a read) */
+#define AG_ATOMIC 2u   /* part of an atomic RMW/CAS: never races with another atomic */
+
+/* What an engine checks */
+#define AG_KIND_ATOMICITY 1
+#define AG_KIND_RACE      2
+
+/* One report.  Fields the engine does not know are 0 (tids: AG_NO_TID). */
+typedef struct ag_violation {
+   const char *engine;       /* engine name */
+   int kind;                 /* AG_KIND_* */
+   uint64_t event;           /* the event at which it was detected */
+   ag_tid tid;               /* thread of that event */
+   uint64_t site;            /* front-end site of that event */
+   ag_addr addr;             /* location of the access, if the event is one */
+   unsigned size;
+   unsigned flags;           /* AG_WRITE/AG_ATOMIC of that access */
+   int at_end;               /* detected at the end of tid's region */
+   /* tid's interrupted region (filled by the dispatcher) */
+   uint64_t begin_event, begin_site;
+   /* the other side: for atomicity the other thread whose transaction
+      lies on the cycle; for races the earlier conflicting access */
+   ag_tid other_tid;
+   uint64_t other_event, other_site;
+   unsigned other_flags;
+   /* the other thread's region on the cycle, when it is known */
+   uint64_t other_begin_event, other_begin_site;
+} ag_violation;
+
+typedef void (*ag_report_fn)(void *cookie, const ag_violation *v);
+
+/* Configuration common to all engines. */
+typedef struct ag_config {
+   int cycles_increasing;    /* AtomSanitizer: report only increasing cycles */
+} ag_config;
+
+/* ------------------------------------------------------------------ */
+/* The context the dispatcher shares with an engine instance.          */
+
+typedef struct ag_region {
+   uint32_t depth;           /* nesting depth; 0 = outside any region */
+   uint64_t begin_event;     /* outermost begin's event index */
+   uint64_t begin_site;
+   int live;                 /* thread announced and not exited */
+} ag_region;
+
+typedef struct ag_ctx {
+   uint64_t event;           /* index of the event being processed */
+   uint64_t site;            /* its site */
+   ag_config cfg;
+   ag_region *regions;       /* per thread, indexed by ag_tid */
+   uint32_t nthreads;        /* threads announced so far (max tid + 1) */
+   /* set by the dispatcher, used by ag_ctx_report */
+   void *disp;
+} ag_ctx;
+
+/* Engines call this to report.  It fills the region fields and drops
+   repeated reports within one event.  Returns 1 if it was delivered. */
+int ag_ctx_report(ag_ctx *ctx, ag_violation *v);
+
+/* Fill v->other_begin_* when the other transaction on the cycle is known to
+   be u's currently open region. */
+void ag_ctx_other_region(ag_ctx *ctx, ag_violation *v, ag_tid u);
+
+/* ------------------------------------------------------------------ */
+/* What an engine implements.  `loc` points to loc_size bytes of
+   per-location (per byte of memory) state owned by the engine. */
+
+typedef struct ag_engine_ops {
+   const char *name;          /* --engine=NAME */
+   const char *help;          /* one line for --help */
+   int kind;                  /* AG_KIND_* it checks */
+   unsigned loc_size;         /* bytes of per-location state (>0) */
+
+   void *(*create)(ag_ctx *ctx);
+   void  (*destroy)(void *self);
+
+   void  (*loc_init)(void *self, void *loc);              /* fresh, never accessed */
+   void  (*loc_copy)(void *self, void *dst, const void *src); /* dst is uninitialised */
+   void  (*loc_fini)(void *self, void *loc);              /* memory freed/reused */
+
+   void  (*thread_new)(void *self, ag_tid t);             /* before t's first event */
+   void  (*begin)(void *self, ag_tid t);                  /* outermost only */
+   void  (*end)(void *self, ag_tid t);                    /* outermost only */
+   /* One access event: access_start (may be NULL), then one access call
+      per location touched (addr is that location's address; a location is
+      a byte, or an aligned 8-byte word nobody accessed partially), then
+      access_done (may be NULL).  The event is one unary transaction when
+      t is outside any region. */
+   void  (*access_start)(void *self, ag_tid t, unsigned flags);
+   void  (*access)(void *self, ag_tid t, void *loc, ag_addr addr, unsigned flags);
+   void  (*acquire)(void *self, ag_tid t, ag_addr lock, int shared);
+   void  (*release)(void *self, ag_tid t, ag_addr lock, int shared);
+   void  (*fork)(void *self, ag_tid parent, ag_tid child);
+   void  (*join)(void *self, ag_tid joiner, ag_tid child);
+   void  (*access_done)(void *self, ag_tid t);
+} ag_engine_ops;
+
+/* Registry */
+const ag_engine_ops *ag_engine_find(const char *name);   /* NULL if unknown */
+const ag_engine_ops *const *ag_engine_all(void);         /* NULL-terminated */
+
+/* ------------------------------------------------------------------ */
+/* What front-ends call.                                               */
+
+typedef struct ag_engine ag_engine;
+
+ag_engine *ag_engine_new(const ag_engine_ops *ops, const ag_config *cfg,
+                         ag_report_fn report, void *cookie);
+void ag_engine_delete(ag_engine *e);
+const ag_engine_ops *ag_engine_ops_of(const ag_engine *e);
+
+/* Misuse codes returned by the event calls (0 = fine). */
+#define AG_OK               0
+#define AG_MISUSE_END       1   /* end without begin */
+#define AG_MISUSE_OPEN_EXIT 2   /* thread exited inside a region (closed) */
+#define AG_MISUSE_BAD_TID   3   /* unknown/exited thread */
+
+/* Threads must be announced before their first event (fork does it too). */
+void ag_ev_thread_new(ag_engine *e, ag_tid t);
+int  ag_ev_begin(ag_engine *e, ag_tid t, uint64_t site);
+int  ag_ev_end(ag_engine *e, ag_tid t, uint64_t site);
+int  ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
+                  unsigned flags, uint64_t site);
+int  ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t site);
+int  ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t site);
+int  ag_ev_fork(ag_engine *e, ag_tid parent, ag_tid child, uint64_t site);
+int  ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, uint64_t site);
+/* Not an event for the engines: closes an open region (returns
+   AG_MISUSE_OPEN_EXIT then) and marks t dead. */
+int  ag_ev_thread_exit(ag_engine *e, ag_tid t);
+/* Memory [addr, addr+len) was freed or unmapped: drop its state. */
+void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len);
+
+/* Sampling support: while inactive, events are counted and region nesting
+   is tracked, but nothing reaches the engine.  Activating starts from
+   fresh engine state; threads inside an open region get a synthetic begin. */
+void ag_engine_set_active(ag_engine *e, int active);
+int  ag_engine_active(const ag_engine *e);
+
+/* Counters */
+uint64_t ag_engine_events(const ag_engine *e);       /* all events seen */
+uint64_t ag_engine_analysed(const ag_engine *e);     /* events forwarded */
+uint64_t ag_engine_reports(const ag_engine *e);      /* reports delivered */
+uint64_t ag_engine_shadow_bytes(const ag_engine *e); /* shadow memory in use */
+uint32_t ag_engine_threads(const ag_engine *e);
+/* depth of t's region nesting (0 outside) */
+uint32_t ag_engine_depth(const ag_engine *e, ag_tid t);
+
+#endif

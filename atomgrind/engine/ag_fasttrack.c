@@ -1,0 +1,411 @@
+/* ag_fasttrack.c -- FastTrack happens-before race detection (Flanagan &
+ * Freund, PLDI'09), engine "fasttrack".
+ *
+ * Threads, locks and sync objects carry vector clocks; a location keeps the
+ * epoch (clock@tid) of its last write and of its last read, the read epoch
+ * inflating to a per-thread read clock when reads are concurrent.
+ *
+ * Happens-before:
+ *   release(l)            L_l  |= C_t; C_t[t]++      (join: a sync object
+ *                                                    used as a semaphore may
+ *                                                    be released by several)
+ *   acquire(l)            C_t |= L_l | RR_l; RR_l = 0
+ *   release(l, shared)    RR_l |= C_t; C_t[t]++      (readers' releases)
+ *   acquire(l, shared)    C_t |= L_l                 (after write releases)
+ *   fork(t, u)            C_u |= C_t; C_t[t]++
+ *   join(t, u)            C_t |= C_u; C_u[u]++
+ * Condvars, semaphores and barriers reach us as acquire/release of sync
+ * objects and need nothing more.
+ *
+ * Accesses: two accesses race when they touch a common location, at least
+ * one writes, not both are AG_ATOMIC, and neither happens before the other.
+ * Every access is checked against the last write; a write also against the
+ * reads since the last plain write (an atomic write keeps the read set, so
+ * a later atomic write still sees the plain reads it may race with).
+ *
+ * No check is ever skipped by a "same epoch" shortcut, and state is only
+ * dropped by rules that depend on the events since the dropped access (a
+ * later write replaces the last write; a read replaces an earlier read it
+ * happens after; a plain write empties the read set).  Hence the state that
+ * analysing a suffix of a trace builds is a subset of the full analysis's
+ * state, and every race reported on a window (RPT sampling, fresh state at
+ * the window start) is reported at the same event by the full analysis.
+ *
+ * Known incompleteness (as FastTrack beyond the first race per location):
+ * only the last write is kept, so a plain access racing with an earlier
+ * atomic write that a later atomic write replaced, or an atomic access
+ * racing with a plain write that an atomic write replaced, is missed.
+ */
+#include "ag_engine.h"
+#include "ag_map.h"
+#include "ag_shim.h"
+
+/* ---- vector clocks ----------------------------------------------- */
+
+typedef struct { uint32_t n; uint64_t *c; } ag_vc;   /* absent entries: 0 */
+
+static inline uint64_t ag_vc_get(const ag_vc *v, ag_tid u)
+{
+   return u < v->n ? v->c[u] : 0;
+}
+
+static void ag_vc_grow(ag_vc *v, uint32_t n)
+{
+   if (n <= v->n) return;
+   uint32_t cap = v->n ? v->n : 4;
+   while (cap < n) cap *= 2;
+   v->c = ag_realloc(v->c, cap * sizeof(uint64_t));
+   ag_memzero(v->c + v->n, (cap - v->n) * sizeof(uint64_t));
+   v->n = cap;
+}
+
+static void ag_vc_join(ag_vc *d, const ag_vc *s)
+{
+   uint32_t n = s->n;
+   while (n && s->c[n - 1] == 0) n--;
+   ag_vc_grow(d, n);
+   for (uint32_t i = 0; i < n; i++)
+      if (s->c[i] > d->c[i]) d->c[i] = s->c[i];
+}
+
+static void ag_vc_clear(ag_vc *v)
+{
+   for (uint32_t i = 0; i < v->n; i++) v->c[i] = 0;
+}
+
+static void ag_vc_free(ag_vc *v)
+{
+   ag_free(v->c);
+   v->c = NULL;
+   v->n = 0;
+}
+
+/* ---- epochs: clock << 24 | tid; clock 0 is "no access" ----------- */
+
+#define AG_FT_TID_BITS 24
+#define AG_FT_TID_MASK ((1u << AG_FT_TID_BITS) - 1)
+
+static inline uint64_t ag_ep(ag_tid t, uint64_t clk)
+{
+   return clk << AG_FT_TID_BITS | t;
+}
+static inline ag_tid ag_ep_tid(uint64_t e) { return (ag_tid)(e & AG_FT_TID_MASK); }
+static inline uint64_t ag_ep_clk(uint64_t e) { return e >> AG_FT_TID_BITS; }
+
+/* e happened before (or is) the current point of a thread with clock c */
+static inline int ag_ep_leq(uint64_t e, const ag_vc *c)
+{
+   return ag_ep_clk(e) <= ag_vc_get(c, ag_ep_tid(e));
+}
+
+/* ---- per-location state ------------------------------------------ */
+
+/* Read clock of a location whose reads are concurrent: per thread, the
+   clock, flags and site of its last read since the last plain write. */
+typedef struct { uint64_t clk; uint64_t site; uint32_t flags; } ag_ft_rd;
+typedef struct { uint32_t n; ag_ft_rd e[]; } ag_ft_rvc;
+
+#define AG_FT_RSHARED 0x100u   /* in ag_ft_loc.rflags: r is an ag_ft_rvc* */
+
+typedef struct {
+   uint64_t w;          /* epoch of the last write (0: none) */
+   uint64_t r;          /* epoch of the last read, or ag_ft_rvc* */
+   uint64_t wsite, rsite;
+   uint32_t wflags;     /* AG_ATOMIC of the last write */
+   uint32_t rflags;     /* AG_ATOMIC of the read epoch | AG_FT_RSHARED */
+} ag_ft_loc;
+
+static inline ag_ft_rvc *ag_rvc(const ag_ft_loc *l)
+{
+   return (ag_ft_rvc *)(uintptr_t)l->r;
+}
+
+static ag_ft_rvc *ag_rvc_new(uint32_t n)
+{
+   ag_ft_rvc *v = ag_calloc(1, sizeof(ag_ft_rvc) + n * sizeof(ag_ft_rd));
+   v->n = n;
+   return v;
+}
+
+static ag_ft_rvc *ag_rvc_grow(ag_ft_rvc *v, uint32_t n)
+{
+   if (n <= v->n) return v;
+   uint32_t cap = v->n * 2;
+   if (cap < n) cap = n;
+   v = ag_realloc(v, sizeof(ag_ft_rvc) + cap * sizeof(ag_ft_rd));
+   ag_memzero(v->e + v->n, (cap - v->n) * sizeof(ag_ft_rd));
+   v->n = cap;
+   return v;
+}
+
+static void ag_rvc_drop(ag_ft_loc *l)
+{
+   if (l->rflags & AG_FT_RSHARED) ag_free(ag_rvc(l));
+   l->r = 0;
+   l->rflags = 0;
+   l->rsite = 0;
+}
+
+/* ---- engine state ------------------------------------------------ */
+
+typedef struct { ag_vc w, rr; } ag_ft_lock;   /* write releases, read releases */
+
+typedef struct {
+   ag_ctx *ctx;
+   ag_vc *thr;          /* C_t, indexed by tid */
+   uint32_t nthr;       /* capacity of thr */
+   ag_map *locks;       /* lock/sync object address -> ag_ft_lock */
+} ag_ft;
+
+static void *ag_ft_create(ag_ctx *ctx)
+{
+   ag_ft *f = ag_calloc(1, sizeof *f);
+   f->ctx = ctx;
+   f->locks = ag_map_new(sizeof(ag_ft_lock));
+   return f;
+}
+
+static void ag_ft_free_lock(void *arg, uint64_t key, void *rec)
+{
+   (void)arg; (void)key;
+   ag_ft_lock *l = rec;
+   ag_vc_free(&l->w);
+   ag_vc_free(&l->rr);
+}
+
+static void ag_ft_destroy(void *self)
+{
+   ag_ft *f = self;
+   for (uint32_t i = 0; i < f->nthr; i++) ag_vc_free(&f->thr[i]);
+   ag_free(f->thr);
+   ag_map_foreach(f->locks, ag_ft_free_lock, NULL);
+   ag_map_delete(f->locks);
+   ag_free(f);
+}
+
+/* C_t, created on first use with C_t[t] = 1 (threads appear dynamically,
+   and after a sampling restart only live threads are announced). */
+static ag_vc *ag_ft_thr(ag_ft *f, ag_tid t)
+{
+   if (t > AG_FT_TID_MASK) ag_panic("fasttrack: too many threads");
+   if (t >= f->nthr) {
+      uint32_t cap = f->nthr ? f->nthr : 8;
+      while (cap <= t) cap *= 2;
+      f->thr = ag_realloc(f->thr, cap * sizeof(ag_vc));
+      ag_memzero(f->thr + f->nthr, (cap - f->nthr) * sizeof(ag_vc));
+      f->nthr = cap;
+   }
+   ag_vc *c = &f->thr[t];
+   if (ag_vc_get(c, t) == 0) {
+      ag_vc_grow(c, t + 1);
+      c->c[t] = 1;
+   }
+   return c;
+}
+
+static void ag_ft_tick(ag_vc *c, ag_tid t)
+{
+   c->c[t]++;
+   if (c->c[t] >> (64 - AG_FT_TID_BITS)) ag_panic("fasttrack: clock overflow");
+}
+
+static void ag_ft_thread_new(void *self, ag_tid t)
+{
+   ag_ft_thr(self, t);
+}
+
+static void ag_ft_nop(void *self, ag_tid t) { (void)self; (void)t; }
+
+/* ---- locations --------------------------------------------------- */
+
+static void ag_ft_loc_init(void *self, void *loc)
+{
+   (void)self;
+   ag_memzero(loc, sizeof(ag_ft_loc));
+}
+
+static void ag_ft_loc_copy(void *self, void *dst, const void *src)
+{
+   (void)self;
+   ag_ft_loc *d = dst;
+   const ag_ft_loc *s = src;
+   *d = *s;
+   if (s->rflags & AG_FT_RSHARED) {
+      ag_ft_rvc *v = ag_rvc(s);
+      ag_ft_rvc *c = ag_rvc_new(v->n);
+      ag_memcopy(c->e, v->e, v->n * sizeof(ag_ft_rd));
+      d->r = (uint64_t)(uintptr_t)c;
+   }
+}
+
+static void ag_ft_loc_fini(void *self, void *loc)
+{
+   (void)self;
+   ag_rvc_drop(loc);
+}
+
+/* ---- accesses ---------------------------------------------------- */
+
+static void ag_ft_race(ag_ft *f, ag_tid t, ag_addr addr, unsigned flags,
+                       ag_tid u, uint64_t site, unsigned uflags)
+{
+   ag_violation v;
+   ag_memzero(&v, sizeof v);
+   v.tid = t;
+   v.addr = addr;
+   v.size = 1;
+   v.flags = flags;
+   v.other_tid = u;
+   v.other_site = site;
+   v.other_flags = uflags;
+   ag_ctx_report(f->ctx, &v);
+}
+
+static inline int ag_both_atomic(unsigned a, unsigned b)
+{
+   return (a & b & AG_ATOMIC) != 0;
+}
+
+/* The race-free shape of a write or read check: returns 1 if it raced. */
+static int ag_ft_check_write(ag_ft *f, ag_tid t, const ag_vc *c, ag_ft_loc *l,
+                             ag_addr addr, unsigned flags)
+{
+   if (l->w && !ag_ep_leq(l->w, c) && !ag_both_atomic(l->wflags, flags)) {
+      ag_ft_race(f, t, addr, flags, ag_ep_tid(l->w), l->wsite,
+                 AG_WRITE | l->wflags);
+      return 1;
+   }
+   return 0;
+}
+
+static int ag_ft_check_reads(ag_ft *f, ag_tid t, const ag_vc *c, ag_ft_loc *l,
+                             ag_addr addr, unsigned flags)
+{
+   if (!(l->rflags & AG_FT_RSHARED)) {
+      if (l->r && !ag_ep_leq(l->r, c)
+          && !ag_both_atomic(l->rflags & AG_ATOMIC, flags)) {
+         ag_ft_race(f, t, addr, flags, ag_ep_tid(l->r), l->rsite,
+                    l->rflags & AG_ATOMIC);
+         return 1;
+      }
+      return 0;
+   }
+   ag_ft_rvc *v = ag_rvc(l);
+   for (uint32_t u = 0; u < v->n; u++) {
+      ag_ft_rd *e = &v->e[u];
+      if (e->clk && e->clk > ag_vc_get(c, u) && !ag_both_atomic(e->flags, flags)) {
+         ag_ft_race(f, t, addr, flags, u, e->site, e->flags);
+         return 1;
+      }
+   }
+   return 0;
+}
+
+static void ag_ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
+                         unsigned flags)
+{
+   ag_ft *f = self;
+   ag_ft_loc *l = loc;
+   ag_vc *c = ag_ft_thr(f, t);
+   uint64_t now = c->c[t], site = f->ctx->site;
+   unsigned at = flags & AG_ATOMIC;
+
+   if (flags & AG_WRITE) {
+      if (!ag_ft_check_write(f, t, c, l, addr, flags))
+         ag_ft_check_reads(f, t, c, l, addr, flags);
+      l->w = ag_ep(t, now);
+      l->wflags = at;
+      l->wsite = site;
+      if (!at) ag_rvc_drop(l);    /* later accesses are checked against us */
+      return;
+   }
+
+   ag_ft_check_write(f, t, c, l, addr, flags);
+   if (!(l->rflags & AG_FT_RSHARED)) {
+      if (l->r == 0 || ag_ep_leq(l->r, c)) {    /* exclusive: replace */
+         l->r = ag_ep(t, now);
+         l->rflags = at;
+         l->rsite = site;
+         return;
+      }
+      /* concurrent reads: inflate */
+      ag_tid u = ag_ep_tid(l->r);
+      ag_ft_rvc *v = ag_rvc_new((u > t ? u : t) + 1);
+      v->e[u].clk = ag_ep_clk(l->r);
+      v->e[u].site = l->rsite;
+      v->e[u].flags = l->rflags & AG_ATOMIC;
+      l->r = (uint64_t)(uintptr_t)v;
+      l->rflags = AG_FT_RSHARED;
+      l->rsite = 0;
+   }
+   ag_ft_rvc *v = ag_rvc_grow(ag_rvc(l), t + 1);
+   l->r = (uint64_t)(uintptr_t)v;
+   v->e[t].clk = now;
+   v->e[t].site = site;
+   v->e[t].flags = at;
+}
+
+/* ---- synchronisation --------------------------------------------- */
+
+static void ag_ft_acquire(void *self, ag_tid t, ag_addr lock, int shared)
+{
+   ag_ft *f = self;
+   ag_vc *c = ag_ft_thr(f, t);
+   ag_ft_lock *l = ag_map_get(f->locks, lock);
+   if (!l) return;                      /* never released: no ordering */
+   ag_vc_join(c, &l->w);
+   if (!shared) {                       /* after every reader's release too */
+      ag_vc_join(c, &l->rr);
+      ag_vc_clear(&l->rr);
+   }
+}
+
+static void ag_ft_release(void *self, ag_tid t, ag_addr lock, int shared)
+{
+   ag_ft *f = self;
+   ag_vc *c = ag_ft_thr(f, t);
+   ag_ft_lock *l = ag_map_lookup(f->locks, lock, NULL);
+   ag_vc_join(shared ? &l->rr : &l->w, c);
+   ag_ft_tick(c, t);
+}
+
+static void ag_ft_fork(void *self, ag_tid parent, ag_tid child)
+{
+   ag_ft *f = self;
+   ag_ft_thr(f, child);
+   ag_vc *p = ag_ft_thr(f, parent);     /* may move thr: re-read child */
+   ag_vc_join(&f->thr[child], p);
+   ag_ft_tick(p, parent);
+}
+
+static void ag_ft_join(void *self, ag_tid joiner, ag_tid child)
+{
+   ag_ft *f = self;
+   ag_ft_thr(f, child);
+   ag_vc *j = ag_ft_thr(f, joiner);
+   ag_vc *c = &f->thr[child];
+   ag_vc_join(j, c);
+   ag_ft_tick(c, child);
+}
+
+const ag_engine_ops ag_fasttrack_ops = {
+   .name = "fasttrack",
+   .help = "FastTrack happens-before data races (epochs, read clocks)",
+   .kind = AG_KIND_RACE,
+   .loc_size = sizeof(ag_ft_loc),
+   .create = ag_ft_create,
+   .destroy = ag_ft_destroy,
+   .loc_init = ag_ft_loc_init,
+   .loc_copy = ag_ft_loc_copy,
+   .loc_fini = ag_ft_loc_fini,
+   .thread_new = ag_ft_thread_new,
+   .begin = ag_ft_nop,
+   .end = ag_ft_nop,
+   .access_start = NULL,
+   .access = ag_ft_access,
+   .acquire = ag_ft_acquire,
+   .release = ag_ft_release,
+   .fork = ag_ft_fork,
+   .join = ag_ft_join,
+   .access_done = NULL,
+};
