@@ -23,7 +23,12 @@ enum {
    AG_CR_BARRIER_POST,       /* arg1: barrier */
    AG_CR_ONCE_POST,          /* arg1: once control (after pthread_once returns) */
    AG_CR_LOCK_DESTROY,       /* arg1: lock/cond/sem/barrier address (init or destroy) */
-   AG_CR_THREAD_DETACHED     /* arg1: pthread_t */
+   AG_CR_THREAD_DETACHED,    /* arg1: pthread_t */
+   /* arg1: spinlock (before the real call).  glibc on x86-64 makes
+      pthread_spin_init and pthread_spin_unlock one function at one address,
+      so the wrapper cannot tell which was called: a release if the calling
+      thread holds the lock, otherwise an init (drop the lock's state). */
+   AG_CR_SPIN_INIT_OR_UNLOCK
 };
 
 /* Lock kinds for AG_CR_LOCK_ACQUIRED */

@@ -112,11 +112,14 @@ static void ag_pp_addr(const ag_err_extra *x)
 static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
 {
    const ag_violation *v = &x->v;
-   HChar other[64], what[160];
-   if (v->other_tid != AG_NO_TID)
+   HChar other[64], Other[64], what[160];
+   if (v->other_tid != AG_NO_TID) {
       VG_(snprintf)(other, sizeof other, "thread #%u", v->other_tid + 1);
-   else
+      VG_(snprintf)(Other, sizeof Other, "Thread #%u", v->other_tid + 1);
+   } else {
       VG_(snprintf)(other, sizeof other, "another thread");
+      VG_(snprintf)(Other, sizeof Other, "Another thread");
+   }
    if (v->at_end)
       VG_(snprintf)(what, sizeof what,
                     "Atomicity violation: the atomic region of thread #%u, ending here, "
@@ -127,6 +130,11 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
                     "Atomicity violation: %s of size %u at %#lx by thread #%u "
                     "breaks its atomic region (interleaved by %s)",
                     ag_rw(v->flags), v->size, (unsigned long)v->addr, v->tid + 1, other);
+   else if (v->lock)
+      VG_(snprintf)(what, sizeof what,
+                    "Atomicity violation: %slock %#lx acquired by thread #%u "
+                    "breaks its atomic region (interleaved by %s)",
+                    v->shared ? "read " : "", (unsigned long)v->lock, v->tid + 1, other);
    else
       VG_(snprintf)(what, sizeof what,
                     "Atomicity violation in thread #%u's atomic region (interleaved by %s)",
@@ -144,11 +152,9 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
    ag_pp_region(line, x->begin_ec, xml);
    if (x->other_begin_ec)
       VG_(snprintf)(line, sizeof line,
-                    "%s ran conflicting code inside its atomic region, which began at", other);
+                    "%s ran conflicting code inside its atomic region, which began at", Other);
    else
-      VG_(snprintf)(line, sizeof line,
-                    "%s ran conflicting code in between%s", other,
-                    v->other_tid != AG_NO_TID ? "" : " (a cycle of conflicts)");
+      VG_(snprintf)(line, sizeof line, "%s ran conflicting code in between.", Other);
    if (!xml) VG_(umsg)("\n");
    ag_pp_region(line, x->other_begin_ec, xml);
    ag_pp_addr(x);

@@ -34,7 +34,7 @@ static void ag_fini(Int exitcode)
 
 static void ag_pre_clo_init(void)
 {
-   VG_(details_name)("atomgrind");
+   VG_(details_name)("Atomgrind");   /* also the prefix in suppression files */
    VG_(details_version)("0.1.0");
    VG_(details_description)("an atomicity violation detector");
    VG_(details_copyright_author)("Copyright (C) 2026, the atomgrind developers.");

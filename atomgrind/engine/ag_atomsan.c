@@ -16,9 +16,9 @@
  * ids, and only increasing cycles (begin(T) <CHB e3 <CHB e, e in T) are
  * reported; every insertion is then backward-only.
  *
- * Per location: the last write and the last read of each thread that read
- * since that write (one or two inline records, overflow to an array).  Per
- * lock the same shape: last write-release and the read-releases since.
+ * Per location (16 bytes): the last write and the last read of each thread
+ * that read since that write (one inline, then an allocated set).  Per lock
+ * the same shape: last write-release and the read-releases since.
  *
  * After a violation the closing edge is not inserted, so the state stays
  * that of an acyclic prefix, and the run goes on. */
@@ -30,25 +30,36 @@ typedef int64_t as_id;
 #define AS_NONE ((as_id)-1)                  /* From = bottom: below every id */
 #define AS_INF  ((as_id)0x7fffffffffffffffLL)  /* To = bottom: above every id */
 
-/* A record (tid, id) packed in one word: (id + 1) << 16 | tid; 0 = none. */
+/* A record (tid, id) packed in one word: (id + 1) << 16 | tid; 0 = none.
+   tid 0xffff marks a tagged pointer to a reader set: ptr << 16 | 0xffff. */
 #define AS_MAX_TID 0xfffeu
-#define AS_OVF (~(uint64_t)0)                /* inc mode: readers overflowed */
+#define AS_TAG 0xffffu
 static inline uint64_t as_pack(ag_tid t, as_id k) { return ((uint64_t)(k + 1) << 16) | t; }
 static inline ag_tid as_rtid(uint64_t r) { return (ag_tid)(r & 0xffff); }
 static inline as_id as_rid(uint64_t r) { return (as_id)(r >> 16) - 1; }
+static inline int as_tagged(uint64_t r) { return (r & 0xffff) == AS_TAG; }
 
-/* Readers beyond the inline ones: n entries of 1 word (rec) or, in inc
-   mode, 2 words (rec, begin id). */
+/* All readers of a location once a second thread reads it. */
 typedef struct {
    uint32_t n, cap;
    uint64_t e[];
 } as_rset;
 
-/* Per location and per lock.
-   plain: s0 last write, s1 s2 readers, s3 as_rset* of further readers.
-   inc:   s0 last write, s1 its begin id, s2 reader (or AS_OVF), s3 its
-          begin id (or the as_rset* holding all readers when s2 == AS_OVF). */
-typedef struct { uint64_t s[4]; } as_loc;
+static inline as_rset *as_untag(uint64_t r) { return (as_rset *)(uintptr_t)(r >> 16); }
+static inline uint64_t as_tag(as_rset *p)
+{
+   AG_ASSERT(((uintptr_t)p >> 48) == 0);
+   return ((uint64_t)(uintptr_t)p << 16) | AS_TAG;
+}
+
+/* Per location, and per lock (w = last write-release, r = the read-
+   releases since).  16 bytes: w is the last write; r the reader since that
+   write, or a tagged as_rset* once there are several.
+   The increasing mode needs a begin id with each record, but only when the
+   record's event is in its thread's open transaction (From/To column u is
+   only ever compared with u's current begin, and for any older event the
+   event id itself is a safe stand-in), so it is recomputed, not stored. */
+typedef struct { uint64_t w, r; } as_loc;
 
 typedef struct {
    as_id cur;       /* open txn (inc: its begin id), AS_NONE outside */
@@ -188,110 +199,73 @@ static inline void as_event(as_t *s, ag_tid t)
 
 /* ---- reader sets -------------------------------------------------- */
 
-static as_rset *as_rset_grow(as_rset *r, unsigned w)
+/* begin id to use for (a, K): see as_loc */
+static inline as_id as_begin_of(const as_t *s, ag_tid a, as_id K)
 {
-   uint32_t cap = r ? r->cap * 2 : 4;
-   as_rset *n = ag_realloc(r, sizeof(as_rset) + (size_t)cap * w * sizeof(uint64_t));
-   if (!r) n->n = 0;
-   n->cap = cap;
-   return n;
+   as_id c = s->th[a].cur;
+   return (s->inc && c != AS_NONE && K >= c) ? c : K;
 }
 
-/* put (rec[, B]) for rec's thread into the set */
-static as_rset *as_rset_put(as_rset *r, unsigned w, uint64_t rec, as_id B)
+/* the record r (not t's own) -> t's current event */
+static inline void as_link_rec(as_t *s, uint64_t r, ag_tid t)
+{
+   ag_tid a = as_rtid(r);
+   if (a != t) as_link(s, a, as_begin_of(s, a, as_rid(r)), as_rid(r), t);
+}
+
+/* put rec (replacing its thread's entry) into the set */
+static as_rset *as_rset_put(as_rset *r, uint64_t rec)
 {
    ag_tid t = as_rtid(rec);
    if (r) {
       for (uint32_t i = 0; i < r->n; i++)
-         if (as_rtid(r->e[i * w]) == t) {
-            r->e[i * w] = rec;
-            if (w == 2) r->e[i * w + 1] = (uint64_t)B;
-            return r;
-         }
+         if (as_rtid(r->e[i]) == t) { r->e[i] = rec; return r; }
    }
-   if (!r || r->n == r->cap) r = as_rset_grow(r, w);
-   r->e[r->n * w] = rec;
-   if (w == 2) r->e[r->n * w + 1] = (uint64_t)B;
-   r->n++;
+   if (!r || r->n == r->cap) {
+      uint32_t cap = r ? r->cap * 2 : 4;
+      as_rset *n = ag_realloc(r, sizeof(as_rset) + (size_t)cap * sizeof(uint64_t));
+      if (!r) n->n = 0;
+      n->cap = cap;
+      r = n;
+   }
+   r->e[r->n++] = rec;
    return r;
 }
 
-static void as_add_reader(as_t *s, as_loc *l, ag_tid t, as_id K, as_id B)
+static inline void as_add_reader(as_loc *l, ag_tid t, as_id K)
 {
-   uint64_t rec = as_pack(t, K);
-   if (!s->inc) {
-      if (l->s[1] == 0 || as_rtid(l->s[1]) == t) l->s[1] = rec;
-      else if (l->s[2] == 0 || as_rtid(l->s[2]) == t) l->s[2] = rec;
-      else l->s[3] = (uint64_t)(uintptr_t)as_rset_put((as_rset *)(uintptr_t)l->s[3], 1, rec, 0);
-      return;
-   }
-   if (l->s[2] == 0 || (l->s[2] != AS_OVF && as_rtid(l->s[2]) == t)) {
-      l->s[2] = rec;
-      l->s[3] = (uint64_t)B;
-   } else if (l->s[2] != AS_OVF) {
-      as_rset *r = as_rset_put(NULL, 2, l->s[2], (as_id)l->s[3]);
-      l->s[2] = AS_OVF;
-      l->s[3] = (uint64_t)(uintptr_t)as_rset_put(r, 2, rec, B);
-   } else {
-      l->s[3] = (uint64_t)(uintptr_t)as_rset_put((as_rset *)(uintptr_t)l->s[3], 2, rec, B);
-   }
+   uint64_t rec = as_pack(t, K), r = l->r;
+   if (r == 0 || as_rtid(r) == t) { l->r = rec; return; }
+   if (!as_tagged(r)) { l->r = as_tag(as_rset_put(as_rset_put(NULL, r), rec)); return; }
+   as_rset *o = as_untag(r), *n = as_rset_put(o, rec);
+   if (n != o) l->r = as_tag(n);
 }
 
 /* link every reader (but t) into t's event */
-static void as_link_readers(as_t *s, as_loc *l, ag_tid t)
+static void as_link_readers(as_t *s, const as_loc *l, ag_tid t)
 {
-   uint64_t r;
-   if (!s->inc) {
-      if ((r = l->s[1]) == 0) return;
-      if (as_rtid(r) != t) as_link(s, as_rtid(r), as_rid(r), as_rid(r), t);
-      if ((r = l->s[2]) == 0) return;
-      if (as_rtid(r) != t) as_link(s, as_rtid(r), as_rid(r), as_rid(r), t);
-      as_rset *rs = (as_rset *)(uintptr_t)l->s[3];
-      if (rs)
-         for (uint32_t i = 0; i < rs->n; i++) {
-            r = rs->e[i];
-            if (as_rtid(r) != t) as_link(s, as_rtid(r), as_rid(r), as_rid(r), t);
-         }
-      return;
-   }
-   if ((r = l->s[2]) == 0) return;
-   if (r != AS_OVF) {
-      if (as_rtid(r) != t) as_link(s, as_rtid(r), (as_id)l->s[3], as_rid(r), t);
-      return;
-   }
-   as_rset *rs = (as_rset *)(uintptr_t)l->s[3];
-   for (uint32_t i = 0; i < rs->n; i++) {
-      r = rs->e[2 * i];
-      if (as_rtid(r) != t) as_link(s, as_rtid(r), (as_id)rs->e[2 * i + 1], as_rid(r), t);
-   }
+   uint64_t r = l->r;
+   if (!as_tagged(r)) { if (r) as_link_rec(s, r, t); return; }
+   as_rset *rs = as_untag(r);
+   for (uint32_t i = 0; i < rs->n; i++) as_link_rec(s, rs->e[i], t);
 }
 
-/* forget the readers (a write orders them all before what follows);
-   an overflow array is kept for reuse */
-static inline void as_clear_readers(as_t *s, as_loc *l)
+/* forget the readers (a write orders them before what follows); a set is
+   kept for reuse */
+static inline void as_clear_readers(as_loc *l)
 {
-   if (!s->inc) {
-      l->s[1] = l->s[2] = 0;
-      if (l->s[3]) ((as_rset *)(uintptr_t)l->s[3])->n = 0;
-   } else if (l->s[2] == AS_OVF) {
-      ((as_rset *)(uintptr_t)l->s[3])->n = 0;
-   } else {
-      l->s[2] = l->s[3] = 0;
-   }
+   if (as_tagged(l->r)) as_untag(l->r)->n = 0;
+   else l->r = 0;
 }
 
-static inline void as_link_write(as_t *s, as_loc *l, ag_tid t)
+static inline void as_link_write(as_t *s, const as_loc *l, ag_tid t)
 {
-   uint64_t w = l->s[0];
-   if (w && as_rtid(w) != t)
-      as_link(s, as_rtid(w), s->inc ? (as_id)l->s[1] : as_rid(w), as_rid(w), t);
+   if (l->w) as_link_rec(s, l->w, t);
 }
 
 static inline void as_set_write(as_t *s, as_loc *l, ag_tid t)
 {
-   as_thread *th = &s->th[t];
-   l->s[0] = as_pack(t, th->j);
-   if (s->inc) l->s[1] = (uint64_t)th->B;
+   l->w = as_pack(t, s->th[t].j);
 }
 
 /* ---- ops ---------------------------------------------------------- */
@@ -321,35 +295,29 @@ static void as_loc_init(void *self, void *loc)
 {
    (void)self;
    as_loc *l = loc;
-   l->s[0] = l->s[1] = l->s[2] = l->s[3] = 0;
-}
-
-static as_rset *as_loc_rset(as_t *s, const as_loc *l)
-{
-   if (!s->inc) return (as_rset *)(uintptr_t)l->s[3];
-   return l->s[2] == AS_OVF ? (as_rset *)(uintptr_t)l->s[3] : NULL;
+   l->w = l->r = 0;
 }
 
 static void as_loc_copy(void *self, void *dst, const void *src)
 {
-   as_t *s = self;
+   (void)self;
    const as_loc *a = src;
    as_loc *b = dst;
    *b = *a;
-   as_rset *r = as_loc_rset(s, a);
-   if (r) {
-      unsigned w = s->inc ? 2 : 1;
-      size_t sz = sizeof(as_rset) + (size_t)r->cap * w * sizeof(uint64_t);
+   if (as_tagged(a->r)) {
+      const as_rset *r = as_untag(a->r);
+      size_t sz = sizeof(as_rset) + (size_t)r->cap * sizeof(uint64_t);
       as_rset *c = ag_malloc(sz);
-      ag_memcopy(c, r, sizeof(as_rset) + (size_t)r->n * w * sizeof(uint64_t));
-      b->s[3] = (uint64_t)(uintptr_t)c;
+      ag_memcopy(c, r, sizeof(as_rset) + (size_t)r->n * sizeof(uint64_t));
+      b->r = as_tag(c);
    }
 }
 
 static void as_loc_fini(void *self, void *loc)
 {
-   as_rset *r = as_loc_rset(self, loc);
-   if (r) ag_free(r);
+   (void)self;
+   as_loc *l = loc;
+   if (as_tagged(l->r)) ag_free(as_untag(l->r));
 }
 
 static void as_rset_free_fn(void *arg, uint64_t key, void *rec)
@@ -414,15 +382,15 @@ static void as_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned fl
    as_loc *l = loc;
    (void)addr;
    if (flags & AG_WRITE) {
-      if (l->s[s->inc ? 2 : 1]) {
+      if (l->r) {
          as_link_readers(s, l, t);
-         as_clear_readers(s, l);
+         as_clear_readers(l);
       }
       as_link_write(s, l, t);
       as_set_write(s, l, t);
    } else {
       as_link_write(s, l, t);
-      as_add_reader(s, l, t, s->th[t].j, s->th[t].B);
+      as_add_reader(l, t, s->th[t].j);
    }
 }
 
@@ -445,11 +413,11 @@ static void as_release(void *self, ag_tid t, ag_addr lock, int shared)
    as_event(s, t);
    as_loc *l = ag_map_lookup(s->locks, lock, NULL);
    if (shared) {
-      as_add_reader(s, l, t, s->th[t].j, s->th[t].B);
+      as_add_reader(l, t, s->th[t].j);
    } else {
       /* the read-releases so far precede this write-release (the writer
          acquired after them), so later acquirers need only it */
-      as_clear_readers(s, l);
+      as_clear_readers(l);
       as_set_write(s, l, t);
    }
 }

@@ -10,11 +10,13 @@
 extern const ag_engine_ops ag_atomsan_ops;
 extern const ag_engine_ops ag_velodrome_ops;
 extern const ag_engine_ops ag_fasttrack_ops;
+extern const ag_engine_ops ag_aerodrome_ops;
 
 static const ag_engine_ops *const registry[] = {
    &ag_atomsan_ops,
    &ag_velodrome_ops,
    &ag_fasttrack_ops,
+   &ag_aerodrome_ops,
    NULL
 };
 
@@ -44,6 +46,8 @@ struct ag_engine {
    ag_tid acc_tid;
    unsigned acc_flags, acc_size;
    ag_addr acc_addr;
+   ag_addr acq_lock;           /* the acquire being dispatched, 0 if none */
+   int acq_shared;
 };
 
 static void ag_engine_start(ag_engine *e)
@@ -90,6 +94,12 @@ int ag_ctx_report(ag_ctx *ctx, ag_violation *v)
 {
    ag_engine *e = ctx->disp;
    if (e->last_report_event == ctx->event) return 0;   /* one per event */
+   ag_region *r = v->tid < ctx->nthreads ? &ctx->regions[v->tid] : NULL;
+   if (e->ops->kind == AG_KIND_ATOMICITY && r && r->begin_event) {
+      if (r->reported && r->reported_other == v->other_tid) return 0;
+      r->reported = 1;
+      r->reported_other = v->other_tid;
+   }
    e->last_report_event = ctx->event;
    v->engine = e->ops->name;
    v->kind = e->ops->kind;
@@ -99,6 +109,10 @@ int ag_ctx_report(ag_ctx *ctx, ag_violation *v)
       v->addr = e->acc_addr;
       v->size = e->acc_size;
       v->flags = e->acc_flags;
+   }
+   if (e->acq_lock) {
+      v->lock = e->acq_lock;
+      v->shared = e->acq_shared;
    }
    if (v->tid < ctx->nthreads && ctx->regions[v->tid].begin_event) {
       v->begin_event = ctx->regions[v->tid].begin_event;
@@ -155,6 +169,7 @@ int ag_ev_begin(ag_engine *e, ag_tid t, uint64_t site)
    if (r->depth++ == 0) {
       r->begin_event = e->ctx.event;
       r->begin_site = site;
+      r->reported = 0;
       if (fwd) e->ops->begin(e->self, t);
    }
    return AG_OK;
@@ -205,7 +220,12 @@ int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t sit
 {
    int bad, fwd = ag_event(e, t, site, &bad);
    if (bad) return AG_MISUSE_BAD_TID;
-   if (fwd) e->ops->acquire(e->self, t, lock, shared);
+   if (fwd) {
+      e->acq_lock = lock ? lock : 1;
+      e->acq_shared = shared;
+      e->ops->acquire(e->self, t, lock, shared);
+      e->acq_lock = 0;
+   }
    return AG_OK;
 }
 

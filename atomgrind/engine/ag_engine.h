@@ -42,6 +42,8 @@ typedef struct ag_violation {
    unsigned size;
    unsigned flags;           /* AG_WRITE/AG_ATOMIC of that access */
    int at_end;               /* detected at the end of tid's region */
+   ag_addr lock;             /* the lock, if the event is an acquire */
+   int shared;               /* ... of its read side */
    /* tid's interrupted region (filled by the dispatcher) */
    uint64_t begin_event, begin_site;
    /* the other side: for atomicity the other thread whose transaction
@@ -68,6 +70,8 @@ typedef struct ag_region {
    uint64_t begin_event;     /* outermost begin's event index */
    uint64_t begin_site;
    int live;                 /* thread announced and not exited */
+   int reported;             /* this region instance was reported ... */
+   ag_tid reported_other;    /* ... as interleaved by this thread */
 } ag_region;
 
 typedef struct ag_ctx {
@@ -81,7 +85,9 @@ typedef struct ag_ctx {
 } ag_ctx;
 
 /* Engines call this to report.  It fills the region fields and drops
-   repeated reports within one event.  Returns 1 if it was delivered. */
+   repeats: a second report within one event, and a second atomicity report
+   for one region instance interleaved by the same other thread (the same
+   bug seen at its next access).  Returns 1 if it was delivered. */
 int ag_ctx_report(ag_ctx *ctx, ag_violation *v);
 
 /* Fill v->other_begin_* when the other transaction on the cycle is known to

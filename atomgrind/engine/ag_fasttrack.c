@@ -1,9 +1,9 @@
 /* ag_fasttrack.c -- FastTrack happens-before race detection (Flanagan &
  * Freund, PLDI'09), engine "fasttrack".
  *
- * Threads, locks and sync objects carry vector clocks; a location keeps the
- * epoch (clock@tid) of its last write and of its last read, the read epoch
- * inflating to a per-thread read clock when reads are concurrent.
+ * Threads, locks and sync objects carry vector clocks; a location keeps
+ * epochs (clock@tid) of its last accesses, inflating to per-thread clocks
+ * when accesses are concurrent (below).
  *
  * Happens-before:
  *   release(l)            L_l  |= C_t; C_t[t]++      (join: a sync object
@@ -19,22 +19,24 @@
  *
  * Accesses: two accesses race when they touch a common location, at least
  * one writes, not both are AG_ATOMIC, and neither happens before the other.
- * Every access is checked against the last write; a write also against the
- * reads since the last plain write (an atomic write keeps the read set, so
- * a later atomic write still sees the plain reads it may race with).
+ * A location keeps the epoch of its last plain write and, since then, the
+ * plain reads, atomic reads and atomic writes: one epoch while each such
+ * access happens after the previous one and covers it (conflicts with all
+ * it conflicts with), else a per-thread, per-kind clock (FastTrack's read
+ * vector clock, extended to the three kinds).  A plain write conflicts with
+ * everything, so it replaces all of that.  Every access is checked against
+ * the last plain write and the kept accesses it conflicts with; one report
+ * per racing event (the dispatcher drops the others), naming the earlier
+ * access's thread, site and flags.
  *
- * No check is ever skipped by a "same epoch" shortcut, and state is only
- * dropped by rules that depend on the events since the dropped access (a
- * later write replaces the last write; a read replaces an earlier read it
- * happens after; a plain write empties the read set).  Hence the state that
- * analysing a suffix of a trace builds is a subset of the full analysis's
- * state, and every race reported on a window (RPT sampling, fresh state at
- * the window start) is reported at the same event by the full analysis.
- *
- * Known incompleteness (as FastTrack beyond the first race per location):
- * only the last write is kept, so a plain access racing with an earlier
- * atomic write that a later atomic write replaced, or an atomic access
- * racing with a plain write that an atomic write replaced, is missed.
+ * Before the first race on a location this is exact: the first racy access
+ * is reported.  No check is ever skipped by a "same epoch" shortcut, and an
+ * access is only dropped by a rule that depends on the events since it (a
+ * later covering access ordered after it, or a plain write).  Hence the
+ * state built by analysing a suffix of a trace is a subset of the full
+ * analysis's, and every race reported on a window (RPT sampling: fresh
+ * state at the window start) is reported at the same event by the full
+ * analysis -- tests/engine/test_rpt_sound.c checks both on random traces.
  */
 #include "ag_engine.h"
 #include "ag_map.h"
@@ -100,50 +102,76 @@ static inline int ag_ep_leq(uint64_t e, const ag_vc *c)
 
 /* ---- per-location state ------------------------------------------ */
 
-/* Read clock of a location whose reads are concurrent: per thread, the
-   clock, flags and site of its last read since the last plain write. */
-typedef struct { uint64_t clk; uint64_t site; uint32_t flags; } ag_ft_rd;
-typedef struct { uint32_t n; ag_ft_rd e[]; } ag_ft_rvc;
+/* The accesses a later access may race with, since the last plain write:
+   plain reads, atomic reads and atomic writes (kinds of ag_ft_set). */
+enum { AG_PR, AG_AR, AG_AW, AG_NKINDS };
 
-#define AG_FT_RSHARED 0x100u   /* in ag_ft_loc.rflags: r is an ag_ft_rvc* */
-
-typedef struct {
-   uint64_t w;          /* epoch of the last write (0: none) */
-   uint64_t r;          /* epoch of the last read, or ag_ft_rvc* */
-   uint64_t wsite, rsite;
-   uint32_t wflags;     /* AG_ATOMIC of the last write */
-   uint32_t rflags;     /* AG_ATOMIC of the read epoch | AG_FT_RSHARED */
-} ag_ft_loc;
-
-static inline ag_ft_rvc *ag_rvc(const ag_ft_loc *l)
+/* Kinds of earlier access that conflict with an access of `flags`. */
+static inline unsigned ag_conflicts(unsigned flags)
 {
-   return (ag_ft_rvc *)(uintptr_t)l->r;
+   switch (flags & (AG_WRITE | AG_ATOMIC)) {
+   case 0:                    return 1u << AG_AW;
+   case AG_ATOMIC:            return 0;
+   case AG_WRITE:             return 1u << AG_PR | 1u << AG_AR | 1u << AG_AW;
+   default:                   return 1u << AG_PR;           /* atomic write */
+   }
+}
+static inline unsigned ag_kind(unsigned flags)
+{
+   return flags & AG_WRITE ? AG_AW : flags & AG_ATOMIC ? AG_AR : AG_PR;
+}
+static const unsigned ag_kind_flags[AG_NKINDS] = { 0, AG_ATOMIC, AG_WRITE | AG_ATOMIC };
+
+/* A later access of kind `b` that happens after one of kind `a` may replace
+   it: everything that conflicts with a conflicts with b. */
+static inline int ag_dominates(unsigned b, unsigned a)
+{
+   return a == b || (a == AG_AR && b == AG_PR);
 }
 
-static ag_ft_rvc *ag_rvc_new(uint32_t n)
+/* Per thread and kind, its last such access since the last plain write. */
+typedef struct { uint64_t clk[AG_NKINDS], site[AG_NKINDS]; } ag_ft_ent;
+typedef struct { uint32_t n; ag_ft_ent e[]; } ag_ft_set;
+
+#define AG_FT_SET 0xffu        /* ag_ft_loc.skind: s is an ag_ft_set* */
+
+typedef struct {
+   uint64_t w;          /* epoch of the last plain write (0: none) */
+   uint64_t wsite;
+   uint64_t s;          /* since then: one access's epoch, or ag_ft_set* */
+   uint64_t ssite;
+   uint32_t skind;      /* AG_PR/AG_AR/AG_AW of that epoch, or AG_FT_SET */
+} ag_ft_loc;
+
+static inline ag_ft_set *ag_set(const ag_ft_loc *l)
 {
-   ag_ft_rvc *v = ag_calloc(1, sizeof(ag_ft_rvc) + n * sizeof(ag_ft_rd));
+   return (ag_ft_set *)(uintptr_t)l->s;
+}
+
+static ag_ft_set *ag_set_new(uint32_t n)
+{
+   ag_ft_set *v = ag_calloc(1, sizeof(ag_ft_set) + n * sizeof(ag_ft_ent));
    v->n = n;
    return v;
 }
 
-static ag_ft_rvc *ag_rvc_grow(ag_ft_rvc *v, uint32_t n)
+static ag_ft_set *ag_set_grow(ag_ft_set *v, uint32_t n)
 {
    if (n <= v->n) return v;
    uint32_t cap = v->n * 2;
    if (cap < n) cap = n;
-   v = ag_realloc(v, sizeof(ag_ft_rvc) + cap * sizeof(ag_ft_rd));
-   ag_memzero(v->e + v->n, (cap - v->n) * sizeof(ag_ft_rd));
+   v = ag_realloc(v, sizeof(ag_ft_set) + cap * sizeof(ag_ft_ent));
+   ag_memzero(v->e + v->n, (cap - v->n) * sizeof(ag_ft_ent));
    v->n = cap;
    return v;
 }
 
-static void ag_rvc_drop(ag_ft_loc *l)
+static void ag_set_drop(ag_ft_loc *l)
 {
-   if (l->rflags & AG_FT_RSHARED) ag_free(ag_rvc(l));
-   l->r = 0;
-   l->rflags = 0;
-   l->rsite = 0;
+   if (l->skind == AG_FT_SET) ag_free(ag_set(l));
+   l->s = 0;
+   l->skind = 0;
+   l->ssite = 0;
 }
 
 /* ---- engine state ------------------------------------------------ */
@@ -230,18 +258,18 @@ static void ag_ft_loc_copy(void *self, void *dst, const void *src)
    ag_ft_loc *d = dst;
    const ag_ft_loc *s = src;
    *d = *s;
-   if (s->rflags & AG_FT_RSHARED) {
-      ag_ft_rvc *v = ag_rvc(s);
-      ag_ft_rvc *c = ag_rvc_new(v->n);
-      ag_memcopy(c->e, v->e, v->n * sizeof(ag_ft_rd));
-      d->r = (uint64_t)(uintptr_t)c;
+   if (s->skind == AG_FT_SET) {
+      ag_ft_set *v = ag_set(s);
+      ag_ft_set *c = ag_set_new(v->n);
+      ag_memcopy(c->e, v->e, v->n * sizeof(ag_ft_ent));
+      d->s = (uint64_t)(uintptr_t)c;
    }
 }
 
 static void ag_ft_loc_fini(void *self, void *loc)
 {
    (void)self;
-   ag_rvc_drop(loc);
+   ag_set_drop(loc);
 }
 
 /* ---- accesses ---------------------------------------------------- */
@@ -261,44 +289,31 @@ static void ag_ft_race(ag_ft *f, ag_tid t, ag_addr addr, unsigned flags,
    ag_ctx_report(f->ctx, &v);
 }
 
-static inline int ag_both_atomic(unsigned a, unsigned b)
+/* Report the first tracked access that races with this one, if any: the
+   last plain write, then the accesses since. */
+static void ag_ft_check(ag_ft *f, ag_tid t, const ag_vc *c, const ag_ft_loc *l,
+                        ag_addr addr, unsigned flags)
 {
-   return (a & b & AG_ATOMIC) != 0;
-}
-
-/* The race-free shape of a write or read check: returns 1 if it raced. */
-static int ag_ft_check_write(ag_ft *f, ag_tid t, const ag_vc *c, ag_ft_loc *l,
-                             ag_addr addr, unsigned flags)
-{
-   if (l->w && !ag_ep_leq(l->w, c) && !ag_both_atomic(l->wflags, flags)) {
-      ag_ft_race(f, t, addr, flags, ag_ep_tid(l->w), l->wsite,
-                 AG_WRITE | l->wflags);
-      return 1;
+   if (l->w && !ag_ep_leq(l->w, c)) {
+      ag_ft_race(f, t, addr, flags, ag_ep_tid(l->w), l->wsite, AG_WRITE);
+      return;
    }
-   return 0;
-}
-
-static int ag_ft_check_reads(ag_ft *f, ag_tid t, const ag_vc *c, ag_ft_loc *l,
-                             ag_addr addr, unsigned flags)
-{
-   if (!(l->rflags & AG_FT_RSHARED)) {
-      if (l->r && !ag_ep_leq(l->r, c)
-          && !ag_both_atomic(l->rflags & AG_ATOMIC, flags)) {
-         ag_ft_race(f, t, addr, flags, ag_ep_tid(l->r), l->rsite,
-                    l->rflags & AG_ATOMIC);
-         return 1;
-      }
-      return 0;
+   unsigned conf = ag_conflicts(flags);
+   if (!conf || !l->s) return;
+   if (l->skind != AG_FT_SET) {
+      if ((conf >> l->skind & 1) && !ag_ep_leq(l->s, c))
+         ag_ft_race(f, t, addr, flags, ag_ep_tid(l->s), l->ssite, ag_kind_flags[l->skind]);
+      return;
    }
-   ag_ft_rvc *v = ag_rvc(l);
+   const ag_ft_set *v = ag_set(l);
    for (uint32_t u = 0; u < v->n; u++) {
-      ag_ft_rd *e = &v->e[u];
-      if (e->clk && e->clk > ag_vc_get(c, u) && !ag_both_atomic(e->flags, flags)) {
-         ag_ft_race(f, t, addr, flags, u, e->site, e->flags);
-         return 1;
-      }
+      uint64_t cu = ag_vc_get(c, u);
+      for (unsigned k = 0; k < AG_NKINDS; k++)
+         if ((conf >> k & 1) && v->e[u].clk[k] > cu) {
+            ag_ft_race(f, t, addr, flags, u, v->e[u].site[k], ag_kind_flags[k]);
+            return;
+         }
    }
-   return 0;
 }
 
 static void ag_ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
@@ -308,41 +323,39 @@ static void ag_ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
    ag_ft_loc *l = loc;
    ag_vc *c = ag_ft_thr(f, t);
    uint64_t now = c->c[t], site = f->ctx->site;
-   unsigned at = flags & AG_ATOMIC;
 
-   if (flags & AG_WRITE) {
-      if (!ag_ft_check_write(f, t, c, l, addr, flags))
-         ag_ft_check_reads(f, t, c, l, addr, flags);
+   ag_ft_check(f, t, c, l, addr, flags);
+
+   if ((flags & (AG_WRITE | AG_ATOMIC)) == AG_WRITE) {
+      /* a plain write conflicts with everything: it alone is kept */
       l->w = ag_ep(t, now);
-      l->wflags = at;
       l->wsite = site;
-      if (!at) ag_rvc_drop(l);    /* later accesses are checked against us */
+      ag_set_drop(l);
       return;
    }
-
-   ag_ft_check_write(f, t, c, l, addr, flags);
-   if (!(l->rflags & AG_FT_RSHARED)) {
-      if (l->r == 0 || ag_ep_leq(l->r, c)) {    /* exclusive: replace */
-         l->r = ag_ep(t, now);
-         l->rflags = at;
-         l->rsite = site;
+   unsigned k = ag_kind(flags);
+   if (l->skind != AG_FT_SET) {
+      if (l->s == 0 || (ag_dominates(k, l->skind) && ag_ep_leq(l->s, c))) {
+         l->s = ag_ep(t, now);
+         l->skind = k;
+         l->ssite = site;
          return;
       }
-      /* concurrent reads: inflate */
-      ag_tid u = ag_ep_tid(l->r);
-      ag_ft_rvc *v = ag_rvc_new((u > t ? u : t) + 1);
-      v->e[u].clk = ag_ep_clk(l->r);
-      v->e[u].site = l->rsite;
-      v->e[u].flags = l->rflags & AG_ATOMIC;
-      l->r = (uint64_t)(uintptr_t)v;
-      l->rflags = AG_FT_RSHARED;
-      l->rsite = 0;
+      /* not ordered after the one kept, or of a kind that does not cover
+         it: keep both, per thread and kind */
+      ag_tid u = ag_ep_tid(l->s);
+      ag_ft_set *v = ag_set_new((u > t ? u : t) + 1);
+      v->e[u].clk[l->skind] = ag_ep_clk(l->s);
+      v->e[u].site[l->skind] = l->ssite;
+      l->s = (uint64_t)(uintptr_t)v;
+      l->skind = AG_FT_SET;
+      l->ssite = 0;
    }
-   ag_ft_rvc *v = ag_rvc_grow(ag_rvc(l), t + 1);
-   l->r = (uint64_t)(uintptr_t)v;
-   v->e[t].clk = now;
-   v->e[t].site = site;
-   v->e[t].flags = at;
+   ag_ft_set *v = ag_set_grow(ag_set(l), t + 1);
+   l->s = (uint64_t)(uintptr_t)v;
+   v->e[t].clk[k] = now;
+   v->e[t].site[k] = site;
+   if (k == AG_PR) v->e[t].clk[AG_AR] = 0;     /* covered by this read */
 }
 
 /* ---- synchronisation --------------------------------------------- */

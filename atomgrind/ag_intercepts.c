@@ -1,0 +1,1078 @@
+/* ag_intercepts.c -- the preload library's pthread wrappers.
+ *
+ * Built into vgpreload_atomgrind-amd64-linux.so, which runs on the
+ * simulated CPU inside the client.  Each wrapper calls the real function
+ * between AG_CR_IGNORE_PUSH and AG_CR_IGNORE_POP, so the memory accesses
+ * the library makes to lock words, condvars, semaphores ... are not taken
+ * for program accesses, and reports what happened with the requests of
+ * ag_clientreq.h (where each request says whether it goes before or after
+ * the real call).
+ *
+ * Names.  glibc 2.34 and later keep the pthread functions in libc.so.6;
+ * libpthread.so.0 is an empty stub kept for old binaries.  We wrap both
+ * sonames.  Valgrind matches a wrapper against every name a symbol has:
+ * the plain name from .dynsym and, when libc's debug info is installed
+ * (libc6-dbg), the versioned names of .symtab such as
+ * "pthread_cond_wait@@GLIBC_2.3.2" and "pthread_cond_wait@GLIBC_2.2.5";
+ * hence each function is also wrapped as name@* (and name$*, the form
+ * Darwin uses, for symmetry with Valgrind's own tools).  One address often
+ * carries several of these names; every wrapper of one function carries
+ * the same behavioural-equivalence tag, so the redirector treats the
+ * extra bindings as duplicates instead of warning about conflicts.
+ *
+ * Two glibc facts shape the code below (checked on Debian 12, glibc 2.36):
+ *
+ *  - pthread_cond_{wait,timedwait,signal,broadcast}@GLIBC_2.2.5, the
+ *    compatibility versions for binaries older than glibc 2.3.2, take a
+ *    pointer-sized cond, allocate the real one on first use and tail-call
+ *    the @@GLIBC_2.3.2 version.  Valgrind redirects by address, so such a
+ *    call runs two of our wrappers, one inside the other.  The outer one
+ *    reports (with the address the program knows); a per-thread nesting
+ *    count keeps the inner one quiet.  Both still bracket with IGNORE.
+ *
+ *  - pthread_spin_init and pthread_spin_unlock are one function on x86-64
+ *    (both store "unlocked" into the word), so they have one address and
+ *    one wrapper runs for both, unable to tell which the program called.
+ *    It sends AG_CR_SPIN_INIT_OR_UNLOCK and the tool decides: a release
+ *    if the calling thread holds the lock, else an init.
+ *
+ * pthread_once is not bracketed as a whole: the init routine's accesses
+ * are program accesses.  The wrapper brackets the real call but passes a
+ * trampoline as the init routine, which pops the bracket around the
+ * user's routine, so only pthread_once's own work on the control word is
+ * ignored.
+ *
+ * Build with -DAG_TRACE_INTERCEPTS=1 to have every wrapper print, through
+ * the core (VALGRIND_PRINTF, so under any tool), its name, the address of
+ * the function it wraps, its arguments and the result: the way to check
+ * that each wrapper is hit (tests/progs/sync_zoo.c exercises them all).
+ */
+
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <semaphore.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <valgrind/valgrind.h>
+#include "ag_clientreq.h"
+
+#ifndef AG_TRACE_INTERCEPTS
+#define AG_TRACE_INTERCEPTS 0
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Wrapper names                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Z-encoded sonames: "libc.so*" and "libpthread.so.0". */
+#define AG_SO_LIBC        libcZdsoZa
+#define AG_SO_LIBPTHREAD  libpthreadZdsoZd0
+
+/* _vgw<tag>ZZ_<soname>_<fnname>: a wrapper with a behavioural-equivalence
+   tag (4-digit class + 1-digit priority, see pub_tool_redir.h).  An extra
+   level of macros so that the arguments are expanded before pasting. */
+#define AG_CAT6(a, b, c, d, e, f)  a##b##c##d##e##f
+#define AG_WRAP_NAME(tag, so, zfn) AG_CAT6(_vgw, tag, ZZ_, so, _, zfn)
+
+#define AG_WRAP_ONE(tag, so, zfn, rt, impl, params, args)   \
+   rt AG_WRAP_NAME(tag, so, zfn) params;                    \
+   rt AG_WRAP_NAME(tag, so, zfn) params { return impl args; }
+
+/* name, name@* and name$* in one soname ("@" is ZA, "$" is ZD, "*" Za) */
+#define AG_WRAP_SO(tag, so, zfn, rt, impl, params, args)     \
+   AG_WRAP_ONE(tag, so, zfn, rt, impl, params, args)         \
+   AG_WRAP_ONE(tag, so, zfn##ZAZa, rt, impl, params, args)   \
+   AG_WRAP_ONE(tag, so, zfn##ZDZa, rt, impl, params, args)
+
+/* AG_WRAP(tag, zfn, rt, impl, params, args): wrap the function whose
+   Z-encoded name is zfn in libc and libpthread.  impl is an always-inline
+   function doing the work (VALGRIND_GET_ORIG_FN must run in the wrapper
+   itself, before any other call). */
+#define AG_WRAP(tag, zfn, rt, impl, params, args)                       \
+   AG_WRAP_SO(tag, AG_SO_LIBC, zfn, rt, impl, params, args)             \
+   AG_WRAP_SO(tag, AG_SO_LIBPTHREAD, zfn, rt, impl, params, args)
+
+#define AG_INLINE static __inline__ __attribute__((always_inline))
+
+/* ------------------------------------------------------------------ */
+/* Requests                                                             */
+/* ------------------------------------------------------------------ */
+
+#if !AG_TRACE_INTERCEPTS
+
+#define AG_REQ(code, a1, a2, a3)                                         \
+   VALGRIND_DO_CLIENT_REQUEST_STMT((code), (a1), (a2), (a3), 0, 0)
+#define AG_TRACE(fn, name, a1, a2, rc) do { } while (0)
+
+#else /* AG_TRACE_INTERCEPTS: print every request and every wrapped call */
+
+/* pthread_self() of the calling thread: glibc keeps it at %fs:0x10 */
+static __inline__ unsigned long ag_trace_self(void)
+{
+   unsigned long self;
+   __asm__ __volatile__("movq %%fs:0x10, %0" : "=r"(self));
+   return self;
+}
+
+static const char *ag_trace_req_name(unsigned long code)
+{
+   static const char *const names[] = {
+      "IGNORE_PUSH", "IGNORE_POP", "THREAD_CREATED", "THREAD_JOINED",
+      "LOCK_ACQUIRED", "LOCK_RELEASE", "COND_WAIT_PRE", "COND_WAIT_POST",
+      "COND_SIGNAL", "SEM_POST", "SEM_WAITED", "BARRIER_PRE",
+      "BARRIER_POST", "ONCE_POST", "LOCK_DESTROY", "THREAD_DETACHED",
+      "SPIN_INIT_OR_UNLOCK"
+   };
+   unsigned long i = code - AG_CR_IGNORE_PUSH;
+   return i < sizeof names / sizeof names[0] ? names[i] : "?";
+}
+
+#define AG_REQ(code, a1, a2, a3)                                         \
+   do {                                                                  \
+      VALGRIND_PRINTF("ag-req: t=%#lx %s %#lx %#lx %#lx\n",              \
+                      ag_trace_self(), ag_trace_req_name(code),          \
+                      (unsigned long)(a1), (unsigned long)(a2),          \
+                      (unsigned long)(a3));                              \
+      VALGRIND_DO_CLIENT_REQUEST_STMT((code), (a1), (a2), (a3), 0, 0);   \
+   } while (0)
+
+#define AG_TRACE(fn, name, a1, a2, rc)                                   \
+   VALGRIND_PRINTF("ag-intercept: t=%#lx %s orig=%#lx a1=%#lx a2=%#lx "  \
+                   "rc=%ld\n", ag_trace_self(), (name),                  \
+                   (unsigned long)(fn).nraddr, (unsigned long)(a1),      \
+                   (unsigned long)(a2), (long)(rc))
+
+#endif /* AG_TRACE_INTERCEPTS */
+
+#define AG_PUSH() AG_REQ(AG_CR_IGNORE_PUSH, 0, 0, 0)
+#define AG_POP()  AG_REQ(AG_CR_IGNORE_POP, 0, 0, 0)
+
+/* Per-thread state of the library.  Initial-exec TLS: the library is
+   loaded at start-up (LD_PRELOAD), so its TLS is in the static block and
+   is reached through %fs without a call into ld.so. */
+#define AG_TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* condition-variable wrappers active in this thread (see the header) */
+static AG_TLS unsigned ag_cond_nest;
+/* the init routine of the pthread_once running in this thread */
+static AG_TLS void (*ag_once_routine)(void);
+
+/* Results that mean "the lock is now held": a robust mutex whose owner
+   died is handed over with EOWNERDEAD. */
+AG_INLINE int ag_lock_taken(int rc)
+{
+   return rc == 0 || rc == EOWNERDEAD;
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The tool sees the fork through Valgrind's thread-creation hook, which
+   runs in the parent inside the real call; afterwards the parent tells it
+   the child's pthread_t.
+ 
+   The child runs ag_thread_start, which calls the program's start routine
+   outside any bracket and pushes one when the routine returns.  What
+   follows in the child is glibc's thread teardown (TSD and thread_local
+   destructors, __libc_thread_freeres, the stack cache): shared glibc data
+   under glibc's own locks, which would otherwise read as races between
+   exiting threads.  The bracket is never popped; the thread ends inside
+   it.  pthread_exit does the same (below).  The start routine and its
+   argument travel in a malloc'd block that the child frees. */
+typedef struct {
+   void *(*start)(void *);
+   void *arg;
+} ag_start_args;
+
+extern void *malloc(size_t);
+extern void free(void *);
+
+static void *ag_thread_start(void *p)
+{
+   ag_start_args *a = p;
+   void *(*start)(void *);
+   void *arg, *ret;
+   AG_PUSH();
+   start = a->start;
+   arg = a->arg;
+   free(a);
+   AG_POP();
+   ret = start(arg);
+#if AG_TRACE_INTERCEPTS
+   VALGRIND_PRINTF("ag-intercept: t=%#lx thread-end orig=0 a1=%#lx a2=0 rc=0\n",
+                   ag_trace_self(), (unsigned long)ret);
+#endif
+   AG_PUSH();                 /* glibc's thread teardown from here on */
+   return ret;
+}
+
+AG_INLINE int ag_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                                void *(*start)(void *), void *arg)
+{
+   int ret;
+   OrigFn fn;
+   ag_start_args *a;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   a = malloc(sizeof *a);
+   if (a) {
+      a->start = start;
+      a->arg = arg;
+      CALL_FN_W_WWWW(ret, fn, thread, attr, ag_thread_start, a);
+      if (ret != 0)
+         free(a);
+   } else {
+      CALL_FN_W_WWWW(ret, fn, thread, attr, start, arg);
+   }
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_THREAD_CREATED, *thread, 0, 0);
+   AG_TRACE(fn, "pthread_create", thread, start, ret);
+   return ret;
+}
+AG_WRAP(70010, pthreadZucreate, int, ag_pthread_create,
+        (pthread_t *thread, const pthread_attr_t *attr,
+         void *(*start)(void *), void *arg),
+        (thread, attr, start, arg))
+
+/* pthread_exit: the thread's teardown starts here (see ag_thread_start).
+   It does not return, so this wrapper is written out by hand. */
+#define AG_WRAP_EXIT(so, zfn)                                             \
+   void AG_WRAP_NAME(70080, so, zfn)(void *retval);                       \
+   void AG_WRAP_NAME(70080, so, zfn)(void *retval)                        \
+   {                                                                      \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_TRACE(fn, "pthread_exit", retval, 0, 0); /* last: see checker */  \
+      AG_PUSH();                                                          \
+      CALL_FN_v_W(fn, retval);                                            \
+      __builtin_unreachable();                                            \
+   }
+AG_WRAP_EXIT(AG_SO_LIBC, pthreadZuexit)
+AG_WRAP_EXIT(AG_SO_LIBC, pthreadZuexitZAZa)
+AG_WRAP_EXIT(AG_SO_LIBC, pthreadZuexitZDZa)
+AG_WRAP_EXIT(AG_SO_LIBPTHREAD, pthreadZuexit)
+AG_WRAP_EXIT(AG_SO_LIBPTHREAD, pthreadZuexitZAZa)
+AG_WRAP_EXIT(AG_SO_LIBPTHREAD, pthreadZuexitZDZa)
+
+AG_INLINE int ag_pthread_join(pthread_t thread, void **retval)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WW(ret, fn, thread, retval);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);
+   AG_TRACE(fn, "pthread_join", thread, retval, ret);
+   return ret;
+}
+AG_WRAP(70020, pthreadZujoin, int, ag_pthread_join,
+        (pthread_t thread, void **retval), (thread, retval))
+
+AG_INLINE int ag_pthread_tryjoin_np(pthread_t thread, void **retval)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WW(ret, fn, thread, retval);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);
+   AG_TRACE(fn, "pthread_tryjoin_np", thread, retval, ret);
+   return ret;
+}
+AG_WRAP(70030, pthreadZutryjoinZunp, int, ag_pthread_tryjoin_np,
+        (pthread_t thread, void **retval), (thread, retval))
+
+AG_INLINE int ag_pthread_timedjoin_np(pthread_t thread, void **retval,
+                                      const struct timespec *abstime)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WWW(ret, fn, thread, retval, abstime);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);
+   AG_TRACE(fn, "pthread_timedjoin_np", thread, retval, ret);
+   return ret;
+}
+AG_WRAP(70040, pthreadZutimedjoinZunp, int, ag_pthread_timedjoin_np,
+        (pthread_t thread, void **retval, const struct timespec *abstime),
+        (thread, retval, abstime))
+
+AG_INLINE int ag_pthread_clockjoin_np(pthread_t thread, void **retval,
+                                      clockid_t clock,
+                                      const struct timespec *abstime)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WWWW(ret, fn, thread, retval, clock, abstime);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);
+   AG_TRACE(fn, "pthread_clockjoin_np", thread, retval, ret);
+   return ret;
+}
+AG_WRAP(70050, pthreadZuclockjoinZunp, int, ag_pthread_clockjoin_np,
+        (pthread_t thread, void **retval, clockid_t clock,
+         const struct timespec *abstime),
+        (thread, retval, clock, abstime))
+
+/* Reported before the real call: once detached, a thread that has already
+   ended is freed by the call and its pthread_t may be reused at once. */
+AG_INLINE int ag_pthread_detach(pthread_t thread)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_THREAD_DETACHED, thread, 0, 0);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, thread);
+   AG_POP();
+   AG_TRACE(fn, "pthread_detach", thread, 0, ret);
+   return ret;
+}
+AG_WRAP(70060, pthreadZudetach, int, ag_pthread_detach,
+        (pthread_t thread), (thread))
+
+/* ------------------------------------------------------------------ */
+/* pthread_once                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Runs the user's init routine with the wrapper's bracket popped, so the
+   routine's accesses count at the caller's ignore level; pushes it again
+   for the rest of the real pthread_once.  (If the routine is cancelled,
+   the thread unwinds out of pthread_once with the bracket already popped:
+   still balanced.) */
+static void ag_once_trampoline(void)
+{
+   void (*routine)(void) = ag_once_routine;
+   AG_POP();
+   routine();
+   AG_PUSH();
+}
+
+AG_INLINE int ag_pthread_once(pthread_once_t *once, void (*routine)(void))
+{
+   int ret;
+   OrigFn fn;
+   void (*saved)(void);
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   saved = ag_once_routine;          /* an init routine may call pthread_once */
+   ag_once_routine = routine;
+   CALL_FN_W_WW(ret, fn, once, ag_once_trampoline);
+   ag_once_routine = saved;
+   AG_POP();
+   AG_REQ(AG_CR_ONCE_POST, once, 0, 0);
+   AG_TRACE(fn, "pthread_once", once, routine, ret);
+   return ret;
+}
+AG_WRAP(70070, pthreadZuonce, int, ag_pthread_once,
+        (pthread_once_t *once, void (*routine)(void)), (once, routine))
+
+/* ------------------------------------------------------------------ */
+/* Mutexes                                                              */
+/* ------------------------------------------------------------------ */
+
+AG_INLINE int ag_pthread_mutex_init(pthread_mutex_t *m,
+                                    const pthread_mutexattr_t *attr)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WW(ret, fn, m, attr);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_LOCK_DESTROY, m, 0, 0);
+   AG_TRACE(fn, "pthread_mutex_init", m, attr, ret);
+   return ret;
+}
+AG_WRAP(70110, pthreadZumutexZuinit, int, ag_pthread_mutex_init,
+        (pthread_mutex_t *m, const pthread_mutexattr_t *attr), (m, attr))
+
+AG_INLINE int ag_pthread_mutex_destroy(pthread_mutex_t *m)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, m);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_LOCK_DESTROY, m, 0, 0);
+   AG_TRACE(fn, "pthread_mutex_destroy", m, 0, ret);
+   return ret;
+}
+AG_WRAP(70120, pthreadZumutexZudestroy, int, ag_pthread_mutex_destroy,
+        (pthread_mutex_t *m), (m))
+
+AG_INLINE int ag_pthread_mutex_lock(pthread_mutex_t *m)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, m);
+   AG_POP();
+   if (ag_lock_taken(ret))
+      AG_REQ(AG_CR_LOCK_ACQUIRED, m, AG_LK_MUTEX, 0);
+   AG_TRACE(fn, "pthread_mutex_lock", m, 0, ret);
+   return ret;
+}
+AG_WRAP(70130, pthreadZumutexZulock, int, ag_pthread_mutex_lock,
+        (pthread_mutex_t *m), (m))
+
+AG_INLINE int ag_pthread_mutex_trylock(pthread_mutex_t *m)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, m);
+   AG_POP();
+   if (ag_lock_taken(ret))
+      AG_REQ(AG_CR_LOCK_ACQUIRED, m, AG_LK_MUTEX, 0);
+   AG_TRACE(fn, "pthread_mutex_trylock", m, 0, ret);
+   return ret;
+}
+AG_WRAP(70140, pthreadZumutexZutrylock, int, ag_pthread_mutex_trylock,
+        (pthread_mutex_t *m), (m))
+
+AG_INLINE int ag_pthread_mutex_timedlock(pthread_mutex_t *m,
+                                         const struct timespec *abstime)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WW(ret, fn, m, abstime);
+   AG_POP();
+   if (ag_lock_taken(ret))
+      AG_REQ(AG_CR_LOCK_ACQUIRED, m, AG_LK_MUTEX, 0);
+   AG_TRACE(fn, "pthread_mutex_timedlock", m, abstime, ret);
+   return ret;
+}
+AG_WRAP(70150, pthreadZumutexZutimedlock, int, ag_pthread_mutex_timedlock,
+        (pthread_mutex_t *m, const struct timespec *abstime), (m, abstime))
+
+AG_INLINE int ag_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
+                                         const struct timespec *abstime)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WWW(ret, fn, m, clock, abstime);
+   AG_POP();
+   if (ag_lock_taken(ret))
+      AG_REQ(AG_CR_LOCK_ACQUIRED, m, AG_LK_MUTEX, 0);
+   AG_TRACE(fn, "pthread_mutex_clocklock", m, abstime, ret);
+   return ret;
+}
+AG_WRAP(70160, pthreadZumutexZuclocklock, int, ag_pthread_mutex_clocklock,
+        (pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime),
+        (m, clock, abstime))
+
+/* The release goes first: once the real unlock returns, another thread
+   may take the mutex before this one runs again. */
+AG_INLINE int ag_pthread_mutex_unlock(pthread_mutex_t *m)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_LOCK_RELEASE, m, 0, 0);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, m);
+   AG_POP();
+   AG_TRACE(fn, "pthread_mutex_unlock", m, 0, ret);
+   return ret;
+}
+AG_WRAP(70170, pthreadZumutexZuunlock, int, ag_pthread_mutex_unlock,
+        (pthread_mutex_t *m), (m))
+
+/* ------------------------------------------------------------------ */
+/* Spin locks                                                           */
+/* ------------------------------------------------------------------ */
+
+/* pthread_spin_init and pthread_spin_unlock share an address on x86-64
+   glibc: both wrappers carry one tag (70210) and do the same thing, so
+   whichever the redirector keeps is right. */
+AG_INLINE int ag_pthread_spin_init_or_unlock(pthread_spinlock_t *s,
+                                             long pshared_or_junk,
+                                             const char *name)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_SPIN_INIT_OR_UNLOCK, s, 0, 0);
+   AG_PUSH();
+   CALL_FN_W_WW(ret, fn, s, pshared_or_junk);
+   AG_POP();
+   AG_TRACE(fn, name, s, 0, ret);
+   (void)name;
+   return ret;
+}
+AG_INLINE int ag_pthread_spin_init(pthread_spinlock_t *s, int pshared)
+{
+   return ag_pthread_spin_init_or_unlock(s, pshared,
+                                         "pthread_spin_init/unlock");
+}
+/* For unlock the second argument register holds whatever the caller left
+   there; the real function ignores it, and so do we. */
+AG_INLINE int ag_pthread_spin_unlock(pthread_spinlock_t *s)
+{
+   return ag_pthread_spin_init_or_unlock(s, 0, "pthread_spin_unlock/init");
+}
+AG_WRAP(70210, pthreadZuspinZuinit, int, ag_pthread_spin_init,
+        (pthread_spinlock_t *s, int pshared), (s, pshared))
+AG_WRAP(70210, pthreadZuspinZuunlock, int, ag_pthread_spin_unlock,
+        (pthread_spinlock_t *s), (s))
+
+AG_INLINE int ag_pthread_spin_destroy(pthread_spinlock_t *s)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, s);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_LOCK_DESTROY, s, 0, 0);
+   AG_TRACE(fn, "pthread_spin_destroy", s, 0, ret);
+   return ret;
+}
+AG_WRAP(70220, pthreadZuspinZudestroy, int, ag_pthread_spin_destroy,
+        (pthread_spinlock_t *s), (s))
+
+AG_INLINE int ag_pthread_spin_lock(pthread_spinlock_t *s)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, s);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_LOCK_ACQUIRED, s, AG_LK_SPIN, 0);
+   AG_TRACE(fn, "pthread_spin_lock", s, 0, ret);
+   return ret;
+}
+AG_WRAP(70230, pthreadZuspinZulock, int, ag_pthread_spin_lock,
+        (pthread_spinlock_t *s), (s))
+
+AG_INLINE int ag_pthread_spin_trylock(pthread_spinlock_t *s)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, s);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_LOCK_ACQUIRED, s, AG_LK_SPIN, 0);
+   AG_TRACE(fn, "pthread_spin_trylock", s, 0, ret);
+   return ret;
+}
+AG_WRAP(70240, pthreadZuspinZutrylock, int, ag_pthread_spin_trylock,
+        (pthread_spinlock_t *s), (s))
+
+/* ------------------------------------------------------------------ */
+/* Reader-writer locks                                                  */
+/* ------------------------------------------------------------------ */
+
+AG_INLINE int ag_pthread_rwlock_init(pthread_rwlock_t *rw,
+                                     const pthread_rwlockattr_t *attr)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WW(ret, fn, rw, attr);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_LOCK_DESTROY, rw, 0, 0);
+   AG_TRACE(fn, "pthread_rwlock_init", rw, attr, ret);
+   return ret;
+}
+AG_WRAP(70310, pthreadZurwlockZuinit, int, ag_pthread_rwlock_init,
+        (pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr), (rw, attr))
+
+AG_INLINE int ag_pthread_rwlock_destroy(pthread_rwlock_t *rw)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, rw);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_LOCK_DESTROY, rw, 0, 0);
+   AG_TRACE(fn, "pthread_rwlock_destroy", rw, 0, ret);
+   return ret;
+}
+AG_WRAP(70320, pthreadZurwlockZudestroy, int, ag_pthread_rwlock_destroy,
+        (pthread_rwlock_t *rw), (rw))
+
+/* The eight acquiring calls differ in their arguments and lock kind only;
+   the macro writes each one out. */
+#define AG_RWLOCK_ACQ1(tag, zfn, cname, kind)                            \
+   AG_INLINE int ag_##cname(pthread_rwlock_t *rw)                         \
+   {                                                                      \
+      int ret;                                                            \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_PUSH();                                                          \
+      CALL_FN_W_W(ret, fn, rw);                                           \
+      AG_POP();                                                           \
+      if (ret == 0)                                                       \
+         AG_REQ(AG_CR_LOCK_ACQUIRED, rw, kind, 0);                        \
+      AG_TRACE(fn, #cname, rw, 0, ret);                                   \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname, (pthread_rwlock_t *rw), (rw))
+
+#define AG_RWLOCK_ACQ2(tag, zfn, cname, kind)                            \
+   AG_INLINE int ag_##cname(pthread_rwlock_t *rw,                         \
+                            const struct timespec *abstime)               \
+   {                                                                      \
+      int ret;                                                            \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_PUSH();                                                          \
+      CALL_FN_W_WW(ret, fn, rw, abstime);                                 \
+      AG_POP();                                                           \
+      if (ret == 0)                                                       \
+         AG_REQ(AG_CR_LOCK_ACQUIRED, rw, kind, 0);                        \
+      AG_TRACE(fn, #cname, rw, abstime, ret);                             \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname,                                     \
+           (pthread_rwlock_t *rw, const struct timespec *abstime),        \
+           (rw, abstime))
+
+#define AG_RWLOCK_ACQ3(tag, zfn, cname, kind)                            \
+   AG_INLINE int ag_##cname(pthread_rwlock_t *rw, clockid_t clock,        \
+                            const struct timespec *abstime)               \
+   {                                                                      \
+      int ret;                                                            \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_PUSH();                                                          \
+      CALL_FN_W_WWW(ret, fn, rw, clock, abstime);                         \
+      AG_POP();                                                           \
+      if (ret == 0)                                                       \
+         AG_REQ(AG_CR_LOCK_ACQUIRED, rw, kind, 0);                        \
+      AG_TRACE(fn, #cname, rw, abstime, ret);                             \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname,                                     \
+           (pthread_rwlock_t *rw, clockid_t clock,                        \
+            const struct timespec *abstime),                              \
+           (rw, clock, abstime))
+
+AG_RWLOCK_ACQ1(70330, pthreadZurwlockZurdlock, pthread_rwlock_rdlock,
+               AG_LK_RWLOCK_RD)
+AG_RWLOCK_ACQ1(70340, pthreadZurwlockZutryrdlock, pthread_rwlock_tryrdlock,
+               AG_LK_RWLOCK_RD)
+AG_RWLOCK_ACQ2(70350, pthreadZurwlockZutimedrdlock, pthread_rwlock_timedrdlock,
+               AG_LK_RWLOCK_RD)
+AG_RWLOCK_ACQ3(70360, pthreadZurwlockZuclockrdlock, pthread_rwlock_clockrdlock,
+               AG_LK_RWLOCK_RD)
+AG_RWLOCK_ACQ1(70370, pthreadZurwlockZuwrlock, pthread_rwlock_wrlock,
+               AG_LK_RWLOCK_WR)
+AG_RWLOCK_ACQ1(70380, pthreadZurwlockZutrywrlock, pthread_rwlock_trywrlock,
+               AG_LK_RWLOCK_WR)
+AG_RWLOCK_ACQ2(70390, pthreadZurwlockZutimedwrlock, pthread_rwlock_timedwrlock,
+               AG_LK_RWLOCK_WR)
+AG_RWLOCK_ACQ3(70400, pthreadZurwlockZuclockwrlock, pthread_rwlock_clockwrlock,
+               AG_LK_RWLOCK_WR)
+
+AG_INLINE int ag_pthread_rwlock_unlock(pthread_rwlock_t *rw)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_LOCK_RELEASE, rw, 0, 0);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, rw);
+   AG_POP();
+   AG_TRACE(fn, "pthread_rwlock_unlock", rw, 0, ret);
+   return ret;
+}
+AG_WRAP(70410, pthreadZurwlockZuunlock, int, ag_pthread_rwlock_unlock,
+        (pthread_rwlock_t *rw), (rw))
+
+/* ------------------------------------------------------------------ */
+/* Condition variables                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Only the outermost condvar wrapper of a thread reports: a call to a
+   GLIBC_2.2.5 compatibility version reaches the current version's wrapper
+   too (see the header comment).  The count lives in TLS and is touched
+   only inside the IGNORE bracket, so the tool never sees these accesses. */
+AG_INLINE int ag_cond_enter(void)
+{
+   return ag_cond_nest++ == 0;
+}
+AG_INLINE void ag_cond_leave(void)
+{
+   ag_cond_nest--;
+}
+
+AG_INLINE int ag_pthread_cond_init(pthread_cond_t *c,
+                                   const pthread_condattr_t *attr)
+{
+   int ret, outer;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   outer = ag_cond_enter();
+   CALL_FN_W_WW(ret, fn, c, attr);
+   ag_cond_leave();
+   AG_POP();
+   if (outer && ret == 0)
+      AG_REQ(AG_CR_LOCK_DESTROY, c, 0, 0);
+   AG_TRACE(fn, "pthread_cond_init", c, attr, ret);
+   return ret;
+}
+AG_WRAP(70510, pthreadZucondZuinit, int, ag_pthread_cond_init,
+        (pthread_cond_t *c, const pthread_condattr_t *attr), (c, attr))
+
+AG_INLINE int ag_pthread_cond_destroy(pthread_cond_t *c)
+{
+   int ret, outer;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   outer = ag_cond_enter();
+   CALL_FN_W_W(ret, fn, c);
+   ag_cond_leave();
+   AG_POP();
+   if (outer && ret == 0)
+      AG_REQ(AG_CR_LOCK_DESTROY, c, 0, 0);
+   AG_TRACE(fn, "pthread_cond_destroy", c, 0, ret);
+   return ret;
+}
+AG_WRAP(70520, pthreadZucondZudestroy, int, ag_pthread_cond_destroy,
+        (pthread_cond_t *c), (c))
+
+AG_INLINE int ag_pthread_cond_signal(pthread_cond_t *c)
+{
+   int ret, outer;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   outer = ag_cond_enter();
+   if (outer)
+      AG_REQ(AG_CR_COND_SIGNAL, c, 0, 0);
+   CALL_FN_W_W(ret, fn, c);
+   ag_cond_leave();
+   AG_POP();
+   AG_TRACE(fn, "pthread_cond_signal", c, 0, ret);
+   return ret;
+}
+AG_WRAP(70530, pthreadZucondZusignal, int, ag_pthread_cond_signal,
+        (pthread_cond_t *c), (c))
+
+AG_INLINE int ag_pthread_cond_broadcast(pthread_cond_t *c)
+{
+   int ret, outer;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   outer = ag_cond_enter();
+   if (outer)
+      AG_REQ(AG_CR_COND_SIGNAL, c, 0, 0);
+   CALL_FN_W_W(ret, fn, c);
+   ag_cond_leave();
+   AG_POP();
+   AG_TRACE(fn, "pthread_cond_broadcast", c, 0, ret);
+   return ret;
+}
+AG_WRAP(70540, pthreadZucondZubroadcast, int, ag_pthread_cond_broadcast,
+        (pthread_cond_t *c), (c))
+
+/* The mutex is held again when the wait returns, whatever the result. */
+AG_INLINE int ag_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+   int ret, outer;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   outer = ag_cond_enter();
+   if (outer)
+      AG_REQ(AG_CR_COND_WAIT_PRE, c, m, 0);
+   CALL_FN_W_WW(ret, fn, c, m);
+   ag_cond_leave();
+   AG_POP();
+   if (outer)
+      AG_REQ(AG_CR_COND_WAIT_POST, c, m, ret == 0);
+   AG_TRACE(fn, "pthread_cond_wait", c, m, ret);
+   return ret;
+}
+AG_WRAP(70550, pthreadZucondZuwait, int, ag_pthread_cond_wait,
+        (pthread_cond_t *c, pthread_mutex_t *m), (c, m))
+
+AG_INLINE int ag_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                        const struct timespec *abstime)
+{
+   int ret, outer;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   outer = ag_cond_enter();
+   if (outer)
+      AG_REQ(AG_CR_COND_WAIT_PRE, c, m, 0);
+   CALL_FN_W_WWW(ret, fn, c, m, abstime);
+   ag_cond_leave();
+   AG_POP();
+   if (outer)
+      AG_REQ(AG_CR_COND_WAIT_POST, c, m, ret == 0);
+   AG_TRACE(fn, "pthread_cond_timedwait", c, m, ret);
+   return ret;
+}
+AG_WRAP(70560, pthreadZucondZutimedwait, int, ag_pthread_cond_timedwait,
+        (pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime),
+        (c, m, abstime))
+
+AG_INLINE int ag_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                        clockid_t clock,
+                                        const struct timespec *abstime)
+{
+   int ret, outer;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   outer = ag_cond_enter();
+   if (outer)
+      AG_REQ(AG_CR_COND_WAIT_PRE, c, m, 0);
+   CALL_FN_W_WWWW(ret, fn, c, m, clock, abstime);
+   ag_cond_leave();
+   AG_POP();
+   if (outer)
+      AG_REQ(AG_CR_COND_WAIT_POST, c, m, ret == 0);
+   AG_TRACE(fn, "pthread_cond_clockwait", c, m, ret);
+   return ret;
+}
+AG_WRAP(70570, pthreadZucondZuclockwait, int, ag_pthread_cond_clockwait,
+        (pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
+         const struct timespec *abstime),
+        (c, m, clock, abstime))
+
+/* ------------------------------------------------------------------ */
+/* Semaphores                                                           */
+/* ------------------------------------------------------------------ */
+
+AG_INLINE int ag_sem_init(sem_t *s, int pshared, unsigned value)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WWW(ret, fn, s, pshared, value);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_LOCK_DESTROY, s, 0, 0);
+   AG_TRACE(fn, "sem_init", s, value, ret);
+   return ret;
+}
+AG_WRAP(70610, semZuinit, int, ag_sem_init,
+        (sem_t *s, int pshared, unsigned value), (s, pshared, value))
+
+AG_INLINE int ag_sem_destroy(sem_t *s)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, s);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_LOCK_DESTROY, s, 0, 0);
+   AG_TRACE(fn, "sem_destroy", s, 0, ret);
+   return ret;
+}
+AG_WRAP(70620, semZudestroy, int, ag_sem_destroy, (sem_t *s), (s))
+
+AG_INLINE int ag_sem_post(sem_t *s)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_SEM_POST, s, 0, 0);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, s);
+   AG_POP();
+   AG_TRACE(fn, "sem_post", s, 0, ret);
+   return ret;
+}
+AG_WRAP(70630, semZupost, int, ag_sem_post, (sem_t *s), (s))
+
+AG_INLINE int ag_sem_wait(sem_t *s)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, s);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);
+   AG_TRACE(fn, "sem_wait", s, 0, ret);
+   return ret;
+}
+AG_WRAP(70640, semZuwait, int, ag_sem_wait, (sem_t *s), (s))
+
+AG_INLINE int ag_sem_trywait(sem_t *s)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, s);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);
+   AG_TRACE(fn, "sem_trywait", s, 0, ret);
+   return ret;
+}
+AG_WRAP(70650, semZutrywait, int, ag_sem_trywait, (sem_t *s), (s))
+
+AG_INLINE int ag_sem_timedwait(sem_t *s, const struct timespec *abstime)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WW(ret, fn, s, abstime);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);
+   AG_TRACE(fn, "sem_timedwait", s, abstime, ret);
+   return ret;
+}
+AG_WRAP(70660, semZutimedwait, int, ag_sem_timedwait,
+        (sem_t *s, const struct timespec *abstime), (s, abstime))
+
+AG_INLINE int ag_sem_clockwait(sem_t *s, clockid_t clock,
+                               const struct timespec *abstime)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WWW(ret, fn, s, clock, abstime);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);
+   AG_TRACE(fn, "sem_clockwait", s, abstime, ret);
+   return ret;
+}
+AG_WRAP(70670, semZuclockwait, int, ag_sem_clockwait,
+        (sem_t *s, clockid_t clock, const struct timespec *abstime),
+        (s, clock, abstime))
+
+/* Named semaphores: sem_open and sem_close only keep glibc's table of
+   mappings (under a lock of glibc's own); bracket them so that table is
+   not taken for program data.  Posts and waits on the semaphore go
+   through the wrappers above.  sem_open is variadic (mode and value come
+   only with O_CREAT); passing four words is harmless on amd64. */
+AG_INLINE sem_t *ag_sem_open(const char *name, int oflag, mode_t mode,
+                             unsigned value)
+{
+   sem_t *ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WWWW(ret, fn, name, oflag, mode, value);
+   AG_POP();
+   AG_TRACE(fn, "sem_open", name, oflag, (long)ret);
+   return ret;
+}
+AG_WRAP(70680, semZuopen, sem_t *, ag_sem_open,
+        (const char *name, int oflag, mode_t mode, unsigned value),
+        (name, oflag, mode, value))
+
+AG_INLINE int ag_sem_close(sem_t *s)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, s);
+   AG_POP();
+   AG_TRACE(fn, "sem_close", s, 0, ret);
+   return ret;
+}
+AG_WRAP(70690, semZuclose, int, ag_sem_close, (sem_t *s), (s))
+
+/* ------------------------------------------------------------------ */
+/* Barriers                                                             */
+/* ------------------------------------------------------------------ */
+
+AG_INLINE int ag_pthread_barrier_init(pthread_barrier_t *b,
+                                      const pthread_barrierattr_t *attr,
+                                      unsigned count)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WWW(ret, fn, b, attr, count);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_LOCK_DESTROY, b, 0, 0);
+   AG_TRACE(fn, "pthread_barrier_init", b, count, ret);
+   return ret;
+}
+AG_WRAP(70710, pthreadZubarrierZuinit, int, ag_pthread_barrier_init,
+        (pthread_barrier_t *b, const pthread_barrierattr_t *attr,
+         unsigned count),
+        (b, attr, count))
+
+AG_INLINE int ag_pthread_barrier_destroy(pthread_barrier_t *b)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, b);
+   AG_POP();
+   if (ret == 0)
+      AG_REQ(AG_CR_LOCK_DESTROY, b, 0, 0);
+   AG_TRACE(fn, "pthread_barrier_destroy", b, 0, ret);
+   return ret;
+}
+AG_WRAP(70720, pthreadZubarrierZudestroy, int, ag_pthread_barrier_destroy,
+        (pthread_barrier_t *b), (b))
+
+/* PRE and POST always come in pairs; the wait returns 0 or
+   PTHREAD_BARRIER_SERIAL_THREAD (glibc has no error return). */
+AG_INLINE int ag_pthread_barrier_wait(pthread_barrier_t *b)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_BARRIER_PRE, b, 0, 0);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, b);
+   AG_POP();
+   AG_REQ(AG_CR_BARRIER_POST, b, 0, 0);
+   AG_TRACE(fn, "pthread_barrier_wait", b, 0, ret);
+   return ret;
+}
+AG_WRAP(70730, pthreadZubarrierZuwait, int, ag_pthread_barrier_wait,
+        (pthread_barrier_t *b), (b))

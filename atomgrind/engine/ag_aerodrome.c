@@ -1,0 +1,771 @@
+/* ag_aerodrome.c -- AeroDrome: conflict-serializability with vector clocks
+ * (Mathur & Viswanathan, ASPLOS 2020, Algorithm 1 and the optimisations of
+ * its Section 4.3 and appendix C).
+ *
+ * State (the paper's names):
+ *   thread t:   C_t (clock of t's last event), cb = C_t(t) at t's open begin
+ *   lock l:     L_l (last exclusive release), lastRelThr_l; plus the shared
+ *               (rwlock read side) releases since that release
+ *   location x: W_x (last write), lastWThr_x; R_{u,x} for each thread u that
+ *               read x since the last write
+ * A violation is reported when a clock joined into C_t already knows the
+ * begin of t's open transaction; at `end`, the transaction's clock is pushed
+ * into every clock that knows its begin.
+ *
+ * How it is made cheap (and where it departs from the paper's listings):
+ *  - Clocks are immutable, reference-counted snapshots.  A write stores a
+ *    reference to the writer's current clock, a read a reference to the
+ *    reader's; the thread copies its clock only when it next changes while
+ *    shared.  So reads and writes cost O(1) unless knowledge flows, and
+ *    thread-local data shares one clock per thread.  Each read is remembered
+ *    with its own snapshot (exact, unlike joining the reader's *current*
+ *    clock later, which would be wrong for unary reads).
+ *  - Read clocks are dropped at each write: the write joined them, so W_x
+ *    knows them and every later check against them is implied by W_x's
+ *    (this is what the R_x/chR_x reduction of Section 4.3 buys: no O(k)
+ *    clocks per location; here a location holds W_x plus one pointer per
+ *    reader since the last write).
+ *  - Only C_t's own component is compared: C_t(t) = cb while t is inside a
+ *    transaction, and a clock knows t's begin iff its t-component >= cb
+ *    (the paper's Cb_t <= clk, by its local-time invariant).
+ *  - Each thread u lists the open transactions its clock knows (`act`), and
+ *    each open transaction lists the threads that know it (`kn`), updated
+ *    when a join makes a component cross a begin.  `end` then visits only
+ *    the knowers, and the update sets: the locations (`us`) and locks (`lus`)
+ *    whose clocks may know the transaction.  A location or lock is added
+ *    whenever it takes a clock that knows an open transaction: at accesses
+ *    and releases, at the end-push of another transaction (the appendix's
+ *    listing forgets this case), and when the dispatcher copies a cell.
+ *    Update sets hold location indices; a stale index only costs a check.
+ *  - GC: an end pushes nothing when the transaction learned nothing from
+ *    others (its clock is its begin's, which every clock knowing the begin
+ *    holds) or knows no other open transaction (it can't lie on a future
+ *    cycle: edges only enter open transactions).  The appendix's listing
+ *    uses the first test but also drops the transaction's lazily kept
+ *    writes, which loses cycles through an earlier transaction of the same
+ *    thread; writes here keep exact snapshots.
+ *  - Unary transactions are not checked (the paper's rule).  An access that
+ *    touches several locations is one unary transaction: its checks and
+ *    joins come first and its clock is stored into every location at
+ *    access_done, so all of them carry the whole event's knowledge.
+ *  - After a violation the join that closed the cycle is skipped.
+ */
+#include "ag_engine.h"
+#include "ag_map.h"
+#include "ag_shim.h"
+
+/* ---- vector clocks --------------------------------------------------- */
+
+typedef struct ad_vc {
+   uint32_t refs;
+   uint32_t len;              /* components past len are 0 */
+   uint32_t v[];
+} ad_vc;
+
+static ad_vc *vc_new(uint32_t len)
+{
+   ad_vc *c = ag_malloc(sizeof(ad_vc) + (size_t)len * sizeof(uint32_t));
+   c->refs = 1;
+   c->len = len;
+   for (uint32_t i = 0; i < len; i++) c->v[i] = 0;
+   return c;
+}
+
+static inline ad_vc *vc_ref(ad_vc *c) { if (c) c->refs++; return c; }
+static inline void vc_unref(ad_vc *c) { if (c && --c->refs == 0) ag_free(c); }
+static inline uint32_t vc_get(const ad_vc *c, uint32_t i)
+{
+   return c && i < c->len ? c->v[i] : 0;
+}
+
+/* a ⊔ b as a new reference, sharing an operand when it is the result */
+static ad_vc *vc_join(ad_vc *a, ad_vc *b)
+{
+   if (!a || a == b) return vc_ref(b);
+   if (!b) return vc_ref(a);
+   uint32_t n = a->len > b->len ? a->len : b->len;
+   int a_le = 1, b_le = 1;
+   for (uint32_t i = 0; i < n && (a_le || b_le); i++) {
+      uint32_t x = vc_get(a, i), y = vc_get(b, i);
+      if (x > y) a_le = 0;
+      if (y > x) b_le = 0;
+   }
+   if (a_le) return vc_ref(b);
+   if (b_le) return vc_ref(a);
+   ad_vc *c = vc_new(n);
+   for (uint32_t i = 0; i < n; i++) {
+      uint32_t x = vc_get(a, i), y = vc_get(b, i);
+      c->v[i] = x > y ? x : y;
+   }
+   return c;
+}
+
+/* ---- sets of uint32 ids, cleared in O(1) ------------------------------ */
+
+typedef struct {
+   uint32_t *ids;             /* members in insertion order */
+   uint32_t n, cap;
+   uint64_t *tab;             /* stamp << 32 | id; live iff stamp == cur */
+   uint32_t tsize, cur;
+} ad_idset;
+
+static inline uint32_t ad_hash(uint32_t x)
+{
+   x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
+   return x;
+}
+
+static void idset_place(ad_idset *s, uint32_t id)
+{
+   uint32_t h = ad_hash(id) & (s->tsize - 1);
+   while ((uint32_t)(s->tab[h] >> 32) == s->cur) h = (h + 1) & (s->tsize - 1);
+   s->tab[h] = (uint64_t)s->cur << 32 | id;
+}
+
+static void idset_retable(ad_idset *s, uint32_t tsize)
+{
+   ag_free(s->tab);
+   s->tsize = tsize;
+   s->tab = ag_calloc(tsize, sizeof(uint64_t));
+   s->cur = 1;
+   for (uint32_t i = 0; i < s->n; i++) idset_place(s, s->ids[i]);
+}
+
+static void idset_add(ad_idset *s, uint32_t id)
+{
+   if (2 * (s->n + 1) > s->tsize) idset_retable(s, s->tsize ? 2 * s->tsize : 16);
+   uint32_t h = ad_hash(id) & (s->tsize - 1);
+   for (;;) {
+      uint64_t x = s->tab[h];
+      if ((uint32_t)(x >> 32) != s->cur) break;
+      if ((uint32_t)x == id) return;
+      h = (h + 1) & (s->tsize - 1);
+   }
+   s->tab[h] = (uint64_t)s->cur << 32 | id;
+   if (s->n == s->cap) {
+      s->cap = s->cap ? 2 * s->cap : 16;
+      s->ids = ag_realloc(s->ids, s->cap * sizeof(uint32_t));
+   }
+   s->ids[s->n++] = id;
+}
+
+static void idset_clear(ad_idset *s)
+{
+   uint32_t n = s->n;
+   s->n = 0;
+   if (s->tsize > 1024 && n < s->tsize / 16) {   /* shrink after a big one */
+      s->cap = 0;
+      ag_free(s->ids);
+      s->ids = NULL;
+      idset_retable(s, 64);
+   } else if (++s->cur == 0) {
+      ag_memzero(s->tab, s->tsize * sizeof(uint64_t));
+      s->cur = 1;
+   }
+}
+
+static void idset_free(ad_idset *s) { ag_free(s->ids); ag_free(s->tab); }
+
+/* ---- engine state ----------------------------------------------------- */
+
+typedef struct { ag_tid t; uint32_t cb; } ad_act;   /* t's txn begun at cb */
+
+typedef struct {
+   ad_vc *c;                  /* C_t */
+   uint32_t cb;               /* C_t(t) at the open begin */
+   uint8_t exists, active, ran;
+   uint8_t learned;           /* C_t took knowledge since the open begin */
+   uint32_t apos;
+   uint32_t regver;           /* bumped when C_t comes to know a new txn */             /* index in ad.actv while active */
+   ad_act *act; uint32_t nact, capact;   /* open txns of others C_t knows */
+   ag_tid *kn; uint32_t nkn, capkn;      /* threads that know t's open txn */
+   ad_idset us, lus;          /* locations / locks that may know it */
+} ad_thr;
+
+/* an earlier event whose clock is kept: a read or a shared release */
+typedef struct {
+   ad_vc *c;
+   ag_tid tid;
+   uint32_t cb;               /* its thread's cb then, 0 if outside a txn */
+   uint64_t event, site;
+} ad_ev;
+
+typedef struct {
+   ad_vc *w;                  /* W_x, NULL = bottom */
+   ag_tid lastw;              /* AG_NO_TID if none; next free index if !live */
+   uint32_t wcb;
+   uint64_t wevent, wsite;
+   ad_ev rd0;                 /* reads since the last write: rd0, more[] */
+   ad_ev *more;
+   uint32_t nrd, caprd;       /* caprd counts more[] */
+   uint32_t live;
+   ag_tid regt;               /* in the update sets of what regt's clock */
+   uint32_t regv;             /* knew at its version regv */
+} ad_loc;
+
+typedef struct {
+   ad_vc *l;                  /* L_l: last exclusive release */
+   ag_tid lastrel;
+   uint32_t relcb;
+   uint64_t relevent, relsite;
+   ad_ev *sh;                 /* shared releases since then */
+   uint32_t nsh, capsh;
+   uint32_t id;
+} ad_lock;
+
+#define AD_MEMO 64
+
+typedef struct {
+   ag_ctx *ctx;
+   ad_thr *thr; uint32_t nthr;
+   ag_tid *actv; uint32_t nactv, capactv;     /* threads inside a txn */
+   ad_loc *locs; uint32_t nlocs, caplocs, freel;
+   ag_map *locks; ad_lock **lockv; uint32_t nlocks, caplockv;
+   struct { uint32_t idx; unsigned flags; } *pend;  /* this access's locations */
+   uint32_t npend, cappend;
+   ad_vc *memo_in[AD_MEMO], *memo_out[AD_MEMO];     /* joins of one end */
+   /* a split copies one cell 8 times: the open txns it knows, computed once */
+   uint32_t copy_src; uint64_t copy_event;
+   ag_tid *copy_known; uint32_t ncopy_known, capcopy_known;
+} ad;
+
+#define GROW(p, n, cap) do { if ((n) == (cap)) { \
+   (cap) = (cap) ? 2 * (cap) : 4; \
+   (p) = ag_realloc((p), (size_t)(cap) * sizeof(*(p))); } } while (0)
+
+/* ---- threads and what they know --------------------------------------- */
+
+/* Make t's clock private and at least len long, before changing it. */
+static void thr_own(ad_thr *th, uint32_t len)
+{
+   ad_vc *c = th->c;
+   if (c->refs == 1 && c->len >= len) return;
+   ad_vc *n = vc_new(c->len > len ? c->len : len);
+   for (uint32_t i = 0; i < c->len; i++) n->v[i] = c->v[i];
+   vc_unref(c);
+   th->c = n;
+}
+
+static inline int txn_open(const ad *e, ag_tid t, uint32_t cb)
+{
+   return t < e->nthr && e->thr[t].active && e->thr[t].cb == cb;
+}
+
+static uint32_t act_compact(ad *e, ad_thr *th);
+
+/* C_u := C_u ⊔ k, noting the open transactions u comes to know. */
+static void thr_learn(ad *e, ag_tid u, ad_vc *k)
+{
+   ad_thr *th = &e->thr[u];
+   if (!k || k == th->c) return;
+   uint32_t i, n = k->len;
+   for (i = 0; i < n; i++) if (k->v[i] > vc_get(th->c, i)) break;
+   if (i == n) return;
+   th->learned = 1;
+   thr_own(th, n);
+   for (; i < n; i++) {
+      uint32_t old = th->c->v[i], nv = k->v[i];
+      if (nv <= old) continue;
+      th->c->v[i] = nv;
+      if (i == u || i >= e->nthr) continue;
+      ad_thr *o = &e->thr[i];
+      if (o->active && old < o->cb && nv >= o->cb) {     /* crossed i's begin */
+         if (th->nact == th->capact) act_compact(e, th);
+         GROW(th->act, th->nact, th->capact);
+         th->act[th->nact].t = i;
+         th->act[th->nact++].cb = o->cb;
+         GROW(o->kn, o->nkn, o->capkn);
+         o->kn[o->nkn++] = u;
+         th->regver++;
+      }
+   }
+}
+
+/* Drop u's act entries whose transaction is over; returns how many remain. */
+static uint32_t act_compact(ad *e, ad_thr *th)
+{
+   uint32_t j = 0;
+   for (uint32_t i = 0; i < th->nact; i++)
+      if (txn_open(e, th->act[i].t, th->act[i].cb)) th->act[j++] = th->act[i];
+   th->nact = j;
+   return j;
+}
+
+/* Something (a location if lock == 0, else a lock) now holds a clock that
+   knows what C_u knows: put it in the update set of each open transaction
+   C_u knows (u's own included). */
+static void note_holder(ad *e, ag_tid u, uint32_t id, int lock)
+{
+   ad_thr *th = &e->thr[u];
+   if (!lock) {               /* done already for this version of C_u? */
+      ad_loc *l = &e->locs[id];
+      if (l->regt == u && l->regv == th->regver) return;
+      l->regt = u;
+      l->regv = th->regver;
+   }
+   if (th->active) idset_add(lock ? &th->lus : &th->us, id);
+   if (th->nact && act_compact(e, th))
+      for (uint32_t i = 0; i < th->nact; i++) {
+         ad_thr *o = &e->thr[th->act[i].t];
+         idset_add(lock ? &o->lus : &o->us, id);
+      }
+}
+
+static void report(ad *e, ag_tid t, ag_tid o, uint32_t ocb, uint64_t oevent,
+                   uint64_t osite, unsigned oflags, int at_end)
+{
+   ag_violation v;
+   ag_memzero(&v, sizeof v);
+   v.tid = t;
+   v.at_end = at_end;
+   v.other_tid = o;
+   v.other_event = oevent;
+   v.other_site = osite;
+   v.other_flags = oflags;
+   if (ocb && txn_open(e, o, ocb)) ag_ctx_other_region(e->ctx, &v, o);
+   ag_ctx_report(e->ctx, &v);
+}
+
+/* The paper's checkAndGet(k, t): the source is another thread's event. */
+static void check_get(ad *e, ag_tid t, ad_vc *k, ag_tid o, uint32_t ocb,
+                      uint64_t oevent, uint64_t osite, unsigned oflags)
+{
+   ad_thr *th = &e->thr[t];
+   if (th->active && vc_get(k, t) >= th->cb) {
+      report(e, t, o, ocb, oevent, osite, oflags, 0);
+      return;                 /* keep the state of the acyclic prefix */
+   }
+   thr_learn(e, t, k);
+}
+
+static inline uint32_t cur_cb(const ad_thr *th) { return th->active ? th->cb : 0; }
+
+/* A kept event of t now: snapshot of C_t plus where it happened. */
+static void ev_set(ad *e, ad_ev *x, ag_tid t, ad_vc *snap)
+{
+   vc_ref(snap);
+   vc_unref(x->c);
+   x->c = snap;
+   x->tid = t;
+   x->cb = cur_cb(&e->thr[t]);
+   x->event = e->ctx->event;
+   x->site = e->ctx->site;
+}
+
+/* ---- locations -------------------------------------------------------- */
+
+static inline ad_ev *loc_rd(ad_loc *l, uint32_t i) { return i ? &l->more[i - 1] : &l->rd0; }
+
+static void loc_drop_reads(ad_loc *l)
+{
+   for (uint32_t i = 0; i < l->nrd; i++) vc_unref(loc_rd(l, i)->c);
+   l->rd0.c = NULL;
+   l->nrd = 0;
+}
+
+static uint32_t loc_alloc(ad *e)
+{
+   uint32_t idx;
+   if (e->freel) {
+      idx = e->freel;
+      e->freel = e->locs[idx].lastw;
+   } else {
+      if (e->nlocs == e->caplocs) {
+         e->caplocs = e->caplocs ? 2 * e->caplocs : 1024;
+         e->locs = ag_realloc(e->locs, (size_t)e->caplocs * sizeof(ad_loc));
+      }
+      idx = e->nlocs++;
+   }
+   ad_loc *l = &e->locs[idx];
+   ag_memzero(l, sizeof *l);
+   l->lastw = AG_NO_TID;
+   l->regt = AG_NO_TID;
+   l->live = 1;
+   return idx;
+}
+
+static void loc_release(ad *e, uint32_t idx)
+{
+   ad_loc *l = &e->locs[idx];
+   vc_unref(l->w);
+   loc_drop_reads(l);
+   ag_free(l->more);
+   ag_memzero(l, sizeof *l);
+   l->lastw = e->freel;       /* live = 0 */
+   e->freel = idx;
+}
+
+static int loc_knows(const ad_loc *l, ag_tid a, uint32_t cb)
+{
+   if (vc_get(l->w, a) >= cb) return 1;
+   for (uint32_t i = 0; i < l->nrd; i++)
+      if (vc_get(loc_rd((ad_loc *)l, i)->c, a) >= cb) return 1;
+   return 0;
+}
+
+/* ---- locks ------------------------------------------------------------ */
+
+static ad_lock *lock_get(ad *e, ag_addr a)
+{
+   int created;
+   ad_lock *k = ag_map_lookup(e->locks, a, &created);
+   if (created) {
+      k->lastrel = AG_NO_TID;
+      k->id = e->nlocks;
+      GROW(e->lockv, e->nlocks, e->caplockv);
+      e->lockv[e->nlocks++] = k;
+   }
+   return k;
+}
+
+/* ---- ops -------------------------------------------------------------- */
+
+static void *ad_create(ag_ctx *ctx)
+{
+   ad *e = ag_calloc(1, sizeof *e);
+   e->ctx = ctx;
+   e->locks = ag_map_new(sizeof(ad_lock));
+   e->nlocs = 1;              /* index 0 = no state */
+   e->caplocs = 1024;
+   e->locs = ag_calloc(e->caplocs, sizeof(ad_loc));
+   return e;
+}
+
+static void ad_destroy(void *self)
+{
+   ad *e = self;
+   for (uint32_t i = 1; i < e->nlocs; i++)
+      if (e->locs[i].live) loc_release(e, i);
+   ag_free(e->locs);
+   for (uint32_t i = 0; i < e->nlocks; i++) {
+      ad_lock *k = e->lockv[i];
+      vc_unref(k->l);
+      for (uint32_t j = 0; j < k->nsh; j++) vc_unref(k->sh[j].c);
+      ag_free(k->sh);
+   }
+   ag_free(e->lockv);
+   ag_map_delete(e->locks);
+   for (uint32_t t = 0; t < e->nthr; t++) {
+      ad_thr *th = &e->thr[t];
+      vc_unref(th->c);
+      ag_free(th->act);
+      ag_free(th->kn);
+      idset_free(&th->us);
+      idset_free(&th->lus);
+   }
+   ag_free(e->thr);
+   ag_free(e->actv);
+   ag_free(e->pend);
+   ag_free(e->copy_known);
+   ag_free(e);
+}
+
+static void ad_loc_init(void *self, void *loc) { (void)self; *(uint32_t *)loc = 0; }
+
+static void ad_loc_fini(void *self, void *loc)
+{
+   uint32_t idx = *(uint32_t *)loc;
+   if (idx) loc_release(self, idx);
+   *(uint32_t *)loc = 0;
+}
+
+static void ad_loc_copy(void *self, void *dst, const void *src)
+{
+   ad *e = self;
+   uint32_t sidx = *(const uint32_t *)src;
+   *(uint32_t *)dst = 0;
+   if (!sidx) return;
+   uint32_t idx = loc_alloc(e);          /* may move e->locs */
+   ad_loc *s = &e->locs[sidx], *d = &e->locs[idx];
+   d->w = vc_ref(s->w);
+   d->lastw = s->lastw;
+   d->wcb = s->wcb;
+   d->wevent = s->wevent;
+   d->wsite = s->wsite;
+   d->nrd = s->nrd;
+   d->rd0 = s->rd0;
+   vc_ref(d->rd0.c);
+   if (s->nrd > 1) {
+      d->caprd = s->nrd - 1;
+      d->more = ag_malloc(d->caprd * sizeof(ad_ev));
+      for (uint32_t i = 0; i + 1 < s->nrd; i++) {
+         d->more[i] = s->more[i];
+         vc_ref(d->more[i].c);
+      }
+   }
+   *(uint32_t *)dst = idx;
+   /* the copy is a new location index: enter it where the original is */
+   if (e->copy_src != sidx || e->copy_event != e->ctx->event) {
+      e->copy_src = sidx;
+      e->copy_event = e->ctx->event;
+      e->ncopy_known = 0;
+      for (uint32_t i = 0; i < e->nactv; i++)
+         if (loc_knows(d, e->actv[i], e->thr[e->actv[i]].cb)) {
+            GROW(e->copy_known, e->ncopy_known, e->capcopy_known);
+            e->copy_known[e->ncopy_known++] = e->actv[i];
+         }
+   }
+   for (uint32_t i = 0; i < e->ncopy_known; i++)
+      idset_add(&e->thr[e->copy_known[i]].us, idx);
+}
+
+static void ad_thread_new(void *self, ag_tid t)
+{
+   ad *e = self;
+   if (t >= e->nthr) {
+      uint32_t n = e->nthr ? e->nthr : 8;
+      while (n <= t) n *= 2;
+      e->thr = ag_realloc(e->thr, (size_t)n * sizeof(ad_thr));
+      ag_memzero(e->thr + e->nthr, (size_t)(n - e->nthr) * sizeof(ad_thr));
+      e->nthr = n;
+   }
+   ad_thr *th = &e->thr[t];
+   if (th->exists) return;
+   th->exists = 1;
+   th->c = vc_new(t + 1);
+   th->c->v[t] = 1;           /* C_t = bottom[1/t] */
+}
+
+static void ad_begin(void *self, ag_tid t)
+{
+   ad *e = self;
+   ad_thr *th = &e->thr[t];
+   th->ran = 1;
+   if (th->active) return;
+   thr_own(th, t + 1);
+   if (th->c->v[t] == 0xffffffffu) ag_panic("aerodrome: transaction counter overflow");
+   th->cb = ++th->c->v[t];
+   th->active = 1;
+   th->learned = 0;
+   th->regver++;
+   th->apos = e->nactv;
+   GROW(e->actv, e->nactv, e->capactv);
+   e->actv[e->nactv++] = t;
+}
+
+/* The end-push of one transaction: *p := *p ⊔ ct, memoised per input. */
+static int push(ad *e, ad_vc **p, ad_vc *ct)
+{
+   ad_vc *in = *p;
+   unsigned h = (unsigned)((uintptr_t)in >> 4) & (AD_MEMO - 1);
+   ad_vc *out;
+   if (e->memo_in[h] == in) {
+      out = vc_ref(e->memo_out[h]);
+   } else {
+      out = vc_join(in, ct);
+      vc_unref(e->memo_in[h]);
+      vc_unref(e->memo_out[h]);
+      e->memo_in[h] = vc_ref(in);
+      e->memo_out[h] = vc_ref(out);
+   }
+   *p = out;
+   vc_unref(in);
+   return out != in;
+}
+
+static void ad_end(void *self, ag_tid t)
+{
+   ad *e = self;
+   ad_thr *th = &e->thr[t];
+   th->ran = 1;
+   if (!th->active) return;
+   uint32_t cb = th->cb;
+   /* T is complete from here: nobody learns it any more */
+   th->active = 0;
+   ag_tid last = e->actv[--e->nactv];
+   e->actv[th->apos] = last;
+   e->thr[last].apos = th->apos;
+
+   /* GC: a T that knows no open transaction can't be on a future cycle;
+      a T that learned nothing has C_t = its begin's clock, which every
+      clock knowing the begin already holds (and nothing can report). */
+   if (act_compact(e, th) && th->learned) {
+      ad_vc *ct = vc_ref(th->c);
+      for (uint32_t i = 0; i < th->nkn; i++) {
+         ag_tid u = th->kn[i];
+         ad_thr *uh = &e->thr[u];
+         if (uh->active && vc_get(ct, u) >= uh->cb)
+            report(e, t, u, uh->cb, 0, 0, 0, 1);
+         else
+            thr_learn(e, u, ct);
+      }
+      for (uint32_t i = 0; i < th->lus.n; i++) {
+         uint32_t id = th->lus.ids[i];
+         ad_lock *k = e->lockv[id];
+         int ch = 0;
+         if (vc_get(k->l, t) >= cb) ch |= push(e, &k->l, ct);
+         for (uint32_t j = 0; j < k->nsh; j++)
+            if (vc_get(k->sh[j].c, t) >= cb) ch |= push(e, &k->sh[j].c, ct);
+         if (ch) note_holder(e, t, id, 1);
+      }
+      for (uint32_t i = 0; i < th->us.n; i++) {
+         uint32_t idx = th->us.ids[i];
+         ad_loc *l = &e->locs[idx];
+         if (!l->live) continue;
+         int ch = 0;
+         if (vc_get(l->w, t) >= cb) ch |= push(e, &l->w, ct);
+         for (uint32_t j = 0; j < l->nrd; j++) {
+            ad_ev *r = loc_rd(l, j);
+            if (vc_get(r->c, t) >= cb) ch |= push(e, &r->c, ct);
+         }
+         if (ch) note_holder(e, t, idx, 0);
+      }
+      for (int h = 0; h < AD_MEMO; h++) {
+         vc_unref(e->memo_in[h]);
+         vc_unref(e->memo_out[h]);
+         e->memo_in[h] = e->memo_out[h] = NULL;
+      }
+      vc_unref(ct);
+   }
+   th->nkn = 0;
+   idset_clear(&th->us);
+   idset_clear(&th->lus);
+}
+
+static void ad_access_start(void *self, ag_tid t, unsigned flags)
+{
+   ad *e = self;
+   (void)flags;
+   e->npend = 0;
+   e->thr[t].ran = 1;
+}
+
+/* Checks and joins now; the location takes the event's clock at access_done. */
+static void ad_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned flags)
+{
+   ad *e = self;
+   (void)addr;
+   uint32_t idx = *(uint32_t *)loc;
+   if (!idx) *(uint32_t *)loc = idx = loc_alloc(e);
+   ad_loc *l = &e->locs[idx];
+   if (l->w && l->lastw != t)
+      check_get(e, t, l->w, l->lastw, l->wcb, l->wevent, l->wsite, AG_WRITE);
+   if (flags & AG_WRITE)
+      for (uint32_t i = 0; i < l->nrd; i++) {
+         ad_ev *r = loc_rd(l, i);
+         if (r->tid != t) check_get(e, t, r->c, r->tid, r->cb, r->event, r->site, 0);
+      }
+   GROW(e->pend, e->npend, e->cappend);
+   e->pend[e->npend].idx = idx;
+   e->pend[e->npend++].flags = flags;
+}
+
+static void ad_access_done(void *self, ag_tid t)
+{
+   ad *e = self;
+   ad_thr *th = &e->thr[t];
+   ad_vc *snap = vc_ref(th->c);
+   for (uint32_t i = 0; i < e->npend; i++) {
+      uint32_t idx = e->pend[i].idx;
+      ad_loc *l = &e->locs[idx];
+      if (!l->live) continue;
+      if (e->pend[i].flags & AG_WRITE) {
+         loc_drop_reads(l);               /* W_x knows them now */
+         vc_unref(l->w);
+         l->w = vc_ref(snap);
+         l->lastw = t;
+         l->wcb = cur_cb(th);
+         l->wevent = e->ctx->event;
+         l->wsite = e->ctx->site;
+      } else {
+         uint32_t j;
+         for (j = 0; j < l->nrd; j++) if (loc_rd(l, j)->tid == t) break;
+         if (j == l->nrd) {
+            if (j > 0) {
+               if (j - 1 == l->caprd) {
+                  l->caprd = l->caprd ? 2 * l->caprd : 2;
+                  l->more = ag_realloc(l->more, l->caprd * sizeof(ad_ev));
+               }
+               l->more[j - 1].c = NULL;
+            }
+            l->nrd++;
+         }
+         ev_set(e, loc_rd(l, j), t, snap);
+      }
+      note_holder(e, t, idx, 0);
+   }
+   vc_unref(snap);
+   e->npend = 0;
+}
+
+static void ad_acquire(void *self, ag_tid t, ag_addr lock, int shared)
+{
+   ad *e = self;
+   e->thr[t].ran = 1;
+   ad_lock *k = lock_get(e, lock);
+   if (k->l && k->lastrel != t)
+      check_get(e, t, k->l, k->lastrel, k->relcb, k->relevent, k->relsite, 0);
+   if (!shared)                /* a writer comes after the readers too */
+      for (uint32_t i = 0; i < k->nsh; i++)
+         if (k->sh[i].tid != t)
+            check_get(e, t, k->sh[i].c, k->sh[i].tid, k->sh[i].cb,
+                      k->sh[i].event, k->sh[i].site, 0);
+}
+
+static void ad_release(void *self, ag_tid t, ag_addr lock, int shared)
+{
+   ad *e = self;
+   ad_thr *th = &e->thr[t];
+   th->ran = 1;
+   ad_lock *k = lock_get(e, lock);
+   if (!shared) {
+      for (uint32_t i = 0; i < k->nsh; i++) vc_unref(k->sh[i].c);
+      k->nsh = 0;             /* the acquire joined them: L_l knows them */
+      vc_unref(k->l);
+      k->l = vc_ref(th->c);
+      k->lastrel = t;
+      k->relcb = cur_cb(th);
+      k->relevent = e->ctx->event;
+      k->relsite = e->ctx->site;
+   } else {
+      uint32_t i;
+      for (i = 0; i < k->nsh; i++) if (k->sh[i].tid == t) break;
+      if (i == k->nsh) {
+         GROW(k->sh, k->nsh, k->capsh);
+         k->sh[k->nsh++].c = NULL;
+      }
+      ev_set(e, &k->sh[i], t, th->c);
+   }
+   note_holder(e, t, k->id, 1);
+}
+
+static void ad_fork(void *self, ag_tid parent, ag_tid child)
+{
+   ad *e = self;
+   e->thr[parent].ran = 1;
+   if (child >= e->nthr || !e->thr[child].exists) ad_thread_new(e, child);
+   thr_learn(e, child, e->thr[parent].c);
+}
+
+static void ad_join(void *self, ag_tid joiner, ag_tid child)
+{
+   ad *e = self;
+   e->thr[joiner].ran = 1;
+   /* a child that ran nothing adds no edge (fork and join in one txn) */
+   if (child >= e->nthr || !e->thr[child].exists || !e->thr[child].ran) return;
+   ad_thr *ch = &e->thr[child];
+   check_get(e, joiner, ch->c, child, cur_cb(ch), 0, 0, 0);
+}
+
+const ag_engine_ops ag_aerodrome_ops = {
+   .name = "aerodrome",
+   .help = "AeroDrome: conflict-serializability with vector clocks, O(k) per event,"
+           " O(k(k+v+l)) per end",
+   .kind = AG_KIND_ATOMICITY,
+   .loc_size = sizeof(uint32_t),
+   .create = ad_create,
+   .destroy = ad_destroy,
+   .loc_init = ad_loc_init,
+   .loc_copy = ad_loc_copy,
+   .loc_fini = ad_loc_fini,
+   .thread_new = ad_thread_new,
+   .begin = ad_begin,
+   .end = ad_end,
+   .access_start = ad_access_start,
+   .access = ad_access,
+   .acquire = ad_acquire,
+   .release = ad_release,
+   .fork = ad_fork,
+   .join = ad_join,
+   .access_done = ad_access_done,
+};

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Set up atomgrind on Debian/Ubuntu: install the build dependencies, build,
+# install (so that plain `valgrind --tool=atomgrind` works), and run it on
+# the bundled example, which has a real atomicity violation.
+# Run as root, or with sudo available.
+set -e
+cd "$(dirname "$0")"
+SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq gcc make autoconf automake pkg-config valgrind python3 >/dev/null
+./autogen.sh
+mkdir -p build
+(cd build && ../configure --prefix=/usr -q && make -s -j"$(nproc)")
+$SUDO make -s -C build install
+gcc -g -O0 -pthread examples/bank.c -o build/bank
+echo
+echo '$ valgrind --tool=atomgrind ./build/bank'
+valgrind --tool=atomgrind ./build/bank

@@ -1,0 +1,66 @@
+"""Shared helpers for atomgrind's Python tests: where the build is, how to
+compile a test program, how to run it under the in-place tool and read the
+errors it reported."""
+import os
+import re
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+BUILD = os.environ.get("AG_BUILD", os.path.join(REPO, "build"))
+PROGS = os.path.join(HERE, "progs")
+OUT = os.path.join(BUILD, "tests-bin")
+
+
+def tool_built():
+    return os.path.exists(os.path.join(BUILD, "atomgrind-amd64-linux"))
+
+
+def compile_prog(name, extra=()):
+    """Compile tests/progs/NAME.c (once) and return the binary's path."""
+    os.makedirs(OUT, exist_ok=True)
+    src = os.path.join(PROGS, name + ".c")
+    exe = os.path.join(OUT, name)
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        subprocess.run(["cc", "-g", "-O0", "-pthread", "-I", os.path.join(REPO, "atomgrind"),
+                        "-o", exe, src, *extra], check=True)
+    return exe
+
+
+class Run:
+    """The outcome of one run under Valgrind."""
+    def __init__(self, proc, log):
+        self.rc = proc.returncode
+        self.stdout = proc.stdout
+        self.log = log
+        # strip the ==PID== prefixes
+        self.text = "\n".join(re.sub(r"^==\d+== ?", "", l) for l in log.splitlines())
+        m = re.search(r"ERROR SUMMARY: (\d+) errors from (\d+) contexts \(suppressed: (\d+) from", log)
+        self.errors = int(m.group(1)) if m else None
+        self.contexts = int(m.group(2)) if m else None
+        self.suppressed = int(m.group(3)) if m else None
+        self.atomicity = len(re.findall(r"^Atomicity violation", self.text, re.M))
+        self.races = len(re.findall(r"^Possible data race", self.text, re.M))
+        self.misuse = len(re.findall(r"^(Thread #\d+ (unlocked|exited|waits)|ATOMGRIND_ATOMIC_END without|Unknown atomgrind)",
+                                     self.text, re.M))
+
+    def __repr__(self):
+        return "<Run rc=%s errors=%s>\n%s" % (self.rc, self.errors, self.log)
+
+
+def valgrind(exe, *opts, args=(), timeout=300, env=None):
+    """Run exe under the in-place atomgrind; return a Run."""
+    with tempfile.NamedTemporaryFile("r", suffix=".log") as lf:
+        cmd = [os.path.join(REPO, "vg-in-place"), "--tool=atomgrind",
+               "--log-file=" + lf.name, *opts, exe, *args]
+        e = dict(os.environ, AG_BUILD=BUILD)
+        if env:
+            e.update(env)
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, timeout=timeout, env=e)
+        log = lf.read()
+    if "ERROR SUMMARY" not in log and "--xml=yes" not in opts:
+        raise AssertionError("valgrind did not finish normally: rc=%d\n%s\n%s"
+                             % (proc.returncode, log, proc.stderr))
+    return Run(proc, log)

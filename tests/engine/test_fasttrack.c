@@ -1,0 +1,375 @@
+/* test_fasttrack.c -- the "fasttrack" race engine on constructed traces with
+ * known outcomes, fed through the public ag_ev_* API.  Each case lists the
+ * events (1-based, as the dispatcher numbers them) that must be reported;
+ * every other event must not be.  The site of event i is 1000 + i, so a
+ * report's other_site names the earlier access. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ag_engine.h"
+
+static int failures;
+static const char *cur;
+
+#define MAXR 256
+static ag_violation reps[MAXR];
+static int nreps;
+static ag_engine *E;
+static uint64_t ev;          /* events fed so far */
+
+static void on_report(void *cookie, const ag_violation *v)
+{
+   (void)cookie;
+   if (nreps < MAXR) reps[nreps++] = *v;
+}
+
+static void fail(const char *fmt, long a, long b)
+{
+   printf("FAIL %s: ", cur);
+   printf(fmt, a, b);
+   printf("\n");
+   failures++;
+}
+
+static void start(const char *name, int nthreads)
+{
+   cur = name;
+   nreps = 0;
+   ev = 0;
+   E = ag_engine_new(ag_engine_find("fasttrack"), NULL, on_report, NULL);
+   for (int t = 0; t < nthreads; t++) ag_ev_thread_new(E, t);
+}
+
+static uint64_t site(void) { return 1000 + ev; }
+
+static uint64_t acc(int t, uint64_t a, unsigned sz, unsigned fl)
+{
+   ev++;
+   if (ag_ev_access(E, t, a, sz, fl, site())) fail("access rejected at %ld%.0ld", (long)ev, 0);
+   return ev;
+}
+static uint64_t rd(int t, uint64_t a)  { return acc(t, a, 8, 0); }
+static uint64_t wr(int t, uint64_t a)  { return acc(t, a, 8, AG_WRITE); }
+static uint64_t ard(int t, uint64_t a) { return acc(t, a, 8, AG_ATOMIC); }
+static uint64_t awr(int t, uint64_t a) { return acc(t, a, 8, AG_WRITE | AG_ATOMIC); }
+static uint64_t acq(int t, uint64_t l)  { ev++; ag_ev_acquire(E, t, l, 0, site()); return ev; }
+static uint64_t rel(int t, uint64_t l)  { ev++; ag_ev_release(E, t, l, 0, site()); return ev; }
+static uint64_t racq(int t, uint64_t l) { ev++; ag_ev_acquire(E, t, l, 1, site()); return ev; }
+static uint64_t rrel(int t, uint64_t l) { ev++; ag_ev_release(E, t, l, 1, site()); return ev; }
+static uint64_t fork_(int p, int c) { ev++; ag_ev_fork(E, p, c, site()); return ev; }
+static uint64_t join_(int j, int c) { ev++; ag_ev_join(E, j, c, site()); return ev; }
+static uint64_t begin_(int t) { ev++; ag_ev_begin(E, t, site()); return ev; }
+static uint64_t end_(int t)   { ev++; ag_ev_end(E, t, site()); return ev; }
+
+/* The reports must be exactly at `want` (0-terminated), one per event. */
+static void expect(const uint64_t *want)
+{
+   int nw = 0;
+   while (want[nw]) nw++;
+   if (nreps != nw) fail("%ld reports, expected %ld", nreps, nw);
+   for (int i = 0; i < nreps; i++) {
+      const ag_violation *v = &reps[i];
+      int ok = 0;
+      for (int j = 0; j < nw; j++) ok |= v->event == want[j];
+      if (!ok) fail("unexpected report at event %ld (other tid %ld)", (long)v->event, (long)v->other_tid);
+      if (v->kind != AG_KIND_RACE || strcmp(v->engine, "fasttrack"))
+         fail("bad kind/engine at %ld%.0ld", (long)v->event, 0);
+      if (v->site != 1000 + v->event) fail("site %ld at event %ld", (long)v->site, (long)v->event);
+      for (int j = 0; j < i; j++)
+         if (reps[j].event == v->event) fail("two reports at event %ld%.0ld", (long)v->event, 0);
+   }
+   for (int j = 0; j < nw; j++) {
+      int ok = 0;
+      for (int i = 0; i < nreps; i++) ok |= reps[i].event == want[j];
+      if (!ok) fail("missing report at event %ld%.0ld", (long)want[j], 0);
+   }
+}
+
+static const ag_violation *report_at(uint64_t e)
+{
+   for (int i = 0; i < nreps; i++) if (reps[i].event == e) return &reps[i];
+   fail("no report at %ld%.0ld", (long)e, 0);
+   return NULL;
+}
+
+/* the report at e names (tid, flags) and earlier access (other_event's
+   thread, site and flags) */
+static void expect_detail(uint64_t e, int tid, unsigned flags, int otid,
+                          uint64_t oev, unsigned oflags)
+{
+   const ag_violation *v = report_at(e);
+   if (!v) return;
+   if ((int)v->tid != tid) fail("tid %ld, expected %ld", v->tid, tid);
+   if (v->flags != flags) fail("flags %ld, expected %ld", v->flags, flags);
+   if ((int)v->other_tid != otid) fail("other_tid %ld, expected %ld", v->other_tid, otid);
+   if (v->other_site != 1000 + oev) fail("other_site %ld, expected %ld", (long)v->other_site, (long)(1000 + oev));
+   if (v->other_flags != oflags) fail("other_flags %ld, expected %ld", v->other_flags, oflags);
+}
+
+static void done(void)
+{
+   if (ag_engine_events(E) != ev) fail("dispatcher counted %ld events, fed %ld", (long)ag_engine_events(E), (long)ev);
+   ag_engine_delete(E);
+   E = NULL;
+}
+
+#define X 0x1000
+#define Y 0x2000
+#define L 0x9000
+#define L2 0x9100
+#define WANT(...) do { uint64_t w_[] = { __VA_ARGS__, 0 }; expect(w_); } while (0)
+#define NONE() do { uint64_t w_[] = { 0 }; expect(w_); } while (0)
+
+int main(void)
+{
+   if (!ag_engine_find("fasttrack")) { printf("FAIL fasttrack not registered\n"); return 1; }
+
+   /* Unsynchronised counter: both threads read-modify-write. */
+   start("counter", 2);
+   rd(0, X); uint64_t w0 = wr(0, X);
+   uint64_t r1 = rd(1, X), w1 = wr(1, X);
+   WANT(r1, w1);
+   expect_detail(r1, 1, 0, 0, w0, AG_WRITE);
+   expect_detail(w1, 1, AG_WRITE, 0, w0, AG_WRITE);
+   done();
+
+   /* The same counter under a lock: nothing. */
+   start("counter locked", 2);
+   acq(0, L); rd(0, X); wr(0, X); rel(0, L);
+   acq(1, L); rd(1, X); wr(1, X); rel(1, L);
+   acq(0, L); rd(0, X); wr(0, X); rel(0, L);
+   NONE();
+   done();
+
+   /* A lock on one side only (both orders). */
+   start("missing lock, unlocked second", 2);
+   acq(0, L); w0 = wr(0, X); rel(0, L);
+   w1 = wr(1, X);
+   WANT(w1);
+   expect_detail(w1, 1, AG_WRITE, 0, w0, AG_WRITE);
+   done();
+   start("missing lock, locked second", 2);
+   w0 = wr(0, X);
+   acq(1, L); w1 = wr(1, X); rel(1, L);
+   WANT(w1);
+   done();
+   start("different locks", 2);
+   acq(0, L); wr(0, X); rel(0, L);
+   acq(1, L2); w1 = wr(1, X); rel(1, L2);
+   WANT(w1);
+   done();
+
+   /* Byte-adjacent data never conflicts; an overlapping byte does. */
+   start("adjacent bytes", 2);
+   acc(0, X, 1, AG_WRITE); acc(1, X + 1, 1, AG_WRITE);
+   acc(0, X + 2, 2, AG_WRITE); acc(1, X + 4, 4, AG_WRITE);
+   acc(1, X + 8, 8, AG_WRITE); acc(0, X + 16, 8, AG_WRITE);
+   acc(0, X + 1, 1, 0);                  /* reads t1's byte: race */
+   w1 = ev;
+   uint64_t w2 = acc(1, X + 3, 2, AG_WRITE);   /* overlaps t0's X+2..3 */
+   WANT(w1, w2);
+   done();
+   start("whole word split later", 2);
+   wr(0, X); acq(0, L); rel(0, L);
+   acq(1, L); acc(1, X + 4, 4, AG_WRITE); rel(1, L);   /* ordered */
+   acc(0, X, 4, AG_WRITE);                               /* other half: no conflict */
+   r1 = acc(0, X + 4, 1, 0);                             /* t1's half, unordered */
+   WANT(r1);
+   done();
+
+   /* rwlock: write side orders both ways, read sides do not order each
+      other, a write-acquire is after every earlier read release. */
+   start("rwlock write then read", 3);
+   acq(0, L); wr(0, X); rel(0, L);
+   racq(1, L); rd(1, X); rrel(1, L);
+   racq(2, L); rd(2, X); rrel(2, L);
+   acq(0, L); wr(0, X); rel(0, L);           /* after both readers */
+   NONE();
+   done();
+   start("rwlock readers then writer", 3);
+   racq(0, L); rd(0, X); rrel(0, L);
+   racq(1, L); rd(1, X); rrel(1, L);
+   acq(2, L); wr(2, X); rel(2, L);
+   racq(0, L); rd(0, X); rrel(0, L);
+   NONE();
+   done();
+   start("rwlock readers do not order each other", 2);
+   racq(0, L); w0 = wr(0, X); rrel(0, L);   /* writes under the read lock */
+   racq(1, L); r1 = rd(1, X); rrel(1, L);
+   WANT(r1);
+   expect_detail(r1, 1, 0, 0, w0, AG_WRITE);
+   done();
+   start("rwlock read release then read acquire", 2);
+   racq(0, L); uint64_t r0 = rd(0, X); rrel(0, L);
+   racq(1, L); w1 = wr(1, X); rrel(1, L);
+   WANT(w1);
+   expect_detail(w1, 1, AG_WRITE, 0, r0, 0);
+   done();
+   start("rwlock read releases are consumed by a write acquire", 3);
+   racq(0, L); rd(0, X); rrel(0, L);
+   acq(1, L); wr(1, X); rel(1, L);
+   acq(2, L); wr(2, X); rel(2, L);
+   NONE();
+   done();
+
+   /* fork/join */
+   start("fork orders parent's past", 1);
+   wr(0, X); fork_(0, 1); rd(1, X); wr(1, X);
+   NONE();
+   done();
+   start("parent after fork races", 1);
+   fork_(0, 1); w0 = wr(0, X); w1 = wr(1, X);
+   WANT(w1);
+   expect_detail(w1, 1, AG_WRITE, 0, w0, AG_WRITE);
+   done();
+   start("join orders child's past", 1);
+   fork_(0, 1); wr(1, X); rd(1, Y); join_(0, 1); wr(0, X); wr(0, Y);
+   NONE();
+   done();
+   start("no join, race", 2);
+   wr(1, X); w0 = wr(0, X);
+   WANT(w0);
+   done();
+   start("grandchildren", 1);
+   wr(0, X); fork_(0, 1); fork_(1, 2); wr(2, X); join_(1, 2); wr(1, X);
+   join_(0, 1); wr(0, X);
+   NONE();
+   done();
+
+   /* Sync objects as the front-end expresses condvars, semaphores and
+      barriers: release at signal/post/arrival, acquire at the woken wait /
+      successful wait / departure. */
+   start("semaphore", 2);
+   wr(0, X); rel(0, L2);          /* post */
+   acq(1, L2); rd(1, X); wr(1, X);   /* wait */
+   NONE();
+   done();
+   start("semaphore posted by two", 3);
+   wr(0, X); rel(0, L2);
+   wr(1, Y); rel(1, L2);
+   acq(2, L2); wr(2, X); wr(2, Y);     /* a later wait sees both posts */
+   NONE();
+   done();
+   start("condvar", 2);
+   acq(1, L); rel(1, L);                 /* waiter: wait releases m */
+   acq(0, L); wr(0, X); rel(0, L2); rel(0, L);   /* signal under m */
+   acq(1, L2); acq(1, L); rd(1, X); rel(1, L);   /* woken, re-takes m */
+   NONE();
+   done();
+   start("barrier", 3);
+   wr(0, X); wr(1, Y); wr(2, X + 8);
+   rel(0, L2); rel(1, L2); rel(2, L2);       /* arrivals */
+   acq(0, L2); acq(1, L2); acq(2, L2);       /* departures */
+   rd(0, Y); rd(1, X + 8); rd(2, X);
+   NONE();
+   done();
+   start("accesses after a barrier are not ordered with each other", 2);
+   rel(0, L2); rel(1, L2); acq(0, L2); acq(1, L2);
+   r0 = rd(0, X); w1 = wr(1, X);
+   WANT(w1);
+   done();
+   start("signal before the write does not order it", 2);
+   rel(0, L2); w0 = wr(0, X); acq(1, L2); r1 = rd(1, X);
+   WANT(r1);
+   done();
+
+   /* Atomics */
+   start("atomic vs atomic", 3);
+   awr(0, X); awr(1, X); ard(2, X); awr(2, X); ard(0, X); ard(1, X); awr(0, X);
+   NONE();
+   done();
+   start("atomic write vs plain read", 2);
+   w0 = awr(0, X); r1 = rd(1, X);
+   WANT(r1);
+   expect_detail(r1, 1, 0, 0, w0, AG_WRITE | AG_ATOMIC);
+   done();
+   start("plain write vs atomic write", 2);
+   w0 = wr(0, X); w1 = awr(1, X);
+   WANT(w1);
+   expect_detail(w1, 1, AG_WRITE | AG_ATOMIC, 0, w0, AG_WRITE);
+   done();
+   start("plain read vs atomic write", 3);
+   r0 = rd(0, X); w1 = awr(1, X); w2 = awr(2, X);   /* both race with r0 */
+   WANT(w1, w2);
+   expect_detail(w2, 2, AG_WRITE | AG_ATOMIC, 0, r0, 0);
+   done();
+   start("atomic read vs plain write", 2);
+   r0 = ard(0, X); w1 = wr(1, X);
+   WANT(w1);
+   expect_detail(w1, 1, AG_WRITE, 0, r0, AG_ATOMIC);
+   done();
+   start("atomics publish via lock", 2);
+   awr(0, X); rel(0, L); acq(1, L); rd(1, X); wr(1, X);
+   NONE();
+   done();
+
+   /* Concurrent reads inflate to a read clock; a write then races with the
+      reader it is not ordered after. */
+   start("read-shared then write", 3);
+   r0 = rd(0, X); r1 = rd(1, X); rel(0, L);
+   acq(2, L); w2 = wr(2, X);
+   WANT(w2);
+   expect_detail(w2, 2, AG_WRITE, 1, r1, 0);
+   done();
+   start("read-shared then ordered write", 3);
+   rd(0, X); rd(1, X); rd(2, X); rel(0, L); rel(1, L);
+   acq(2, L); wr(2, X); rd(0, Y);
+   NONE();
+   done();
+   start("read-shared reset by write", 3);
+   rd(0, X); rd(1, X); rel(0, L); rel(1, L);
+   acq(2, L); wr(2, X); rel(2, L);
+   acq(0, L); wr(0, X); rd(0, X);
+   NONE();
+   done();
+
+   /* A word whose read clock is inflated is split by a byte access: each
+      byte keeps a copy of the readers. */
+   start("split inflated word", 3);
+   rd(0, X); r1 = rd(1, X); rel(0, L); acq(2, L);
+   acc(2, X + 3, 1, 0);
+   w2 = acc(2, X + 3, 1, AG_WRITE);
+   uint64_t w3 = acc(2, X + 5, 1, AG_WRITE);
+   acq(1, L2); rel(1, L2); rel(1, L); acq(2, L);
+   acc(2, X + 6, 2, AG_WRITE);
+   WANT(w2, w3);
+   expect_detail(w3, 2, AG_WRITE, 1, r1, 0);
+   done();
+
+   /* One report per event even when all 8 bytes race. */
+   start("one report per event", 2);
+   wr(0, X); acc(1, X, 8, AG_WRITE);
+   acc(0, X + 24, 1, AG_WRITE); acc(0, X + 25, 1, AG_WRITE);
+   w1 = acc(1, X + 24, 8, AG_WRITE);
+   WANT(2, w1);
+   done();
+
+   /* Regions do not matter to races. */
+   start("regions", 2);
+   begin_(0); wr(0, X); end_(0); begin_(1); begin_(1); w1 = wr(1, X); end_(1); end_(1);
+   WANT(w1);
+   done();
+
+   /* Many threads: clocks grow. */
+   start("many threads", 1);
+   for (int t = 1; t <= 60; t++) { wr(0, X + 8 * t); fork_(0, t); }
+   uint64_t ry60 = 0;
+   for (int t = 1; t <= 60; t++) { rd(t, X + 8 * t); wr(t, X + 8 * t); ry60 = rd(t, Y); }
+   for (int t = 1; t <= 59; t++) join_(0, t);
+   for (int t = 1; t <= 59; t++) rd(0, X + 8 * t);
+   w0 = wr(0, Y);                 /* ordered after 59 readers, not thread 60 */
+   r0 = rd(0, X + 8 * 60);
+   WANT(w0, r0);
+   expect_detail(w0, 0, AG_WRITE, 60, ry60, 0);
+   done();
+
+   /* Memory reuse: forgotten state does not race. */
+   start("forget", 2);
+   wr(0, X); ag_ev_forget(E, X, 8); wr(1, X);
+   NONE();
+   done();
+
+   if (failures) { printf("%d failure(s)\n", failures); return 1; }
+   printf("test_fasttrack: all passed\n");
+   return 0;
+}

@@ -1,0 +1,309 @@
+/* test_rpt_sound.c -- soundness of RPT sampling for the race engine.
+ *
+ * On thousands of random traces (2-5 threads, mutexes, an rwlock, a sync
+ * object used as a semaphore, fork/join, plain and atomic accesses of sizes
+ * 1-8 on a few words) this checks, against a brute-force happens-before
+ * oracle:
+ *   1. every report of the full analysis ("fasttrack") is a racy event;
+ *   2. the first racy event is reported;
+ *   3. with the dispatcher switched on and off by ag_sampler (small k and r
+ *      forced with ag_sampler_override, several seeds), every report is an
+ *      event the full analysis reports too (and so a real race);
+ *   4. the same for the analysis of a random suffix alone (the property
+ *      windows rely on: state built from a suffix never reports more).
+ * Exits non-zero on the first failing trace, printing it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ag_engine.h"
+#include "ag_sampler.h"
+
+enum { ACC, ACQ, REL, RACQ, RREL, FORK, JOIN };
+typedef struct { uint8_t tid, op, size, flags; uint64_t arg; } tev;
+
+#define MAXEV 200
+#define MAXT 5
+typedef struct { int n, ninit; tev ev[MAXEV]; } trace;
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+   uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+   return z ^ (z >> 31);
+}
+static int below(int n) { return (int)(rnd() % (uint64_t)n); }
+
+#define NMUT 2
+#define MUT(i) (0x100 + (i))
+#define RWL 0x200
+#define SEM 0x300
+#define WORDS 3
+#define BASE 0x1000
+
+static void add(trace *tr, int t, int op, uint64_t arg, int size, int flags)
+{
+   tev *e = &tr->ev[tr->n++];
+   e->tid = t; e->op = op; e->arg = arg; e->size = size; e->flags = flags;
+}
+
+/* A well-formed random trace of about len events. */
+static void gen(trace *tr, int len, int atomics)
+{
+   int T = 2 + below(MAXT - 1);
+   int state[MAXT];             /* 0 unborn, 1 running, 2 finished, 3 joined */
+   int mut[NMUT], rw_writer = -1, rw_readers[MAXT] = { 0 };
+   int held[MAXT][NMUT + 1], nheld[MAXT];
+   memset(tr, 0, sizeof *tr);
+   tr->ninit = 1 + below(T);
+   for (int t = 0; t < T; t++) { state[t] = t < tr->ninit; nheld[t] = 0; }
+   for (int i = 0; i < NMUT; i++) mut[i] = -1;
+   while (tr->n < len) {
+      int run[MAXT], nr = 0;
+      for (int t = 0; t < T; t++) if (state[t] == 1) run[nr++] = t;
+      if (!nr) break;
+      int t = run[below(nr)], a = below(100);
+      if (a < 50) {
+         static const int sizes[] = { 1, 2, 4, 8 };
+         int sz = sizes[below(4)];
+         uint64_t addr = BASE + 8 * below(WORDS) + sz * below(8 / sz);
+         int fl = below(2) ? 1 /* AG_WRITE */ : 0;
+         if (atomics && below(5) == 0) fl |= 2;   /* AG_ATOMIC */
+         add(tr, t, ACC, addr, sz, fl);
+      } else if (a < 60) {
+         int m = below(NMUT);
+         if (mut[m] == -1) { mut[m] = t; held[t][nheld[t]++] = MUT(m); add(tr, t, ACQ, MUT(m), 0, 0); }
+      } else if (a < 70) {
+         if (nheld[t]) {
+            int i = below(nheld[t]);
+            uint64_t l = held[t][i];
+            held[t][i] = held[t][--nheld[t]];
+            if (l == RWL) {
+               if (rw_writer == t) { rw_writer = -1; add(tr, t, REL, l, 0, 0); }
+               else { rw_readers[t] = 0; add(tr, t, RREL, l, 0, 0); }
+            } else {
+               mut[l - MUT(0)] = -1;
+               add(tr, t, REL, l, 0, 0);
+            }
+         }
+      } else if (a < 76) {
+         int nread = 0;
+         for (int u = 0; u < T; u++) nread += rw_readers[u];
+         if (rw_writer == -1 && !rw_readers[t]) {
+            if (below(3) == 0 && nread == 0) { rw_writer = t; add(tr, t, ACQ, RWL, 0, 0); }
+            else { rw_readers[t] = 1; add(tr, t, RACQ, RWL, 0, 0); }
+            held[t][nheld[t]++] = RWL;
+         }
+      } else if (a < 84) {
+         add(tr, t, below(2) ? REL : ACQ, SEM, 0, 0);   /* post / wait */
+      } else if (a < 90) {
+         for (int u = 0; u < T; u++)
+            if (state[u] == 0) { state[u] = 1; add(tr, t, FORK, u, 0, 0); break; }
+      } else if (a < 94) {
+         if (nr > 1 || below(4) == 0) {                  /* finish */
+            while (nheld[t]) {
+               uint64_t l = held[t][--nheld[t]];
+               if (l == RWL && rw_writer != t) { rw_readers[t] = 0; add(tr, t, RREL, l, 0, 0); }
+               else {
+                  if (l == RWL) rw_writer = -1; else mut[l - MUT(0)] = -1;
+                  add(tr, t, REL, l, 0, 0);
+               }
+            }
+            state[t] = 2;
+         }
+      } else {
+         for (int u = 0; u < T; u++)
+            if (state[u] == 2 && u != t) { state[u] = 3; add(tr, t, JOIN, u, 0, 0); break; }
+      }
+      if (tr->n >= MAXEV - 8) break;
+   }
+}
+
+static void print_trace(const trace *tr)
+{
+   static const char *nm[] = { "acc", "acq", "rel", "racq", "rrel", "fork", "join" };
+   printf("trace: %d events, threads 0..%d exist at start\n", tr->n, tr->ninit - 1);
+   for (int i = 0; i < tr->n; i++) {
+      const tev *e = &tr->ev[i];
+      if (e->op == ACC)
+         printf("  %3d: t%d %s%s 0x%llx/%d\n", i + 1, e->tid, e->flags & 2 ? "atomic " : "",
+                e->flags & 1 ? "wr" : "rd", (unsigned long long)e->arg, e->size);
+      else
+         printf("  %3d: t%d %s 0x%llx\n", i + 1, e->tid, nm[e->op], (unsigned long long)e->arg);
+   }
+}
+
+/* ---- brute-force oracle ------------------------------------------ */
+
+typedef struct { uint64_t w[(MAXEV + 63) / 64]; } bits;
+static int bit(const bits *b, int i) { return (b->w[i / 64] >> (i % 64)) & 1; }
+static void setbit(bits *b, int i) { b->w[i / 64] |= 1ULL << (i % 64); }
+static void orbits(bits *d, const bits *s) { for (unsigned i = 0; i < sizeof d->w / 8; i++) d->w[i] |= s->w[i]; }
+
+/* racy[i] = 1 if access i races with an earlier access (0-based) */
+static void oracle(const trace *tr, int *racy)
+{
+   static bits hb[MAXEV];                 /* hb[i]: events that happen before i */
+   int last[MAXT], forked_by[MAXT];
+   for (int t = 0; t < MAXT; t++) { last[t] = -1; forked_by[t] = -1; }
+   for (int i = 0; i < tr->n; i++) {
+      const tev *e = &tr->ev[i];
+      memset(&hb[i], 0, sizeof hb[i]);
+      int preds[MAXEV], np = 0;
+      if (last[e->tid] >= 0) preds[np++] = last[e->tid];
+      else if (forked_by[e->tid] >= 0) preds[np++] = forked_by[e->tid];
+      if (e->op == JOIN && last[e->arg] >= 0) preds[np++] = last[e->arg];
+      if (e->op == JOIN && last[e->arg] < 0 && forked_by[e->arg] >= 0) preds[np++] = forked_by[e->arg];
+      if (e->op == ACQ || e->op == RACQ) {
+         int wacq_between = 0;
+         for (int j = i - 1; j >= 0; j--) {
+            const tev *f = &tr->ev[j];
+            if (f->arg != e->arg) continue;
+            if (f->op == REL) preds[np++] = j;
+            if (f->op == RREL && e->op == ACQ && !wacq_between) preds[np++] = j;
+            if (f->op == ACQ) wacq_between = 1;
+         }
+      }
+      for (int p = 0; p < np; p++) { orbits(&hb[i], &hb[preds[p]]); setbit(&hb[i], preds[p]); }
+      if (e->op == FORK) forked_by[e->arg] = i;
+      last[e->tid] = i;
+      racy[i] = 0;
+      if (e->op != ACC) continue;
+      for (int j = 0; j < i; j++) {
+         const tev *f = &tr->ev[j];
+         if (f->op != ACC || bit(&hb[i], j)) continue;
+         if (!((e->flags | f->flags) & 1)) continue;             /* two reads */
+         if (e->flags & f->flags & 2) continue;                  /* two atomics */
+         if (f->arg + f->size <= e->arg || e->arg + e->size <= f->arg) continue;
+         racy[i] = 1;
+         break;
+      }
+   }
+}
+
+/* ---- running the engine ------------------------------------------ */
+
+static int reported[MAXEV + 1];
+static void on_report(void *c, const ag_violation *v)
+{
+   (void)c;
+   if (v->event >= 1 && v->event <= MAXEV) reported[v->event - 1]++;
+}
+
+static void feed1(ag_engine *e, const tev *x, uint64_t site)
+{
+   unsigned fl = (x->flags & 1 ? AG_WRITE : 0) | (x->flags & 2 ? AG_ATOMIC : 0);
+   int rc = 0;
+   switch (x->op) {
+   case ACC:  rc = ag_ev_access(e, x->tid, x->arg, x->size, fl, site); break;
+   case ACQ:  rc = ag_ev_acquire(e, x->tid, x->arg, 0, site); break;
+   case REL:  rc = ag_ev_release(e, x->tid, x->arg, 0, site); break;
+   case RACQ: rc = ag_ev_acquire(e, x->tid, x->arg, 1, site); break;
+   case RREL: rc = ag_ev_release(e, x->tid, x->arg, 1, site); break;
+   case FORK: rc = ag_ev_fork(e, x->tid, (ag_tid)x->arg, site); break;
+   case JOIN: rc = ag_ev_join(e, x->tid, (ag_tid)x->arg, site); break;
+   }
+   if (rc) { printf("FAIL event rejected (%d)\n", rc); exit(1); }
+}
+
+/* mode 0: full; 1: sampler s toggles; 2: active from position `from` on.
+   Fills out[i] = reported at event i+1; returns events analysed. */
+static uint64_t run(const trace *tr, int mode, ag_sampler *s, int from, int *out)
+{
+   memset(reported, 0, sizeof reported);
+   ag_engine *e = ag_engine_new(ag_engine_find("fasttrack"), NULL, on_report, NULL);
+   for (int t = 0; t < tr->ninit; t++) ag_ev_thread_new(e, t);
+   if (mode == 2 && from > 0) ag_engine_set_active(e, 0);
+   for (int i = 0; i < tr->n; i++) {
+      if (mode == 1 && (uint64_t)i >= ag_sampler_next_change(s)) {
+         ag_sampler_advance(s, i);
+         ag_engine_set_active(e, ag_sampler_active(s));
+      }
+      if (mode == 2 && i == from) ag_engine_set_active(e, 1);
+      feed1(e, &tr->ev[i], i + 1);
+   }
+   uint64_t an = ag_engine_analysed(e);
+   for (int i = 0; i < tr->n; i++) {
+      if (reported[i] > 1) { printf("FAIL two reports at event %d\n", i + 1); exit(1); }
+      out[i] = reported[i];
+   }
+   ag_engine_delete(e);
+   return an;
+}
+
+int main(int argc, char **argv)
+{
+   int ntraces = argc > 1 ? atoi(argv[1]) : 4000;
+   rng_state = 20240601;
+   uint64_t full_reports = 0, racy_events = 0, sampled_reports = 0, suffix_reports = 0;
+   uint64_t events = 0, analysed = 0, windows = 0, plain_traces = 0;
+   static int racy[MAXEV], full[MAXEV], samp[MAXEV];
+   for (int n = 0; n < ntraces; n++) {
+      trace tr;
+      int atomics = n % 3 != 0;
+      int len = 30 + below(130);
+      do gen(&tr, len, atomics); while (tr.n < len / 2);
+      oracle(&tr, racy);
+      run(&tr, 0, NULL, 0, full);
+      int first = -1, any_atomic = 0;
+      for (int i = 0; i < tr.n; i++) {
+         any_atomic |= tr.ev[i].op == ACC && (tr.ev[i].flags & 2);
+         if (racy[i] && first < 0) first = i;
+         racy_events += racy[i];
+         full_reports += full[i];
+         if (full[i] && !racy[i]) {
+            print_trace(&tr);
+            printf("FAIL full analysis reports event %d, which races with nothing\n", i + 1);
+            return 1;
+         }
+      }
+      plain_traces += !any_atomic;
+      if (first >= 0 && !full[first]) {
+         print_trace(&tr);
+         printf("FAIL first racy event %d not reported\n", first + 1);
+         return 1;
+      }
+      /* sampled runs: windows of 3..12 events, r of 1..3 */
+      for (int rep = 0; rep < 3; rep++) {
+         ag_sampler s;
+         ag_sampler_init(&s, 0.1, 0.1, (uint64_t)n * 7 + rep);
+         ag_sampler_override(&s, 1 + below(3), 3 + below(10));
+         analysed += run(&tr, 1, &s, 0, samp);
+         events += tr.n;
+         windows += ag_sampler_windows(&s);
+         for (int i = 0; i < tr.n; i++) {
+            sampled_reports += samp[i];
+            if (samp[i] && !full[i]) {
+               print_trace(&tr);
+               printf("FAIL sampled run (r=%llu k=%llu seed %d) reports event %d, full analysis does not (racy=%d)\n",
+                      (unsigned long long)s.r, (unsigned long long)s.k, n * 7 + rep, i + 1, racy[i]);
+               return 1;
+            }
+         }
+      }
+      int from = below(tr.n);
+      run(&tr, 2, NULL, from, samp);
+      for (int i = 0; i < tr.n; i++) {
+         suffix_reports += samp[i];
+         if (samp[i] && !full[i]) {
+            print_trace(&tr);
+            printf("FAIL suffix from event %d reports event %d, full analysis does not\n", from + 1, i + 1);
+            return 1;
+         }
+      }
+   }
+   printf("rpt soundness (fasttrack): %d traces (%llu without atomics), %llu racy events, "
+          "%llu full reports, %llu reports in %llu sampled runs analysing %.1f%% of events in %llu intervals, "
+          "%llu suffix reports\n",
+          ntraces, (unsigned long long)plain_traces, (unsigned long long)racy_events,
+          (unsigned long long)full_reports, (unsigned long long)sampled_reports,
+          (unsigned long long)(3 * (uint64_t)ntraces), 100.0 * analysed / events,
+          (unsigned long long)windows, (unsigned long long)suffix_reports);
+   if (sampled_reports < (uint64_t)ntraces / 4 || analysed * 10 > events * 9) {
+      printf("FAIL the sampled runs did not exercise sampling enough\n");
+      return 1;
+   }
+   printf("test_rpt_sound: all passed\n");
+   return 0;
+}

@@ -1,0 +1,157 @@
+"""Tool-level tests: small C programs under the in-place atomgrind, with the
+verdict and report content each must produce, for every atomicity engine."""
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+from agtest import BUILD, REPO, compile_prog, tool_built, valgrind
+
+VG_IN_PLACE = os.path.join(REPO, "vg-in-place")
+
+ENGINES = ["atomsanitizer", "aerodrome", "velodrome"]
+
+
+def setUpModule():
+    if not tool_built():
+        raise AssertionError("atomgrind is not built in %s (run the README's setup)" % BUILD)
+
+
+class Verdicts(unittest.TestCase):
+    """Each program, each engine: how many violations, and where."""
+
+    def check(self, prog, atomicity, *opts, args=(), misuse=0, contains=()):
+        exe = compile_prog(prog)
+        for eng in ENGINES:
+            with self.subTest(engine=eng):
+                r = valgrind(exe, "--engine=" + eng, *opts, args=args)
+                self.assertEqual(r.atomicity, atomicity, r)
+                self.assertEqual(r.misuse, misuse, r)
+                self.assertEqual(r.errors, atomicity + misuse, r)
+                for pat in contains:
+                    self.assertRegex(r.text, pat, r)
+
+    def test_plain_write_breaks_region(self):
+        self.check("plain_write", 1, contains=[
+            r"(?m)^Atomicity violation: write of size 4 at 0x[0-9a-f]+ by thread #2",
+            r"(?s)at 0x[0-9A-F]+: withdraw \(plain_write.c:14\).*"
+            r"The atomic region of thread #2 began at\n\s+at 0x[0-9A-F]+: withdraw \(plain_write.c:11\)",
+            r"thread #3",
+            r'inside data symbol "balance"'])
+
+    def test_locked_check_then_act(self):
+        # the lock itself closes the cycle: re-acquiring it after the other
+        # buyer's critical section
+        self.check("locked_check_act", 1, contains=[
+            r"(?m)^Atomicity violation: lock 0x[0-9a-f]+ acquired by thread #2 breaks its atomic region "
+            r"\(interleaved by thread #3\)\n.*pthread_mutex_lock.*\n.*buyer \(locked_check_act.c:19\)"])
+
+    def test_locked_check_then_act_fixed(self):
+        self.check("locked_check_act", 0, args=["fixed"])
+
+    def test_many_locked_regions(self):
+        self.check("many_locked", 0)
+
+    def test_malloc_in_regions(self):
+        self.check("malloc_regions", 0)
+
+    def test_adjacent_fields(self):
+        self.check("adjacent_fields", 0)
+
+    def test_rwlock_readers(self):
+        self.check("rwlock_readers", 0)
+
+    def test_condvar_wait_in_region(self):
+        self.check("condvar_region", 1, contains=[r"consumer \(condvar_region.c", r"thread #3"])
+
+    def test_nested_regions(self):
+        # the region reported is the outermost one (nested.c:19)
+        self.check("nested", 1, contains=[
+            r"(?s)The atomic region of thread #2 began at\n\s+at 0x[0-9A-F]+: outer \(nested.c:19\)"])
+
+    def test_misuse(self):
+        self.check("misuse", 0, misuse=3, contains=[
+            r"ATOMGRIND_ATOMIC_END without a matching ATOMGRIND_ATOMIC_BEGIN in thread #1",
+            r"Thread #2 exited inside an atomic region",
+            r"Thread #1 unlocked lock 0x[0-9a-f]+, which it does not hold"])
+
+    def test_many_threads(self):
+        self.check("many_threads", 0)
+
+    def test_stack_var_skipped_by_default(self):
+        self.check("stack_var", 0)
+
+    def test_stack_var_checked_on_request(self):
+        self.check("stack_var", 1, "--check-stack-var=yes")
+
+    def test_odd_process(self):
+        self.check("odd_process", 0)
+
+
+class ErrorManager(unittest.TestCase):
+    """Reports behave like every Valgrind tool's."""
+
+    def test_error_exitcode(self):
+        r = valgrind(compile_prog("plain_write"), "--error-exitcode=42")
+        self.assertEqual(r.rc, 42, r)
+        r = valgrind(compile_prog("adjacent_fields"), "--error-exitcode=42")
+        self.assertEqual(r.rc, 0, r)
+
+    def test_gen_suppressions_and_suppress(self):
+        exe = compile_prog("plain_write")
+        r = valgrind(exe, "--gen-suppressions=all")
+        m = re.search(r"(?s)\{\n.*?\n\}", r.text)
+        self.assertTrue(m, r)
+        supp = m.group(0)
+        self.assertIn("Atomgrind:Atomicity", supp)
+        self.assertIn("fun:withdraw", supp)
+        with tempfile.NamedTemporaryFile("w", suffix=".supp", delete=False) as f:
+            f.write(supp.replace("<insert_a_suppression_name_here>", "plain_write") + "\n")
+        try:
+            r = valgrind(exe, "--suppressions=" + f.name)
+            self.assertEqual(r.errors, 0, r)
+            self.assertEqual(r.suppressed, 1, r)
+        finally:
+            os.unlink(f.name)
+
+    def test_handwritten_suppression(self):
+        exe = compile_prog("misuse")
+        with tempfile.NamedTemporaryFile("w", suffix=".supp", delete=False) as f:
+            f.write("{\n   misuse-in-main\n   Atomgrind:Misuse\n   ...\n   fun:main\n}\n")
+        try:
+            r = valgrind(exe, "--suppressions=" + f.name)
+            # the open-region exit happens in the child thread, not under main
+            self.assertEqual(r.errors, 1, r)
+            self.assertEqual(r.suppressed, 2, r)
+        finally:
+            os.unlink(f.name)
+
+    def test_xml(self):
+        exe = compile_prog("plain_write")
+        with tempfile.NamedTemporaryFile("r", suffix=".xml") as xf:
+            valgrind(exe, "--xml=yes", "--xml-file=" + xf.name)
+            xml = xf.read()
+        import xml.etree.ElementTree as ET
+        root = ET.fromstring(xml)
+        kinds = [e.text for e in root.iter("kind")]
+        self.assertEqual(kinds, ["Atomicity"], xml)
+        self.assertIn("withdraw", xml)
+
+    def test_help_lists_options(self):
+        out = subprocess.run([VG_IN_PLACE, "--tool=atomgrind", "--help"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, env=dict(os.environ, AG_BUILD=BUILD)).stdout
+        for opt in ["--engine=", "--check-stack-var=", "--check=", "atomsanitizer", "aerodrome", "velodrome"]:
+            self.assertIn(opt, out)
+
+    def test_bad_engine_is_refused(self):
+        exe = compile_prog("plain_write")
+        p = subprocess.run([VG_IN_PLACE, "--tool=atomgrind", "--engine=nope", exe],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env=dict(os.environ, AG_BUILD=BUILD))
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("unknown atomicity engine 'nope'", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
