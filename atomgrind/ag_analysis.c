@@ -11,6 +11,7 @@
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
 #include "ag_tool.h"
+#include "ag_sampler.h"
 
 #define AG_DEFAULT_ENGINE "aerodrome"
 #define AG_RACE_ENGINE "fasttrack"
@@ -21,6 +22,32 @@ static UInt ag_neng;
 /* Read inline by instrumented code: accesses call the helper only when
    non-zero (cleared between RPT windows). */
 volatile UWord ag_an_gate = 1;
+
+/* RPT sampling (--sample=rpt).  Time is counted in events: instrumented
+   superblocks add their number of accesses to ag_an_clock inline, and call
+   ag_an_tick only when it reaches ag_an_next; synchronisation events count
+   one each.  Between windows the engines hold no state at all. */
+static ag_sampler ag_smp;
+ULong ag_an_clock;
+ULong ag_an_next = ~0ULL;
+
+void ag_an_tick(void)
+{
+   ag_sampler_note_threads(&ag_smp, ag_threads_created());
+   ag_sampler_note_locks_held(&ag_smp, ag_sync_held());
+   int act = ag_sampler_advance(&ag_smp, ag_an_clock);
+   for (UInt i = 0; i < ag_neng; i++) ag_engine_set_active(ag_eng[i], act);
+   ag_an_gate = act;
+   ag_an_next = ag_sampler_next_change(&ag_smp);
+}
+
+/* A synchronisation event: one tick of time. */
+static inline void ag_an_sync_event(void)
+{
+   if (!ag_clo_sample_rpt) return;
+   ag_an_clock++;
+   ag_an_tick();
+}
 
 /* The core's scheduler yield: not in the public headers, but exported. */
 extern void VG_(vg_yield)(void);
@@ -53,10 +80,20 @@ void ag_analysis_init(void)
    }
    if (ag_clo_check & AG_CHECK_RACES)
       ag_eng[ag_neng++] = ag_make(AG_RACE_ENGINE, &cfg);
+   if (ag_clo_sample_rpt) {
+      ag_sampler_init(&ag_smp, ag_clo_rpt_epsilon_ppm / 1e6, ag_clo_rpt_delta_ppm / 1e6,
+                      ag_clo_sample_seed);
+      ag_an_tick();
+   }
 }
 
 void ag_analysis_fini(void)
 {
+   if (ag_clo_sample_rpt && VG_(clo_verbosity) >= 1)
+      VG_(umsg)("RPT sampling: %llu window(s) analysed, %llu of %llu events "
+                "(k = %llu, r = %llu, seed %llu)\n",
+                (ULong)ag_sampler_windows(&ag_smp), (ULong)ag_sampler_analysed(&ag_smp),
+                ag_an_clock, (ULong)ag_smp.k, (ULong)ag_smp.r, ag_clo_sample_seed);
    for (UInt i = 0; i < ag_neng; i++) {
       if (VG_(clo_verbosity) >= 2 || VG_(clo_stats)) {
          const ag_engine_ops *ops = ag_engine_ops_of(ag_eng[i]);
@@ -78,11 +115,13 @@ void ag_an_thread_new(ag_tid t)
 
 void ag_an_fork(ag_tid parent, ag_tid child)
 {
+   ag_an_sync_event();
    for (UInt i = 0; i < ag_neng; i++) ag_ev_fork(ag_eng[i], parent, child, 0);
 }
 
 void ag_an_join(ag_tid joiner, ag_tid child)
 {
+   ag_an_sync_event();
    for (UInt i = 0; i < ag_neng; i++) ag_ev_join(ag_eng[i], joiner, child, 0);
 }
 
@@ -98,6 +137,7 @@ void ag_an_thread_exit(ag_tid t, ThreadId vgtid)
 void ag_an_begin(ag_tid t, ThreadId vgtid)
 {
    ExeContext *ec = VG_(record_ExeContext)(vgtid, 0);
+   ag_an_sync_event();
    for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
    if (ag_clo_yield) VG_(vg_yield)();
 }
@@ -106,6 +146,7 @@ void ag_an_end(ag_tid t, ThreadId vgtid)
 {
    int rc = AG_OK;
    if (ag_clo_yield) VG_(vg_yield)();
+   ag_an_sync_event();
    for (UInt i = 0; i < ag_neng; i++) rc = ag_ev_end(ag_eng[i], t, 0);
    if (rc == AG_MISUSE_END)
       ag_error_misuse(vgtid, "ATOMGRIND_ATOMIC_END without a matching "
@@ -119,11 +160,13 @@ void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 
 void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
 {
+   ag_an_sync_event();
    for (UInt i = 0; i < ag_neng; i++) ag_ev_acquire(ag_eng[i], t, lock, shared, 0);
 }
 
 void ag_an_release(ag_tid t, Addr lock, Bool shared)
 {
+   ag_an_sync_event();
    for (UInt i = 0; i < ag_neng; i++) ag_ev_release(ag_eng[i], t, lock, shared, 0);
 }
 

@@ -51,6 +51,61 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
    addStmtToIRSB(ir->out, IRStmt_Dirty(di));
 }
 
+static IRTemp ag_load64(IRSB *out, void *addr)
+{
+   IRTemp t = newIRTemp(out->tyenv, Ity_I64);
+   addStmtToIRSB(out, IRStmt_WrTmp(t, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)addr))));
+   return t;
+}
+
+/* ir->gate := (ag_an_gate != 0), once per superblock: the gate only
+   changes between superblocks or in ag_an_tick, and a stale value for the
+   rest of one superblock only moves a window edge by a few accesses. */
+static void ag_emit_gate(ag_ir *ir)
+{
+   IRTemp g64 = ag_load64(ir->out, (void *)&ag_an_gate);
+   addStmtToIRSB(ir->out, IRStmt_WrTmp(ir->gate,
+      IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(g64), IRExpr_Const(IRConst_U64(0)))));
+}
+
+static void ag_h_tick(void) { ag_an_tick(); }
+
+/* RPT time: ag_an_clock += n inline; call ag_h_tick only when the clock
+   reaches ag_an_next (a window edge or slot boundary). */
+static void ag_emit_clock(IRSB *out, UInt n)
+{
+   if (n == 0) return;
+   IRTemp c = ag_load64(out, &ag_an_clock);
+   IRTemp c2 = newIRTemp(out->tyenv, Ity_I64);
+   addStmtToIRSB(out, IRStmt_WrTmp(c2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(c),
+                                                       IRExpr_Const(IRConst_U64(n)))));
+   addStmtToIRSB(out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&ag_an_clock), IRExpr_RdTmp(c2)));
+   IRTemp next = ag_load64(out, &ag_an_next);
+   IRTemp due = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(due, IRExpr_Binop(Iop_CmpLE64U, IRExpr_RdTmp(next),
+                                                        IRExpr_RdTmp(c2))));
+   IRDirty *di = unsafeIRDirty_0_N(0, "ag_h_tick", VG_(fnptr_to_fnentry)(ag_h_tick),
+                                   mkIRExprVec_0());
+   di->guard = IRExpr_RdTmp(due);
+   addStmtToIRSB(out, IRStmt_Dirty(di));
+}
+
+/* How many memory accesses the superblock makes (if it runs to the end). */
+static UInt ag_count_accesses(IRSB *bb)
+{
+   UInt n = 0;
+   for (Int i = 0; i < bb->stmts_used; i++) {
+      IRStmt *st = bb->stmts[i];
+      switch (st->tag) {
+      case Ist_WrTmp: n += st->Ist.WrTmp.data->tag == Iex_Load; break;
+      case Ist_Store: case Ist_StoreG: case Ist_LoadG: case Ist_CAS: case Ist_LLSC: n++; break;
+      case Ist_Dirty: n += st->Ist.Dirty.details->mFx != Ifx_None; break;
+      default: break;
+      }
+   }
+   return n;
+}
+
 /* Does the guest instruction starting at statement i contain a CAS?  Loads
    in it are then the read half of an atomic read-modify-write. */
 static Bool ag_insn_has_cas(IRSB *bb, Int i)
@@ -86,11 +141,8 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       IRStmt *st = bb->stmts[i];
       if (!st || st->tag == Ist_NoOp) continue;
       if (!gate_done) {
-         IRTemp g64 = newIRTemp(ir.out->tyenv, Ity_I64);
-         addStmtToIRSB(ir.out, IRStmt_WrTmp(g64,
-            IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&ag_an_gate))));
-         addStmtToIRSB(ir.out, IRStmt_WrTmp(ir.gate,
-            IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(g64), IRExpr_Const(IRConst_U64(0)))));
+         if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
+         ag_emit_gate(&ir);
          gate_done = True;
       }
       switch (st->tag) {

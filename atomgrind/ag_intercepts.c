@@ -510,6 +510,7 @@ AG_WRAP(70170, pthreadZumutexZuunlock, int, ag_pthread_mutex_unlock,
 /* pthread_spin_init and pthread_spin_unlock share an address on x86-64
    glibc: both wrappers carry one tag (70210) and do the same thing, so
    whichever the redirector keeps is right. */
+#define AG_SPIN_IU_NAME "pthread_spin_init/pthread_spin_unlock"
 AG_INLINE int ag_pthread_spin_init_or_unlock(pthread_spinlock_t *s,
                                              long pshared_or_junk,
                                              const char *name)
@@ -527,14 +528,13 @@ AG_INLINE int ag_pthread_spin_init_or_unlock(pthread_spinlock_t *s,
 }
 AG_INLINE int ag_pthread_spin_init(pthread_spinlock_t *s, int pshared)
 {
-   return ag_pthread_spin_init_or_unlock(s, pshared,
-                                         "pthread_spin_init/unlock");
+   return ag_pthread_spin_init_or_unlock(s, pshared, AG_SPIN_IU_NAME);
 }
 /* For unlock the second argument register holds whatever the caller left
    there; the real function ignores it, and so do we. */
 AG_INLINE int ag_pthread_spin_unlock(pthread_spinlock_t *s)
 {
-   return ag_pthread_spin_init_or_unlock(s, 0, "pthread_spin_unlock/init");
+   return ag_pthread_spin_init_or_unlock(s, 0, AG_SPIN_IU_NAME);
 }
 AG_WRAP(70210, pthreadZuspinZuinit, int, ag_pthread_spin_init,
         (pthread_spinlock_t *s, int pshared), (s, pshared))

@@ -22,7 +22,7 @@ typedef struct {
 
 static ag_map *ag_locks;       /* lock address -> ag_lock */
 static ag_map *ag_readers;     /* (lock, tid) -> read-hold count */
-static UInt ag_max_held;
+static UInt ag_held_total;      /* locks held now, all threads together */
 
 static ULong ag_reader_key(Addr lock, ag_tid t)
 {
@@ -46,7 +46,13 @@ void ag_sync_init(void)
 
 static void ag_held_inc(ag_thread *th)
 {
-   if (++th->held > ag_max_held) ag_max_held = th->held;
+   th->held++;
+   ag_held_total++;
+}
+
+static void ag_held_dec(ag_thread *th)
+{
+   if (th->held) { th->held--; ag_held_total--; }
 }
 
 void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind)
@@ -81,7 +87,7 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock)
    if (l && l->owner == th->tid) {
       if (--l->count == 0) {
          l->owner = AG_NO_TID;
-         if (th->held) th->held--;
+         ag_held_dec(th);
          ag_an_release(th->tid, lock, False);
       }
       return;
@@ -89,7 +95,7 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock)
    UInt *n = ag_map_get(ag_readers, ag_reader_key(lock, th->tid));
    if (n && *n > 0) {
       if (--*n == 0) {
-         if (th->held) th->held--;
+         ag_held_dec(th);
          ag_an_release(th->tid, lock, True);
       }
       return;
@@ -113,7 +119,7 @@ void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex)
    /* the wait releases the mutex entirely */
    l->owner = AG_NO_TID;
    l->count = 0;
-   if (th->held) th->held--;
+   ag_held_dec(th);
    ag_an_release(th->tid, mutex, False);
 }
 
@@ -143,4 +149,4 @@ void ag_sync_destroy(ThreadId vgtid, Addr obj)
 }
 
 
-UInt ag_sync_max_held(void) { return ag_max_held; }
+UInt ag_sync_held(void) { return ag_held_total; }

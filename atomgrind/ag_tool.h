@@ -59,6 +59,8 @@ void ag_an_release(ag_tid t, Addr lock, Bool shared);
 void ag_an_forget(Addr a, SizeT len);
 Bool ag_an_active(void);                  /* are accesses being analysed now */
 extern volatile UWord ag_an_gate;         /* read inline by instrumented code */
+extern ULong ag_an_clock, ag_an_next;     /* RPT time, and when to tick */
+void ag_an_tick(void);
 
 /* ---- synchronisation objects (ag_sync.c) ---- */
 void ag_sync_init(void);
@@ -68,7 +70,7 @@ void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex);
 void ag_sync_cond_wait_post(ThreadId vgtid, Addr cond, Addr mutex);
 void ag_sync_object(ThreadId vgtid, Addr obj);   /* an RMW on a sync object */
 void ag_sync_destroy(ThreadId vgtid, Addr obj);
-UInt ag_sync_max_held(void);              /* most locks held at once by a thread */
+UInt ag_sync_held(void);                  /* locks held now, all threads (RPT's h) */
 
 /* ---- errors (ag_errors.c) ---- */
 typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE } ag_err_kind;

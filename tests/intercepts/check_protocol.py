@@ -17,7 +17,9 @@ when it is sent.  Checks, per thread:
     every wrapper, holding no lock, and then pushes one IGNORE bracket for
     glibc's teardown that is never popped (the thread's state is reset
     there: glibc reuses pthread_t values);
-  - with --require F1,F2,..: each named function's wrapper was entered.
+  - with --require F1,F2,..: each named function's wrapper was entered;
+  - with --two-versions F1,..: each named function's wrapper ran for two
+    original addresses (e.g. pthread_cond_wait@GLIBC_2.2.5 and @@2.3.2).
 Prints a summary; exits 1 on any violation.
 """
 import argparse
@@ -33,6 +35,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('log')
     ap.add_argument('--require', default='')
+    ap.add_argument('--two-versions', default='',
+                    help='functions whose wrapper must have run for two '
+                         'different original addresses (compat versions)')
     ap.add_argument('--expect-misuse', type=int, default=0)
     ap.add_argument('--verbose', action='store_true')
     o = ap.parse_args()
@@ -143,6 +148,11 @@ def main():
     for f in required:
         if not any(h == f or f in h.split('/') for h in hits):
             errors.append(f'wrapper of {f} never entered')
+
+    for f in [f for f in o.two_versions.split(',') if f]:
+        if len(origs.get(f, ())) < 2:
+            errors.append(f'{f}: wrapper ran for {len(origs.get(f, ()))} '
+                          'original address(es), expected 2')
 
     print(f'{sum(hits.values())} wrapped calls in {len(hits)} wrappers, '
           f'{sum(reqs.values())} requests, {len(depth)} threads')
