@@ -153,7 +153,7 @@ static void idset_clear(ad_idset *s)
 {
    uint32_t n = s->n;
    s->n = 0;
-   if (s->tsize > 1024 && n < s->tsize / 16) {   /* shrink after a big one */
+   if (s->tsize > 8192 && n < s->tsize / 32) {   /* shrink after a big one */
       s->cap = 0;
       ag_free(s->ids);
       s->ids = NULL;
@@ -176,7 +176,8 @@ typedef struct {
    uint8_t exists, active, ran;
    uint8_t learned;           /* C_t took knowledge since the open begin */
    uint32_t apos;
-   uint32_t regver;           /* bumped when C_t comes to know a new txn */             /* index in ad.actv while active */
+   uint32_t regver;           /* bumped when C_t comes to know a new txn */
+   uint32_t ver;              /* bumped when C_t changes (regver too) */             /* index in ad.actv while active */
    ad_act *act; uint32_t nact, capact;   /* open txns of others C_t knows */
    ag_tid *kn; uint32_t nkn, capkn;      /* threads that know t's open txn */
    ad_idset us, lus;          /* locations / locks that may know it */
@@ -203,6 +204,15 @@ typedef struct {
    uint32_t regv;             /* knew at its version regv */
 } ad_loc;
 
+/* The shadow cell: the location's index, and a fast path: the last access
+   was by thread ft (a write if fw) when its clock had version fver. */
+typedef struct {
+   uint32_t idx;              /* 0 = never accessed */
+   uint32_t fver;
+   ag_tid ft;
+   uint32_t fw;
+} ad_cell;
+
 typedef struct {
    ad_vc *l;                  /* L_l: last exclusive release */
    ag_tid lastrel;
@@ -221,8 +231,9 @@ typedef struct {
    ag_tid *actv; uint32_t nactv, capactv;     /* threads inside a txn */
    ad_loc *locs; uint32_t nlocs, caplocs, freel;
    ag_map *locks; ad_lock **lockv; uint32_t nlocks, caplockv;
-   struct { uint32_t idx; unsigned flags; } *pend;  /* this access's locations */
+   struct { ad_cell *cell; unsigned flags; } *pend;  /* this access's locations */
    uint32_t npend, cappend;
+   uint32_t ver0;             /* the accessing thread's ver at access_start */
    ad_vc *memo_in[AD_MEMO], *memo_out[AD_MEMO];     /* joins of one end */
    /* a split copies one cell 8 times: the open txns it knows, computed once */
    uint32_t copy_src; uint64_t copy_event;
@@ -262,6 +273,7 @@ static void thr_learn(ad *e, ag_tid u, ad_vc *k)
    for (i = 0; i < n; i++) if (k->v[i] > vc_get(th->c, i)) break;
    if (i == n) return;
    th->learned = 1;
+   th->ver++;
    thr_own(th, n);
    for (; i < n; i++) {
       uint32_t old = th->c->v[i], nv = k->v[i];
@@ -460,20 +472,26 @@ static void ad_destroy(void *self)
    ag_free(e);
 }
 
-static void ad_loc_init(void *self, void *loc) { (void)self; *(uint32_t *)loc = 0; }
+static void ad_loc_init(void *self, void *loc)
+{
+   (void)self;
+   ag_memzero(loc, sizeof(ad_cell));
+}
 
 static void ad_loc_fini(void *self, void *loc)
 {
-   uint32_t idx = *(uint32_t *)loc;
-   if (idx) loc_release(self, idx);
-   *(uint32_t *)loc = 0;
+   ad_cell *c = loc;
+   if (c->idx) loc_release(self, c->idx);
+   ag_memzero(c, sizeof *c);
 }
 
 static void ad_loc_copy(void *self, void *dst, const void *src)
 {
    ad *e = self;
-   uint32_t sidx = *(const uint32_t *)src;
-   *(uint32_t *)dst = 0;
+   const ad_cell *sc = src;
+   ad_cell *dc = dst;
+   uint32_t sidx = sc->idx;
+   *dc = *sc;                            /* the fast-path fields hold */
    if (!sidx) return;
    uint32_t idx = loc_alloc(e);          /* may move e->locs */
    ad_loc *s = &e->locs[sidx], *d = &e->locs[idx];
@@ -493,7 +511,7 @@ static void ad_loc_copy(void *self, void *dst, const void *src)
          vc_ref(d->more[i].c);
       }
    }
-   *(uint32_t *)dst = idx;
+   dc->idx = idx;
    /* the copy is a new location index: enter it where the original is */
    if (e->copy_src != sidx || e->copy_event != e->ctx->event) {
       e->copy_src = sidx;
@@ -524,6 +542,7 @@ static void ad_thread_new(void *self, ag_tid t)
    th->exists = 1;
    th->c = vc_new(t + 1);
    th->c->v[t] = 1;           /* C_t = bottom[1/t] */
+   th->ver = 1;
 }
 
 static void ad_begin(void *self, ag_tid t)
@@ -538,6 +557,7 @@ static void ad_begin(void *self, ag_tid t)
    th->active = 1;
    th->learned = 0;
    th->regver++;
+   th->ver++;
    th->apos = e->nactv;
    GROW(e->actv, e->nactv, e->capactv);
    e->actv[e->nactv++] = t;
@@ -628,16 +648,29 @@ static void ad_access_start(void *self, ag_tid t, unsigned flags)
    (void)flags;
    e->npend = 0;
    e->thr[t].ran = 1;
+   e->ver0 = e->thr[t].ver;
 }
 
-/* Checks and joins now; the location takes the event's clock at access_done. */
+#define AD_SKIP 0x100u           /* pend flag: nothing to check or join */
+
+/* Checks and joins now; the location takes the event's clock at access_done.
+   Fast path: t's own last access at the same clock, and a read or a write
+   after a write, changes nothing (what it would store is already there, or
+   is subsumed by W_x; what it would join t already holds). */
 static void ad_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned flags)
 {
    ad *e = self;
+   ad_cell *cell = loc;
    (void)addr;
-   uint32_t idx = *(uint32_t *)loc;
-   if (!idx) *(uint32_t *)loc = idx = loc_alloc(e);
-   ad_loc *l = &e->locs[idx];
+   GROW(e->pend, e->npend, e->cappend);
+   e->pend[e->npend].cell = cell;
+   if (cell->ft == t && cell->fver == e->ver0 && cell->idx && (!(flags & AG_WRITE) || cell->fw)) {
+      e->pend[e->npend++].flags = flags | AD_SKIP;
+      return;
+   }
+   e->pend[e->npend++].flags = flags;
+   if (!cell->idx) cell->idx = loc_alloc(e);
+   ad_loc *l = &e->locs[cell->idx];
    if (l->w && l->lastw != t)
       check_get(e, t, l->w, l->lastw, l->wcb, l->wevent, l->wsite, AG_WRITE);
    if (flags & AG_WRITE)
@@ -645,21 +678,23 @@ static void ad_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned fl
          ad_ev *r = loc_rd(l, i);
          if (r->tid != t) check_get(e, t, r->c, r->tid, r->cb, r->event, r->site, 0);
       }
-   GROW(e->pend, e->npend, e->cappend);
-   e->pend[e->npend].idx = idx;
-   e->pend[e->npend++].flags = flags;
 }
 
 static void ad_access_done(void *self, ag_tid t)
 {
    ad *e = self;
    ad_thr *th = &e->thr[t];
-   ad_vc *snap = vc_ref(th->c);
+   /* the event learned something: every location takes the new clock */
+   int changed = th->ver != e->ver0;
+   ad_vc *snap = NULL;
    for (uint32_t i = 0; i < e->npend; i++) {
-      uint32_t idx = e->pend[i].idx;
+      ad_cell *cell = e->pend[i].cell;
+      unsigned flags = e->pend[i].flags;
+      if ((flags & AD_SKIP) && !changed) continue;
+      uint32_t idx = cell->idx;
       ad_loc *l = &e->locs[idx];
-      if (!l->live) continue;
-      if (e->pend[i].flags & AG_WRITE) {
+      if (!snap) snap = vc_ref(th->c);
+      if (flags & AG_WRITE) {
          loc_drop_reads(l);               /* W_x knows them now */
          vc_unref(l->w);
          l->w = vc_ref(snap);
@@ -683,6 +718,9 @@ static void ad_access_done(void *self, ag_tid t)
          ev_set(e, loc_rd(l, j), t, snap);
       }
       note_holder(e, t, idx, 0);
+      cell->ft = t;
+      cell->fver = th->ver;
+      cell->fw = (flags & AG_WRITE) != 0;
    }
    vc_unref(snap);
    e->npend = 0;
@@ -752,7 +790,7 @@ const ag_engine_ops ag_aerodrome_ops = {
    .help = "AeroDrome: conflict-serializability with vector clocks, O(k) per event,"
            " O(k(k+v+l)) per end",
    .kind = AG_KIND_ATOMICITY,
-   .loc_size = sizeof(uint32_t),
+   .loc_size = sizeof(ad_cell),
    .create = ad_create,
    .destroy = ad_destroy,
    .loc_init = ad_loc_init,

@@ -1,0 +1,116 @@
+"""Tool-level tests of --check=races and of RPT sampling (--sample=rpt)."""
+import re
+import unittest
+
+from agtest import BUILD, compile_prog, tool_built, valgrind
+
+
+def setUpModule():
+    if not tool_built():
+        raise AssertionError("atomgrind is not built in %s" % BUILD)
+
+
+def race_sites(run):
+    """The set of (access kind, source line) of every race report."""
+    return set(re.findall(r"(?m)^Possible data race during (\w+(?: \w+)?) of size \d+ at 0x[0-9a-f]+ by thread #\d+\n"
+                          r"\s+at 0x[0-9A-F]+: \w+ \(([\w.]+:\d+)\)", run.text))
+
+
+class Races(unittest.TestCase):
+    def races(self, mode, *opts):
+        return valgrind(compile_prog("race_counter"), "--check=races", *opts, args=[mode])
+
+    def test_unsynchronized_counter(self):
+        r = self.races("counter")
+        self.assertGreaterEqual(r.races, 1, r)
+        self.assertRegex(r.text, r"This conflicts with a previous (read|write) by thread #\d")
+        self.assertIn('inside data symbol "counter"', r.text)
+
+    def test_missing_lock_on_one_side(self):
+        self.assertGreaterEqual(self.races("onesided").races, 1)
+
+    def test_locked_is_clean(self):
+        self.assertEqual(self.races("locked").errors, 0)
+
+    def test_adjacent_bytes_are_clean(self):
+        self.assertEqual(self.races("bytes").errors, 0)
+
+    def test_atomics_do_not_race_with_atomics(self):
+        self.assertEqual(self.races("atomics").errors, 0)
+
+    def test_atomic_vs_plain_races(self):
+        r = self.races("mixed")
+        self.assertEqual(r.races, 1, r)
+        self.assertIn("previous atomic", r.text)
+
+    def test_every_sync_kind_orders(self):
+        # semaphore, condvar, barrier, rwlock, once and join
+        self.assertEqual(self.races("sync").errors, 0, self.races("sync"))
+
+    def test_check_all_reports_both(self):
+        r = valgrind(compile_prog("plain_write"), "--check=all")
+        self.assertEqual(r.atomicity, 1, r)
+        self.assertGreaterEqual(r.races, 1, r)
+
+    def test_race_suppression(self):
+        import os
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".supp", delete=False) as f:
+            f.write("{\n   counter-race\n   Atomgrind:Race\n   fun:worker\n}\n")
+        try:
+            r = self.races("counter", "--suppressions=" + f.name)
+            self.assertEqual(r.errors, 0, r)
+            self.assertGreaterEqual(r.suppressed, 1, r)
+        finally:
+            os.unlink(f.name)
+
+
+SAMPLE = ["--sample=rpt", "--rpt-epsilon=0.2"]   # small windows, so a short test run is "long"
+
+
+class Sampling(unittest.TestCase):
+    def test_summary_and_reproducible_seed(self):
+        exe = compile_prog("race_long")
+        a = valgrind(exe, "--check=races", *SAMPLE, "--sample-seed=7")
+        b = valgrind(exe, "--check=races", *SAMPLE, "--sample-seed=7")
+        m = re.search(r"RPT sampling: (\d+) window\(s\) analysed, (\d+) of (\d+) events", a.text)
+        self.assertTrue(m, a)
+        windows, analysed, total = map(int, m.groups())
+        self.assertGreater(windows, 1)
+        self.assertLess(analysed, total / 4)      # most of the run is not analysed
+        # same seed, same windows (the run is deterministic enough in event counts)
+        m2 = re.search(r"RPT sampling: (\d+) window", b.text)
+        self.assertEqual(abs(int(m2.group(1)) - windows) <= windows // 20, True)
+
+    def test_success_rate_on_long_racy_run(self):
+        exe = compile_prog("race_long")
+        found = 0
+        seeds = range(1, 11)
+        for s in seeds:
+            r = valgrind(exe, "--check=races", *SAMPLE, "--sample-seed=%d" % s)
+            found += r.races > 0
+        self.assertGreaterEqual(found, 9, "races found in %d of %d runs" % (found, len(seeds)))
+
+    def test_sampled_reports_are_full_reports(self):
+        # soundness: every race reported under sampling is one the full
+        # analysis reports (same access kind and source line)
+        exe = compile_prog("race_long")
+        full = race_sites(valgrind(exe, "--check=races"))
+        for s in (1, 2, 3):
+            sampled = race_sites(valgrind(exe, "--check=races", *SAMPLE, "--sample-seed=%d" % s))
+            self.assertTrue(sampled <= full, (sampled, full))
+
+    def test_sampling_keeps_clean_programs_clean(self):
+        for prog in ("many_locked", "malloc_regions", "rwlock_readers"):
+            for s in (1, 2):
+                r = valgrind(compile_prog(prog), "--check=all", *SAMPLE, "--sample-seed=%d" % s)
+                self.assertEqual(r.errors, 0, r)
+
+    def test_sampling_finds_atomicity_violation_in_short_run(self):
+        # a run shorter than the whole-run threshold is analysed entirely
+        r = valgrind(compile_prog("plain_write"), "--sample=rpt")
+        self.assertEqual(r.atomicity, 1, r)
+
+
+if __name__ == "__main__":
+    unittest.main()
