@@ -8,6 +8,7 @@
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_machine.h"
 #include "pub_tool_options.h"
 #include "pub_tool_threadstate.h"
 #include "ag_tool.h"
@@ -110,24 +111,28 @@ Bool ag_an_active(void) { return ag_an_gate != 0; }
 
 void ag_an_thread_new(ag_tid t)
 {
+   ag_rec_thread(t);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_thread_new(ag_eng[i], t);
 }
 
 void ag_an_fork(ag_tid parent, ag_tid child)
 {
    ag_an_sync_event();
+   ag_rec_fork(parent, child);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_fork(ag_eng[i], parent, child, 0);
 }
 
 void ag_an_join(ag_tid joiner, ag_tid child)
 {
    ag_an_sync_event();
+   ag_rec_join(joiner, child);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_join(ag_eng[i], joiner, child, 0);
 }
 
 void ag_an_thread_exit(ag_tid t, ThreadId vgtid)
 {
    int rc = AG_OK;
+   ag_rec_exit(t);
    for (UInt i = 0; i < ag_neng; i++) rc |= ag_ev_thread_exit(ag_eng[i], t);
    if (rc == AG_MISUSE_OPEN_EXIT)
       ag_error_misuse(vgtid, "Thread #%u exited inside an atomic region (the region "
@@ -138,6 +143,7 @@ void ag_an_begin(ag_tid t, ThreadId vgtid)
 {
    ExeContext *ec = VG_(record_ExeContext)(vgtid, 0);
    ag_an_sync_event();
+   ag_rec_begin(t, VG_(get_IP)(vgtid));
    for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
    if (ag_clo_yield) VG_(vg_yield)();
 }
@@ -147,6 +153,7 @@ void ag_an_end(ag_tid t, ThreadId vgtid)
    int rc = AG_OK;
    if (ag_clo_yield) VG_(vg_yield)();
    ag_an_sync_event();
+   ag_rec_end(t, VG_(get_IP)(vgtid));
    for (UInt i = 0; i < ag_neng; i++) rc = ag_ev_end(ag_eng[i], t, 0);
    if (rc == AG_MISUSE_END)
       ag_error_misuse(vgtid, "ATOMGRIND_ATOMIC_END without a matching "
@@ -155,22 +162,26 @@ void ag_an_end(ag_tid t, ThreadId vgtid)
 
 void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 {
+   ag_rec_access(t, a, size, flags, ip);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_access(ag_eng[i], t, a, size, flags, ip);
 }
 
 void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
+   ag_rec_acquire(t, lock, shared);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_acquire(ag_eng[i], t, lock, shared, 0);
 }
 
 void ag_an_release(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
+   ag_rec_release(t, lock, shared);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_release(ag_eng[i], t, lock, shared, 0);
 }
 
 void ag_an_forget(Addr a, SizeT len)
 {
+   ag_rec_forget(a, len);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_forget(ag_eng[i], a, len);
 }

@@ -33,6 +33,10 @@ ExeContext *ag_site_ec(ULong site)
 void ag_error_violation(const ag_violation *v)
 {
    ag_err_extra x;
+   if (ag_clo_trace_reports)
+      VG_(umsg)("atomgrind: report: engine=%s event=%llu thread=%u other=%d\n",
+                v->engine, (ULong)v->event, v->tid + 1,
+                v->other_tid == AG_NO_TID ? -1 : (Int)v->other_tid + 1);
    VG_(memset)(&x, 0, sizeof x);
    x.v = *v;
    x.begin_ec = ag_site_ec(v->begin_site);

@@ -42,6 +42,17 @@
  * user's routine, so only pthread_once's own work on the control word is
  * ignored.
  *
+ * Threads start in ag_thread_start, which runs the program's start routine
+ * unbracketed and brackets glibc's thread teardown after it (see there).
+ * A thread cancelled inside a wrapped wait unwinds through a cleanup that
+ * closes the wrapper's bracket (see "Cancellation").  pthread_cancel is
+ * bracketed too.
+ *
+ * Besides the client requests, the library calls malloc, free and glibc's
+ * cancellation-buffer functions (__sigsetjmp, __pthread_register_cancel,
+ * ...); linked with -nodefaultlibs, these resolve against the client's
+ * libc at run time.
+ *
  * Build with -DAG_TRACE_INTERCEPTS=1 to have every wrapper print, through
  * the core (VALGRIND_PRINTF, so under any tool), its name, the address of
  * the function it wraps, its arguments and the result: the way to check
@@ -168,21 +179,67 @@ AG_INLINE int ag_lock_taken(int rc)
 }
 
 /* ------------------------------------------------------------------ */
+/* Cancellation                                                         */
+/* ------------------------------------------------------------------ */
+
+/* A thread cancelled (or calling pthread_exit from a cleanup handler)
+   inside a wrapped cancellation point -- a condvar or semaphore wait, a
+   join -- unwinds out of the real function and never comes back to the
+   wrapper's code after the call.  The wrappers of those functions make
+   the call through ag_call_cancellable, which registers a glibc
+   cancellation cleanup that does what the wrapper would have done: pop
+   the IGNORE bracket and, for a condvar wait, report the mutex re-held
+   (glibc re-acquires it before running cleanup handlers), so that the
+   program's own handlers -- typically "unlock the mutex" -- run as
+   program code with a consistent lock state.
+
+   This uses glibc's C cancellation buffers (setjmp based, what
+   pthread_cleanup_push expands to without -fexceptions); the C++ form
+   would need an exception personality routine, which this library does
+   not link. */
+#ifdef __EXCEPTIONS
+#error "build ag_intercepts.c without -fexceptions"
+#endif
+
+/* Calls fn with up to four word arguments (extra ones are ignored by the
+   callee on amd64) with `cleanup(carg)` registered for cancellation.  Not
+   inlined: setjmp cannot be. */
+static __attribute__((noinline))
+long ag_call_cancellable(OrigFn fn, void (*cleanup)(void *), void *carg,
+                         unsigned long a1, unsigned long a2,
+                         unsigned long a3, unsigned long a4)
+{
+   long ret;
+   pthread_cleanup_push(cleanup, carg);
+   CALL_FN_W_WWWW(ret, fn, a1, a2, a3, a4);
+   pthread_cleanup_pop(0);
+   return ret;
+}
+
+/* cleanup of a join or semaphore wait: close the bracket */
+static void ag_cancelled_pop(void *unused)
+{
+   (void)unused;
+   AG_POP();
+}
+
+/* ------------------------------------------------------------------ */
 /* Threads                                                              */
 /* ------------------------------------------------------------------ */
 
 /* The tool sees the fork through Valgrind's thread-creation hook, which
    runs in the parent inside the real call; afterwards the parent tells it
    the child's pthread_t.
- 
+
    The child runs ag_thread_start, which calls the program's start routine
-   outside any bracket and pushes one when the routine returns.  What
-   follows in the child is glibc's thread teardown (TSD and thread_local
-   destructors, __libc_thread_freeres, the stack cache): shared glibc data
-   under glibc's own locks, which would otherwise read as races between
-   exiting threads.  The bracket is never popped; the thread ends inside
-   it.  pthread_exit does the same (below).  The start routine and its
-   argument travel in a malloc'd block that the child frees. */
+   outside any bracket and pushes one when the routine is over -- returned,
+   or left by pthread_exit or cancellation, after the program's own cleanup
+   handlers have run.  What follows in the child is glibc's thread teardown
+   (TSD and thread_local destructors, __libc_thread_freeres, the stack
+   cache): shared glibc data under glibc's own locks, which would otherwise
+   read as races between exiting threads.  The bracket is never popped; the
+   thread ends inside it.  The start routine and its argument travel in a
+   malloc'd block that the child frees. */
 typedef struct {
    void *(*start)(void *);
    void *arg;
@@ -190,6 +247,16 @@ typedef struct {
 
 extern void *malloc(size_t);
 extern void free(void *);
+
+static void ag_thread_end(void *unused)
+{
+   (void)unused;
+#if AG_TRACE_INTERCEPTS
+   VALGRIND_PRINTF("ag-intercept: t=%#lx thread-end orig=0 a1=0 a2=0 rc=0\n",
+                   ag_trace_self());
+#endif
+   AG_PUSH();                 /* glibc's thread teardown from here on */
+}
 
 static void *ag_thread_start(void *p)
 {
@@ -200,13 +267,11 @@ static void *ag_thread_start(void *p)
    start = a->start;
    arg = a->arg;
    free(a);
+   pthread_cleanup_push(ag_thread_end, NULL);   /* writes the TCB: bracketed */
    AG_POP();
    ret = start(arg);
-#if AG_TRACE_INTERCEPTS
-   VALGRIND_PRINTF("ag-intercept: t=%#lx thread-end orig=0 a1=%#lx a2=0 rc=0\n",
-                   ag_trace_self(), (unsigned long)ret);
-#endif
-   AG_PUSH();                 /* glibc's thread teardown from here on */
+   ag_thread_end(NULL);
+   pthread_cleanup_pop(0);
    return ret;
 }
 
@@ -239,25 +304,22 @@ AG_WRAP(70010, pthreadZucreate, int, ag_pthread_create,
          void *(*start)(void *), void *arg),
         (thread, attr, start, arg))
 
-/* pthread_exit: the thread's teardown starts here (see ag_thread_start).
-   It does not return, so this wrapper is written out by hand. */
-#define AG_WRAP_EXIT(so, zfn)                                             \
-   void AG_WRAP_NAME(70080, so, zfn)(void *retval);                       \
-   void AG_WRAP_NAME(70080, so, zfn)(void *retval)                        \
-   {                                                                      \
-      OrigFn fn;                                                          \
-      VALGRIND_GET_ORIG_FN(fn);                                           \
-      AG_TRACE(fn, "pthread_exit", retval, 0, 0); /* last: see checker */  \
-      AG_PUSH();                                                          \
-      CALL_FN_v_W(fn, retval);                                            \
-      __builtin_unreachable();                                            \
-   }
-AG_WRAP_EXIT(AG_SO_LIBC, pthreadZuexit)
-AG_WRAP_EXIT(AG_SO_LIBC, pthreadZuexitZAZa)
-AG_WRAP_EXIT(AG_SO_LIBC, pthreadZuexitZDZa)
-AG_WRAP_EXIT(AG_SO_LIBPTHREAD, pthreadZuexit)
-AG_WRAP_EXIT(AG_SO_LIBPTHREAD, pthreadZuexitZAZa)
-AG_WRAP_EXIT(AG_SO_LIBPTHREAD, pthreadZuexitZDZa)
+/* pthread_cancel: no event (a cancelled thread is still joined), but its
+   internals -- the target's cancel bits, loading libgcc_s for unwinding --
+   are glibc's. */
+AG_INLINE int ag_pthread_cancel(pthread_t thread)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, thread);
+   AG_POP();
+   AG_TRACE(fn, "pthread_cancel", thread, 0, ret);
+   return ret;
+}
+AG_WRAP(70090, pthreadZucancel, int, ag_pthread_cancel,
+        (pthread_t thread), (thread))
 
 AG_INLINE int ag_pthread_join(pthread_t thread, void **retval)
 {
@@ -265,7 +327,8 @@ AG_INLINE int ag_pthread_join(pthread_t thread, void **retval)
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
    AG_PUSH();
-   CALL_FN_W_WW(ret, fn, thread, retval);
+   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL, thread,
+                                  (unsigned long)retval, 0, 0);
    AG_POP();
    if (ret == 0)
       AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);
@@ -298,7 +361,9 @@ AG_INLINE int ag_pthread_timedjoin_np(pthread_t thread, void **retval,
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
    AG_PUSH();
-   CALL_FN_W_WWW(ret, fn, thread, retval, abstime);
+   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL, thread,
+                                  (unsigned long)retval,
+                                  (unsigned long)abstime, 0);
    AG_POP();
    if (ret == 0)
       AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);
@@ -317,7 +382,10 @@ AG_INLINE int ag_pthread_clockjoin_np(pthread_t thread, void **retval,
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
    AG_PUSH();
-   CALL_FN_W_WWWW(ret, fn, thread, retval, clock, abstime);
+   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL, thread,
+                                  (unsigned long)retval,
+                                  (unsigned long)clock,
+                                  (unsigned long)abstime);
    AG_POP();
    if (ret == 0)
       AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);
@@ -805,17 +873,40 @@ AG_INLINE int ag_pthread_cond_broadcast(pthread_cond_t *c)
 AG_WRAP(70540, pthreadZucondZubroadcast, int, ag_pthread_cond_broadcast,
         (pthread_cond_t *c), (c))
 
+/* A condvar wait cancelled inside the real call: glibc re-acquires the
+   mutex, then runs cleanup handlers, this one first. */
+typedef struct {
+   pthread_cond_t *c;
+   pthread_mutex_t *m;
+   int outer;
+} ag_wait_ctx;
+
+static void ag_cond_wait_cancelled(void *p)
+{
+   ag_wait_ctx *w = p;
+   ag_cond_leave();
+   AG_POP();
+   if (w->outer)
+      AG_REQ(AG_CR_COND_WAIT_POST, w->c, w->m, 0);
+}
+
 /* The mutex is held again when the wait returns, whatever the result. */
 AG_INLINE int ag_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
    int ret, outer;
+   ag_wait_ctx w;
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
    AG_PUSH();
    outer = ag_cond_enter();
    if (outer)
       AG_REQ(AG_CR_COND_WAIT_PRE, c, m, 0);
-   CALL_FN_W_WW(ret, fn, c, m);
+   w.c = c;
+   w.m = m;
+   w.outer = outer;
+   ret = (int)ag_call_cancellable(fn, ag_cond_wait_cancelled, &w,
+                                  (unsigned long)c, (unsigned long)m,
+                                  0, 0);
    ag_cond_leave();
    AG_POP();
    if (outer)
@@ -830,13 +921,19 @@ AG_INLINE int ag_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
                                         const struct timespec *abstime)
 {
    int ret, outer;
+   ag_wait_ctx w;
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
    AG_PUSH();
    outer = ag_cond_enter();
    if (outer)
       AG_REQ(AG_CR_COND_WAIT_PRE, c, m, 0);
-   CALL_FN_W_WWW(ret, fn, c, m, abstime);
+   w.c = c;
+   w.m = m;
+   w.outer = outer;
+   ret = (int)ag_call_cancellable(fn, ag_cond_wait_cancelled, &w,
+                                  (unsigned long)c, (unsigned long)m,
+                                  (unsigned long)abstime, 0);
    ag_cond_leave();
    AG_POP();
    if (outer)
@@ -853,13 +950,20 @@ AG_INLINE int ag_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
                                         const struct timespec *abstime)
 {
    int ret, outer;
+   ag_wait_ctx w;
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
    AG_PUSH();
    outer = ag_cond_enter();
    if (outer)
       AG_REQ(AG_CR_COND_WAIT_PRE, c, m, 0);
-   CALL_FN_W_WWWW(ret, fn, c, m, clock, abstime);
+   w.c = c;
+   w.m = m;
+   w.outer = outer;
+   ret = (int)ag_call_cancellable(fn, ag_cond_wait_cancelled, &w,
+                                  (unsigned long)c, (unsigned long)m,
+                                  (unsigned long)clock,
+                                  (unsigned long)abstime);
    ag_cond_leave();
    AG_POP();
    if (outer)
@@ -927,7 +1031,8 @@ AG_INLINE int ag_sem_wait(sem_t *s)
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
    AG_PUSH();
-   CALL_FN_W_W(ret, fn, s);
+   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL,
+                                  (unsigned long)s, 0, 0, 0);
    AG_POP();
    if (ret == 0)
       AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);
@@ -957,7 +1062,9 @@ AG_INLINE int ag_sem_timedwait(sem_t *s, const struct timespec *abstime)
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
    AG_PUSH();
-   CALL_FN_W_WW(ret, fn, s, abstime);
+   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL,
+                                  (unsigned long)s,
+                                  (unsigned long)abstime, 0, 0);
    AG_POP();
    if (ret == 0)
       AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);
@@ -974,7 +1081,9 @@ AG_INLINE int ag_sem_clockwait(sem_t *s, clockid_t clock,
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
    AG_PUSH();
-   CALL_FN_W_WWW(ret, fn, s, clock, abstime);
+   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL,
+                                  (unsigned long)s, (unsigned long)clock,
+                                  (unsigned long)abstime, 0);
    AG_POP();
    if (ret == 0)
       AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);

@@ -19,6 +19,7 @@ static void ag_post_clo_init(void)
    ag_options_check();
    ag_threads_init();
    ag_sync_init();
+   ag_record_init();
    ag_analysis_init();
    /* memory that goes away starts fresh when reused */
    VG_(track_die_mem_munmap)(ag_die_mem);
@@ -30,6 +31,7 @@ static void ag_fini(Int exitcode)
 {
    (void)exitcode;
    ag_analysis_fini();
+   ag_record_fini();
 }
 
 static void ag_pre_clo_init(void)

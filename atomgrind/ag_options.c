@@ -16,6 +16,7 @@ Int  ag_clo_rpt_delta_ppm = 100000;       /* 0.1 */
 ULong ag_clo_sample_seed = 0;
 const HChar *ag_clo_record_trace = NULL;
 Bool ag_clo_record_std = False;
+Bool ag_clo_trace_reports = False;
 
 /* Parse a decimal fraction in (0,1) such as 0.01 into parts per million. */
 static Bool ag_parse_ppm(const HChar *s, Int *ppm)
@@ -67,6 +68,7 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_STR_CLO(arg, "--record-trace", ag_clo_record_trace) {}
    else if VG_XACT_CLO(arg, "--record-trace-format=bin", ag_clo_record_std, False) {}
    else if VG_XACT_CLO(arg, "--record-trace-format=std", ag_clo_record_std, True) {}
+   else if VG_BOOL_CLO(arg, "--trace-reports", ag_clo_trace_reports) {}
    else
       return False;
    return True;
@@ -97,7 +99,9 @@ void ag_print_usage(void)
 
 void ag_print_debug_usage(void)
 {
-   VG_(printf)("    (none)\n");
+   VG_(printf)(
+"    --trace-reports=no|yes    print every engine report (event index, thread)\n"
+"                              as it happens, before de-duplication [no]\n");
 }
 
 void ag_options_check(void)

@@ -20,6 +20,7 @@ extern Int  ag_clo_rpt_epsilon_ppm, ag_clo_rpt_delta_ppm;
 extern ULong ag_clo_sample_seed;
 extern const HChar *ag_clo_record_trace;  /* --record-trace=FILE */
 extern Bool ag_clo_record_std;            /* --record-trace-format=std */
+extern Bool ag_clo_trace_reports;         /* --trace-reports (debug) */
 Bool ag_process_cmd_line_option(const HChar *arg);
 void ag_print_usage(void);
 void ag_print_debug_usage(void);
@@ -93,5 +94,18 @@ void ag_malloc_init(void);
 Bool ag_handle_client_request(ThreadId vgtid, UWord *args, UWord *ret);
 
 /* ---- trace recording (ag_record.c) ---- */
+void ag_record_init(void);
+void ag_record_fini(void);
+Bool ag_recording(void);
+void ag_rec_thread(ag_tid t);
+void ag_rec_exit(ag_tid t);
+void ag_rec_begin(ag_tid t, Addr ip);
+void ag_rec_end(ag_tid t, Addr ip);
+void ag_rec_fork(ag_tid parent, ag_tid child);
+void ag_rec_join(ag_tid joiner, ag_tid child);
+void ag_rec_forget(Addr a, SizeT len);
+void ag_rec_acquire(ag_tid t, Addr lock, Bool shared);
+void ag_rec_release(ag_tid t, Addr lock, Bool shared);
+void ag_rec_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip);
 
 #endif

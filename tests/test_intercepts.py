@@ -7,8 +7,9 @@ needs gcc and Valgrind only, not the atomgrind tool.
 Checked: every wrapped function's wrapper runs (tests/progs/sync_zoo.c uses
 them all), the request stream keeps the protocol of ag_clientreq.h
 (tests/intercepts/check_protocol.py), the GLIBC_2.2.5 condvar versions are
-wrapped and report once (tests/progs/glibc_aliases.c), and the library
-compiles without warnings."""
+wrapped and report once (tests/progs/glibc_aliases.c), cancellation inside
+a wrapped wait leaves a consistent state (tests/progs/cancel_waits.c), and
+the library compiles without warnings."""
 import os
 import subprocess
 import sys
@@ -32,7 +33,7 @@ WARN = ["-Wall", "-Wextra", "-Wmissing-prototypes", "-Wshadow", "-Wpointer-arith
 
 WRAPPED = """
 pthread_create pthread_join pthread_tryjoin_np pthread_timedjoin_np
-pthread_clockjoin_np pthread_detach pthread_exit pthread_once
+pthread_clockjoin_np pthread_detach pthread_once
 pthread_mutex_init pthread_mutex_destroy pthread_mutex_lock pthread_mutex_trylock
 pthread_mutex_timedlock pthread_mutex_clocklock pthread_mutex_unlock
 pthread_spin_init pthread_spin_unlock pthread_spin_destroy pthread_spin_lock
@@ -47,6 +48,8 @@ sem_init sem_destroy sem_post sem_wait sem_trywait sem_timedwait sem_clockwait
 sem_open sem_close
 pthread_barrier_init pthread_barrier_destroy pthread_barrier_wait
 """.split()
+
+# (pthread_cancel is wrapped too; tests/progs/cancel_waits.c uses it)
 
 # the ones glibc 2.36 also has as GLIBC_2.2.5 compatibility versions
 COND_COMPAT = ["pthread_cond_init", "pthread_cond_destroy", "pthread_cond_signal",
@@ -118,6 +121,14 @@ class Intercepts(unittest.TestCase):
         if "GLIBC_2.2.5" in subprocess.run(["objdump", "-T", compile_prog("glibc_aliases")],
                                            stdout=subprocess.PIPE, text=True).stdout:
             self.check(log, "--two-versions", ",".join(COND_COMPAT))
+
+    def test_cancelled_waits(self):
+        # cancelled inside condvar waits (current and compat), sem_wait and
+        # pthread_join, and pthread_exit: brackets closed, mutexes re-held
+        log = self.run_traced("cancel_waits")
+        # (a cancelled wrapper never prints its line: count the requests)
+        self.check(log, "--require", "sem_wait,pthread_join,pthread_cancel",
+                   "--min-requests", "COND_WAIT_PRE=4,COND_WAIT_POST=4")
 
     def test_builds_without_warnings(self):
         with tempfile.TemporaryDirectory() as d:

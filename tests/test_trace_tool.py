@@ -69,15 +69,30 @@ def _prebuilt(name):
     return None
 
 
+def _object(src, includes):
+    """Compile one source once per test run (engine files are shared)."""
+    key = ('obj', src)
+    if key not in _cache:
+        obj = os.path.join(_tmp, '%d_%s.o' % (len(_cache), os.path.basename(src)[:-2]))
+        cmd = ['cc', '-std=gnu99', '-O1', '-g', '-c'] + _sanitize_flags()
+        cmd += ['-I' + i for i in includes] + [src, '-o', obj]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise AssertionError('cannot compile %s:\n%s' % (src, r.stderr))
+        _cache[key] = obj
+    return _cache[key]
+
+
 def _build(name, sources, includes):
     if name in _cache:
         return _cache[name]
     exe = _prebuilt(name)
     if not exe:
         exe = os.path.join(_tmp, name)
-        cmd = ['cc', '-std=gnu99', '-O1', '-g'] + _sanitize_flags()
-        cmd += ['-I' + i for i in includes] + sources + ['-o', exe]
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        incs = [ENGINE_DIR, TRACE_DIR] + includes
+        objs = [_object(s, incs) for s in sources]
+        r = subprocess.run(['cc'] + _sanitize_flags() + objs + ['-o', exe],
+                           capture_output=True, text=True)
         if r.returncode != 0:
             raise AssertionError('cannot build %s:\n%s' % (name, r.stderr))
     _cache[name] = exe
@@ -207,6 +222,8 @@ class GoldenTraces(unittest.TestCase):
         self.assertEqual((v['begin_event'], v['begin_loc']), (1, 1))
         self.assertEqual((v['other_thread'], v['other_event'], v['other_loc']), ('T2', 5, 5))
         self.assertEqual((v['other_begin_event'], v['other_begin_loc']), (2, 2))
+        v = events_json(['--engine=velodrome', os.path.join(TRACES, 'locks.std')])[0]
+        self.assertEqual((v['event'], v['op'], v['lock']), (8, 'acq(m)', 'm'))
 
     def test_json_escaping(self):
         p = os.path.join(_tmp, 'esc.std')
@@ -300,7 +317,8 @@ class BadInput(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stderr)
         v = json.loads(r.stdout.splitlines()[0])
         self.assertEqual((v['engine'], v['kind'], v['event']), ('fasttrack', 'race', 2))
-        r = run(['--check=races', '-'], stdin='T1|w(x)|1\nT1|rel(m)|2\nT2|acq(m)|3\nT2|w(x)|4\n')
+        r = run(['--check=races', '-'],
+                stdin='T1|acq(m)|1\nT1|w(x)|2\nT1|rel(m)|3\nT2|acq(m)|4\nT2|w(x)|5\n')
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
@@ -342,13 +360,17 @@ class BinaryTraces(unittest.TestCase):
         self.assertGreater(reported, 0)
 
     def test_binary_report_uses_sites(self):
-        r = run(['--engine=velodrome', os.path.join(CORPUS, 'hand.bin')])
+        hand = os.path.join(CORPUS, 'hand.bin')
+        r = run(['--engine=velodrome', hand])
         self.assertEqual(r.returncode, 1, r.stderr)
-        self.assertIn('Atomicity violation at event 10, engine velodrome', r.stdout)
-        self.assertIn('thread T0: read of 4 bytes at 0x1000 (site 1: main a.c:1)', r.stdout)
+        self.assertIn('Atomicity violation at event 8, engine velodrome', r.stdout)
+        self.assertIn('thread T0: acquire of lock 0x4d (site 1: main a.c:1)', r.stdout)
+        self.assertIn("in T0's atomic region begun at event 2 (site 1: main a.c:1)", r.stdout)
+        self.assertIn('conflicts with thread T1: event 7 (site 1: main a.c:1)', r.stdout)
         self.assertIn('offset 81: warning: end without begin', r.stderr)
-        v = events_json(['--engine=velodrome', os.path.join(CORPUS, 'hand.bin')])[-1]
-        self.assertEqual((v['addr'], v['size'], v['loc_text']), ('0x1000', 4, 'main a.c:1'))
+        (v,) = events_json(['--engine=velodrome', hand])
+        self.assertEqual((v['lock'], v['loc'], v['loc_text']), ('0x4d', 1, 'main a.c:1'))
+        self.assertNotIn('line', v)
 
     def test_generated(self):
         gen = _build('gen_trace', [os.path.join(ENGINE_DIR, 'ag_tracefmt.c'),

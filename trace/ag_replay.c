@@ -722,6 +722,12 @@ const char *ag_replay_var_name(const ag_replay *rp, ag_addr a)
    return i < rp->vars.n ? rp->vars.names[i] : NULL;
 }
 
+const char *ag_replay_lock_name(const ag_replay *rp, ag_addr lock)
+{
+   if (rp->binary || lock == 0 || lock > rp->locks.n) return NULL;
+   return rp->locks.names[lock - 1];
+}
+
 const char *ag_replay_site_text(const ag_replay *rp, uint64_t site)
 {
    ag_uslot *sl = ag_umap_get((ag_umap *)&rp->sites, site, 0);

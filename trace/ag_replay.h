@@ -68,6 +68,8 @@ const char *ag_replay_op_text(ag_replay *rp);
 const char *ag_replay_thread_name(ag_replay *rp, ag_tid t);   /* never NULL */
 /* Variable name of an address (STD), or NULL. */
 const char *ag_replay_var_name(const ag_replay *rp, ag_addr a);
+/* Lock name of a lock address (STD), or NULL. */
+const char *ag_replay_lock_name(const ag_replay *rp, ag_addr lock);
 /* Text of a binary trace's site, or NULL. */
 const char *ag_replay_site_text(const ag_replay *rp, uint64_t site);
 const ag_replay_stats *ag_replay_get_stats(ag_replay *rp);

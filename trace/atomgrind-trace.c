@@ -176,6 +176,13 @@ static void print_json(tool *tl, const ag_violation *v)
       else printf(",\"addr\":\"0x%llx\",\"size\":%u", (unsigned long long)v->addr, v->size);
       printf(",\"write\":%s", (v->flags & AG_WRITE) ? "true" : "false");
    }
+   if (v->lock) {
+      const char *ln = ag_replay_lock_name(rp, v->lock);
+      printf(",\"lock\":");
+      if (ln) json_str(ln);
+      else printf("\"0x%llx\"", (unsigned long long)v->lock);
+      if (v->shared) printf(",\"shared\":true");
+   }
    printf(",\"at_end\":%s", v->at_end ? "true" : "false");
    if (v->begin_event) {
       json_event(tl, "begin", v->begin_event);

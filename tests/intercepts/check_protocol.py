@@ -13,11 +13,14 @@ when it is sent.  Checks, per thread:
   - locks are released only by a holder (except the releases listed with
     --expect-misuse N, e.g. the zoo's EPERM unlock of an error-checking
     mutex) and nothing is left held;
-  - a thread's start routine ends ("thread-end", or pthread_exit) outside
-    every wrapper, holding no lock, and then pushes one IGNORE bracket for
+  - a thread's start routine ends ("thread-end": returned, pthread_exit or
+    cancelled) outside every wrapper, holding no lock, and then pushes one
+    IGNORE bracket for
     glibc's teardown that is never popped (the thread's state is reset
     there: glibc reuses pthread_t values);
-  - with --require F1,F2,..: each named function's wrapper was entered;
+  - with --require F1,F2,..: each named function's wrapper returned at
+    least once (a wrapper's line is printed when the real call returns);
+  - with --min-requests NAME=N,..: at least N requests NAME were sent;
   - with --two-versions F1,..: each named function's wrapper ran for two
     original addresses (e.g. pthread_cond_wait@GLIBC_2.2.5 and @@2.3.2).
 Prints a summary; exits 1 on any violation.
@@ -38,6 +41,8 @@ def main():
     ap.add_argument('--two-versions', default='',
                     help='functions whose wrapper must have run for two '
                          'different original addresses (compat versions)')
+    ap.add_argument('--min-requests', default='',
+                    help='NAME=N,..: at least N requests NAME were sent')
     ap.add_argument('--expect-misuse', type=int, default=0)
     ap.add_argument('--verbose', action='store_true')
     o = ap.parse_args()
@@ -117,10 +122,9 @@ def main():
         m = HIT.search(line)
         if m:
             t, fn = m.group(1), m.group(2)
-            if fn in ('thread-end', 'pthread_exit'):
+            if fn == 'thread-end':
                 thread_end(t, lineno)
-                if fn == 'thread-end':
-                    continue
+                continue
             hits[fn] += 1
             origs[fn].add(m.group(3))
             # a wrapper's trace line comes after its POP: at depth 0 the
@@ -149,6 +153,10 @@ def main():
         if not any(h == f or f in h.split('/') for h in hits):
             errors.append(f'wrapper of {f} never entered')
 
+    for item in [i for i in o.min_requests.split(',') if i]:
+        name, n = item.split('=')
+        if reqs[name] < int(n):
+            errors.append(f'{reqs[name]} {name} requests, expected at least {n}')
     for f in [f for f in o.two_versions.split(',') if f]:
         if len(origs.get(f, ())) < 2:
             errors.append(f'{f}: wrapper ran for {len(origs.get(f, ()))} '
