@@ -50,9 +50,6 @@ static inline void ag_an_sync_event(void)
    ag_an_tick();
 }
 
-/* The core's scheduler yield: not in the public headers, but exported. */
-extern void VG_(vg_yield)(void);
-
 static void ag_report(void *cookie, const ag_violation *v)
 {
    (void)cookie;
@@ -108,6 +105,8 @@ void ag_analysis_fini(void)
 }
 
 Bool ag_an_active(void) { return ag_an_gate != 0; }
+
+Bool ag_an_in_region(ag_tid t) { return ag_neng > 0 && ag_engine_depth(ag_eng[0], t) > 0; }
 
 void ag_an_thread_new(ag_tid t)
 {

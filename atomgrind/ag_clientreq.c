@@ -25,6 +25,10 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       break;
    case AG_CR_IGNORE_POP:
       if (th->ignore) th->ignore--;
+      if (th->yield_after_call && th->ignore == 0) {
+         th->yield_after_call = False;
+         VG_(vg_yield)();
+      }
       break;
    case AG_CR_THREAD_CREATED:
       if (th->last_child != AG_NO_TID) ag_threads_set_pthread(th->last_child, arg[1]);
@@ -41,6 +45,9 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       break;
    case AG_CR_LOCK_RELEASE:
       ag_sync_lock_release(vgtid, arg[1]);
+      /* A region that drops a lock is where a check-then-act breaks: let
+         the others run once the unlock is done. */
+      if (ag_clo_yield && ag_an_in_region(th->tid)) th->yield_after_call = True;
       break;
    case AG_CR_COND_WAIT_PRE:
       ag_sync_cond_wait_pre(vgtid, arg[1], arg[2]);
@@ -55,6 +62,15 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_BARRIER_POST:
    case AG_CR_ONCE_POST:
       ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_SPIN_INIT_OR_UNLOCK:
+      /* one glibc function is both pthread_spin_init and _unlock */
+      if (ag_sync_holds(vgtid, arg[1])) {
+         ag_sync_lock_release(vgtid, arg[1]);
+         if (ag_clo_yield && ag_an_in_region(th->tid)) th->yield_after_call = True;
+      } else {
+         ag_sync_destroy(vgtid, arg[1]);
+      }
       break;
    case AG_CR_LOCK_DESTROY:
       ag_sync_destroy(vgtid, arg[1]);

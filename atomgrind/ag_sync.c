@@ -141,6 +141,13 @@ void ag_sync_object(ThreadId vgtid, Addr obj)
    ag_an_release(th->tid, obj, False);
 }
 
+Bool ag_sync_holds(ThreadId vgtid, Addr lock)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   ag_lock *l = ag_map_get(ag_locks, lock);
+   return th->valid && l && l->owner == th->tid;
+}
+
 void ag_sync_destroy(ThreadId vgtid, Addr obj)
 {
    (void)vgtid;

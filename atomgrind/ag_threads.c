@@ -1,6 +1,7 @@
 /* ag_threads.c -- Valgrind thread ids to atomgrind's dense, never reused
  * engine thread ids; the running thread; pthread_t lookup for joins. */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_machine.h"
@@ -56,6 +57,11 @@ static void ag_thread_exit(ThreadId vgtid)
    ag_thread *t = &ag_threads[vgtid];
    if (!t->valid) return;
    ag_an_thread_exit(t->tid, vgtid);
+   /* glibc hands a dead thread's stack mapping (stack, TLS, thread
+      descriptor) to the next thread it creates: that memory starts fresh */
+   const NSegment *seg = VG_(am_find_nsegment)(VG_(get_SP)(vgtid));
+   if (vgtid != 1 && seg && seg->kind == SkAnonC)
+      ag_an_forget(seg->start, seg->end + 1 - seg->start);
    ag_vgtid_by_tid[t->tid] = VG_INVALID_THREADID;
    t->valid = False;
 }

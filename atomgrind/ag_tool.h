@@ -8,6 +8,9 @@
 #include "pub_tool_tooliface.h"
 #include "ag_engine.h"
 
+/* The core's scheduler yield: not in the public headers, but exported. */
+extern void VG_(vg_yield)(void);
+
 /* ---- options (ag_options.c) ---- */
 typedef enum { AG_CHECK_ATOMICITY = 1, AG_CHECK_RACES = 2, AG_CHECK_ALL = 3 } ag_check_t;
 extern const HChar *ag_clo_engine;        /* --engine= */
@@ -35,6 +38,7 @@ typedef struct {
    UWord pthread;        /* pthread_t, once known */
    ag_tid last_child;    /* most recent child created by this thread */
    UInt held;            /* locks held now (for RPT's h) */
+   Bool yield_after_call; /* yield once the current sync call returns */
 } ag_thread;
 extern ag_thread *ag_cur;                 /* the running thread */
 extern ThreadId ag_cur_vgtid;
@@ -59,6 +63,7 @@ void ag_an_acquire(ag_tid t, Addr lock, Bool shared);
 void ag_an_release(ag_tid t, Addr lock, Bool shared);
 void ag_an_forget(Addr a, SizeT len);
 Bool ag_an_active(void);                  /* are accesses being analysed now */
+Bool ag_an_in_region(ag_tid t);
 extern volatile UWord ag_an_gate;         /* read inline by instrumented code */
 extern ULong ag_an_clock, ag_an_next;     /* RPT time, and when to tick */
 void ag_an_tick(void);
@@ -71,6 +76,7 @@ void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex);
 void ag_sync_cond_wait_post(ThreadId vgtid, Addr cond, Addr mutex);
 void ag_sync_object(ThreadId vgtid, Addr obj);   /* an RMW on a sync object */
 void ag_sync_destroy(ThreadId vgtid, Addr obj);
+Bool ag_sync_holds(ThreadId vgtid, Addr lock);  /* exclusively, by this thread */
 UInt ag_sync_held(void);                  /* locks held now, all threads (RPT's h) */
 
 /* ---- errors (ag_errors.c) ---- */

@@ -85,6 +85,17 @@ class Verdicts(unittest.TestCase):
     def test_stack_var_checked_on_request(self):
         self.check("stack_var", 1, "--check-stack-var=yes")
 
+    def test_yield_exposes_locked_check_then_act(self):
+        # no sleeps: the interleaving comes from the yield after an unlock
+        # inside a region
+        r = valgrind(compile_prog("lock_loop"))
+        self.assertGreaterEqual(r.atomicity, 1, r)
+
+    def test_every_sync_primitive_clean(self):
+        # every wrapped primitive, with --check=all: only the program's one
+        # deliberate misuse (a second unlock of an error-checking mutex)
+        self.check("sync_zoo", 0, "--check=all", misuse=1)
+
     def test_odd_process(self):
         self.check("odd_process", 0)
 

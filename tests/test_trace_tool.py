@@ -60,11 +60,14 @@ def _sanitize_flags():
     return flags
 
 
-def _prebuilt(name):
-    for d in ('', 'trace', 'tests', os.path.join('tests', 'engine'), os.path.join('tests', 'fuzz'),
-              'perf'):
+def _prebuilt(name, sources):
+    """A binary from $AG_BUILD, unless it is older than its sources."""
+    newest = max(os.path.getmtime(f) for f in sources + glob.glob(os.path.join(ENGINE_DIR, '*.h'))
+                 + glob.glob(os.path.join(TRACE_DIR, '*.h')))
+    for d in ('', 'trace', 'tests', 'tests-bin', os.path.join('tests', 'engine'),
+              os.path.join('tests', 'fuzz'), 'perf'):
         p = os.path.join(BUILD, d, name)
-        if os.path.isfile(p) and os.access(p, os.X_OK):
+        if os.path.isfile(p) and os.access(p, os.X_OK) and os.path.getmtime(p) >= newest:
             return p
     return None
 
@@ -86,7 +89,7 @@ def _object(src, includes):
 def _build(name, sources, includes):
     if name in _cache:
         return _cache[name]
-    exe = _prebuilt(name)
+    exe = _prebuilt(name, sources)
     if not exe:
         exe = os.path.join(_tmp, name)
         incs = [ENGINE_DIR, TRACE_DIR] + includes

@@ -244,8 +244,9 @@ static int ag_tid_ok(ag_replay *rp, ag_tid t)
    return 0;
 }
 
-static int ag_announce(ag_replay *rp, ag_tid t)
+static inline int ag_announce(ag_replay *rp, ag_tid t)
 {
+   if (t < rp->tcap && (rp->tstate[t] & 1)) return 0;     /* the common case */
    if (ag_tid_ok(rp, t) < 0) return -1;
    if (!(rp->tstate[t] & 1)) {
       rp->tstate[t] |= 1;

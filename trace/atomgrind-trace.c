@@ -440,8 +440,11 @@ int main(int argc, char **argv)
       struct rusage ru;
       getrusage(RUSAGE_SELF, &ru);
       double dt = t1 - t0;
-      fprintf(stderr, "time: %.3f s, %.2f M events/s, peak RSS %.1f MiB\n", dt,
-              dt > 0 ? (double)st->events / dt / 1e6 : 0.0, ru.ru_maxrss / 1024.0);
+      double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                   (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+      fprintf(stderr, "time: %.3f s wall, %.3f s cpu, %.2f M events/s (cpu), "
+              "peak RSS %.1f MiB\n", dt, cpu,
+              cpu > 0 ? (double)st->events / cpu / 1e6 : 0.0, ru.ru_maxrss / 1024.0);
    }
    ag_replay_delete(tl.rp);
    if (rc) return 2;

@@ -191,17 +191,21 @@ typedef struct {
    uint64_t event, site;
 } ad_ev;
 
-typedef struct {
+typedef struct {             /* (the fields an access uses come first) */
    ad_vc *w;                  /* W_x, NULL = bottom */
    ag_tid lastw;              /* AG_NO_TID if none; next free index if !live */
-   uint32_t wcb;
-   uint64_t wevent, wsite;
-   ad_ev rd0;                 /* reads since the last write: rd0, more[] */
-   ad_ev *more;
-   uint32_t nrd, caprd;       /* caprd counts more[] */
-   uint32_t live;
+   uint32_t nrd;              /* reads since the last write: rd0, more[] */
+   ad_ev rd0;
    ag_tid regt;               /* in the update sets of what regt's clock */
    uint32_t regv;             /* knew at its version regv */
+   uint32_t live;
+   uint32_t wcb;
+   ad_ev *more;
+   uint32_t caprd;            /* counts more[] */
+   uint32_t refs;             /* cells sharing this state (copy on write) */
+   uint64_t wevent, wsite;
+   uint64_t mark;             /* access_done scratch: event, */
+   uint32_t mcnt, mnew;       /* its cells in it, where they go */
 } ad_loc;
 
 /* The shadow cell: the location's index, and a fast path: the last access
@@ -235,9 +239,8 @@ typedef struct {
    uint32_t npend, cappend;
    uint32_t ver0;             /* the accessing thread's ver at access_start */
    ad_vc *memo_in[AD_MEMO], *memo_out[AD_MEMO];     /* joins of one end */
-   /* a split copies one cell 8 times: the open txns it knows, computed once */
-   uint32_t copy_src; uint64_t copy_event;
-   ag_tid *copy_known; uint32_t ncopy_known, capcopy_known;
+   uint32_t last_idx;         /* the last location checked in this access */
+   uint32_t fresh_idx;        /* the state its never-accessed bytes share */
 } ad;
 
 #define GROW(p, n, cap) do { if ((n) == (cap)) { \
@@ -393,6 +396,7 @@ static uint32_t loc_alloc(ad *e)
    l->lastw = AG_NO_TID;
    l->regt = AG_NO_TID;
    l->live = 1;
+   l->refs = 1;
    return idx;
 }
 
@@ -468,7 +472,6 @@ static void ad_destroy(void *self)
    ag_free(e->thr);
    ag_free(e->actv);
    ag_free(e->pend);
-   ag_free(e->copy_known);
    ag_free(e);
 }
 
@@ -480,21 +483,30 @@ static void ad_loc_init(void *self, void *loc)
 
 static void ad_loc_fini(void *self, void *loc)
 {
+   ad *e = self;
    ad_cell *c = loc;
-   if (c->idx) loc_release(self, c->idx);
+   if (c->idx && --e->locs[c->idx].refs == 0) loc_release(e, c->idx);
    ag_memzero(c, sizeof *c);
 }
 
+/* A split copies a word's cell to its 8 bytes: they share the state (and
+   its place in update sets) until one of them changes. */
 static void ad_loc_copy(void *self, void *dst, const void *src)
 {
    ad *e = self;
    const ad_cell *sc = src;
-   ad_cell *dc = dst;
-   uint32_t sidx = sc->idx;
-   *dc = *sc;                            /* the fast-path fields hold */
-   if (!sidx) return;
+   *(ad_cell *)dst = *sc;
+   if (sc->idx) e->locs[sc->idx].refs++;
+}
+
+/* A private copy of location sidx's state for n of its cells (a read is
+   about to change it); it enters the update sets the original is in. */
+static uint32_t loc_unshare(ad *e, uint32_t sidx, uint32_t n)
+{
    uint32_t idx = loc_alloc(e);          /* may move e->locs */
    ad_loc *s = &e->locs[sidx], *d = &e->locs[idx];
+   s->refs -= n;
+   d->refs = n;
    d->w = vc_ref(s->w);
    d->lastw = s->lastw;
    d->wcb = s->wcb;
@@ -511,20 +523,11 @@ static void ad_loc_copy(void *self, void *dst, const void *src)
          vc_ref(d->more[i].c);
       }
    }
-   dc->idx = idx;
-   /* the copy is a new location index: enter it where the original is */
-   if (e->copy_src != sidx || e->copy_event != e->ctx->event) {
-      e->copy_src = sidx;
-      e->copy_event = e->ctx->event;
-      e->ncopy_known = 0;
-      for (uint32_t i = 0; i < e->nactv; i++)
-         if (loc_knows(d, e->actv[i], e->thr[e->actv[i]].cb)) {
-            GROW(e->copy_known, e->ncopy_known, e->capcopy_known);
-            e->copy_known[e->ncopy_known++] = e->actv[i];
-         }
+   for (uint32_t i = 0; i < e->nactv; i++) {
+      ad_thr *a = &e->thr[e->actv[i]];
+      if (loc_knows(d, e->actv[i], a->cb)) idset_add(&a->us, idx);
    }
-   for (uint32_t i = 0; i < e->ncopy_known; i++)
-      idset_add(&e->thr[e->copy_known[i]].us, idx);
+   return idx;
 }
 
 static void ad_thread_new(void *self, ag_tid t)
@@ -647,6 +650,8 @@ static void ad_access_start(void *self, ag_tid t, unsigned flags)
    ad *e = self;
    (void)flags;
    e->npend = 0;
+   e->last_idx = 0;
+   e->fresh_idx = 0;
    e->thr[t].ran = 1;
    e->ver0 = e->thr[t].ver;
 }
@@ -669,7 +674,16 @@ static void ad_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned fl
       return;
    }
    e->pend[e->npend++].flags = flags;
-   if (!cell->idx) cell->idx = loc_alloc(e);
+   if (!cell->idx) {
+      if (e->fresh_idx) {
+         cell->idx = e->fresh_idx;
+         e->locs[cell->idx].refs++;
+      } else {
+         cell->idx = e->fresh_idx = loc_alloc(e);
+      }
+   }
+   if (cell->idx == e->last_idx) return;     /* bytes sharing one state */
+   e->last_idx = cell->idx;
    ad_loc *l = &e->locs[cell->idx];
    if (l->w && l->lastw != t)
       check_get(e, t, l->w, l->lastw, l->wcb, l->wevent, l->wsite, AG_WRITE);
@@ -680,44 +694,79 @@ static void ad_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned fl
       }
 }
 
+/* Location idx takes t's event (clock snap). */
+static void loc_store(ad *e, uint32_t idx, ag_tid t, ad_vc *snap, unsigned flags)
+{
+   ad_thr *th = &e->thr[t];
+   ad_loc *l = &e->locs[idx];
+   if (flags & AG_WRITE) {
+      loc_drop_reads(l);               /* W_x knows them now */
+      vc_unref(l->w);
+      l->w = vc_ref(snap);
+      l->lastw = t;
+      l->wcb = cur_cb(th);
+      l->wevent = e->ctx->event;
+      l->wsite = e->ctx->site;
+   } else {
+      uint32_t j;
+      for (j = 0; j < l->nrd; j++) if (loc_rd(l, j)->tid == t) break;
+      if (j == l->nrd) {
+         if (j > 0) {
+            if (j - 1 == l->caprd) {
+               l->caprd = l->caprd ? 2 * l->caprd : 2;
+               l->more = ag_realloc(l->more, l->caprd * sizeof(ad_ev));
+            }
+            l->more[j - 1].c = NULL;
+         }
+         l->nrd++;
+      }
+      ev_set(e, loc_rd(l, j), t, snap);
+   }
+   note_holder(e, t, idx, 0);
+}
+
 static void ad_access_done(void *self, ag_tid t)
 {
    ad *e = self;
    ad_thr *th = &e->thr[t];
    /* the event learned something: every location takes the new clock */
    int changed = th->ver != e->ver0;
+   uint64_t ev = e->ctx->event;
    ad_vc *snap = NULL;
-   for (uint32_t i = 0; i < e->npend; i++) {
+   uint32_t i;
+   /* count the cells of each state this event changes */
+   for (i = 0; i < e->npend; i++) {
+      if ((e->pend[i].flags & AD_SKIP) && !changed) continue;
+      ad_loc *l = &e->locs[e->pend[i].cell->idx];
+      if (l->mark != ev) { l->mark = ev; l->mcnt = 0; l->mnew = 0; }
+      l->mcnt++;
+   }
+   for (i = 0; i < e->npend; i++) {
       ad_cell *cell = e->pend[i].cell;
       unsigned flags = e->pend[i].flags;
       if ((flags & AD_SKIP) && !changed) continue;
       uint32_t idx = cell->idx;
       ad_loc *l = &e->locs[idx];
-      if (!snap) snap = vc_ref(th->c);
-      if (flags & AG_WRITE) {
-         loc_drop_reads(l);               /* W_x knows them now */
-         vc_unref(l->w);
-         l->w = vc_ref(snap);
-         l->lastw = t;
-         l->wcb = cur_cb(th);
-         l->wevent = e->ctx->event;
-         l->wsite = e->ctx->site;
-      } else {
-         uint32_t j;
-         for (j = 0; j < l->nrd; j++) if (loc_rd(l, j)->tid == t) break;
-         if (j == l->nrd) {
-            if (j > 0) {
-               if (j - 1 == l->caprd) {
-                  l->caprd = l->caprd ? 2 * l->caprd : 2;
-                  l->more = ag_realloc(l->more, l->caprd * sizeof(ad_ev));
-               }
-               l->more[j - 1].c = NULL;
+      if (!l->mnew) {
+         /* all its cells are here: change it in place; else the cells
+            here move to a copy (a write needs none of the old state) */
+         uint32_t n = l->mcnt, to = idx;
+         if (l->refs != n) {
+            if (flags & AG_WRITE) {
+               to = loc_alloc(e);
+               e->locs[to].refs = n;
+               e->locs[idx].refs -= n;
+            } else {
+               to = loc_unshare(e, idx, n);
             }
-            l->nrd++;
+            e->locs[to].mark = ev;
          }
-         ev_set(e, loc_rd(l, j), t, snap);
+         e->locs[idx].mnew = to;
+         e->locs[to].mnew = to;
+         if (!snap) snap = vc_ref(th->c);
+         loc_store(e, to, t, snap, flags);
       }
-      note_holder(e, t, idx, 0);
+      cell->idx = e->locs[idx].mnew;
       cell->ft = t;
       cell->fver = th->ver;
       cell->fw = (flags & AG_WRITE) != 0;

@@ -281,6 +281,10 @@ typedef struct { const unsigned char *p, *end; const char *err; } tr_cur;
 
 static inline int tr_varint(tr_cur *c, uint64_t *v)
 {
+   if (c->p < c->end && *c->p < 0x80) {     /* the common one-byte case */
+      *v = *c->p++;
+      return 1;
+   }
    uint64_t x = 0;
    for (int shift = 0; shift < 70; shift += 7) {
       if (c->p == c->end) return 0;
@@ -295,7 +299,7 @@ static inline int tr_varint(tr_cur *c, uint64_t *v)
 
 #define TR_GET(c, v) do { int rc_ = tr_varint(c, v); if (rc_ <= 0) return rc_; } while (0)
 
-static int tr_tid(tr_cur *c, ag_tid *t)
+static inline int tr_tid(tr_cur *c, ag_tid *t)
 {
    uint64_t v;
    TR_GET(c, &v);
@@ -311,7 +315,13 @@ static int tr_decode(ag_treader *r, tr_cur *c, ag_trec *rec)
    if (c->p == c->end) return 0;
    unsigned tag = *c->p++;
    uint64_t v;
-   ag_memzero(rec, sizeof *rec);
+   /* field by field: this is the hot path of every replay */
+   rec->kind = 0;
+   rec->tid = rec->tid2 = 0;
+   rec->addr = rec->len = rec->site = 0;
+   rec->size = rec->flags = 0;
+   rec->shared = 0;
+   rec->text = NULL;
    if (tag >= AG_TR_ACCESS_POW2 && tag < AG_TR_ACCESS_POW2 + 16) {
       rec->kind = AG_TK_ACCESS;
       rec->flags = tag & 3;

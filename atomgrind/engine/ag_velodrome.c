@@ -79,8 +79,6 @@ typedef struct vd {
    vd_thread *th;
    uint32_t nth;
    ag_map *locks;
-   /* the access being processed, for reports */
-   unsigned acc_flags;
 } vd;
 
 /* ---- nodes ------------------------------------------------------- */
@@ -244,9 +242,9 @@ static void vd_event_done(vd *d, uint32_t s, int unary)
    if (unary) vd_finish(d, s);
 }
 
-static void vd_set_src(vd *d, vd_src *r, uint32_t s, unsigned evflags)
+/* Remember the current event of transaction s as a future edge source. */
+static void vd_set_src(vd *d, vd_src *r, uint32_t s)
 {
-   (void)evflags;
    r->id = d->nodes[s].id;
    r->slot = s;
    r->tid = d->nodes[s].tid;
@@ -306,7 +304,7 @@ static void vd_set_put(vd *d, vd_set **sp, vd_src *one, uint32_t s)
       }
       slot = &set->e[set->n++];
    }
-   vd_set_src(d, slot, s, 0);
+   vd_set_src(d, slot, s);
 }
 
 static void vd_set_clear(vd_src *one, vd_set **sp)
@@ -400,9 +398,9 @@ static void vd_end(void *self, ag_tid t)
 
 static void vd_access_start(void *self, ag_tid t, unsigned flags)
 {
+   (void)flags;
    vd *d = self;
    vd_thread *th = vd_thr(d, t);
-   d->acc_flags = flags;
    th->unary = th->cur ? 0 : vd_txn_new(d, t, 0);
 }
 
@@ -422,7 +420,7 @@ static void vd_access(void *self, ag_tid t, void *locp, ag_addr addr, unsigned f
             vd_link(d, &l->more->e[i], t, s, check, 0);
       vd_link(d, &l->w, t, s, check, AG_WRITE);
       vd_set_clear(&l->r, &l->more);
-      vd_set_src(d, &l->w, s, flags);
+      vd_set_src(d, &l->w, s);
    } else {
       vd_link(d, &l->w, t, s, check, AG_WRITE);
       vd_set_put(d, &l->more, &l->r, s);
@@ -465,7 +463,7 @@ static void vd_release(void *self, ag_tid t, ag_addr lock, int shared)
       vd_set_put(d, &lk->rd, NULL, s);
    } else {
       vd_set_clear(NULL, &lk->rd);
-      vd_set_src(d, &lk->w, s, 0);
+      vd_set_src(d, &lk->w, s);
    }
    vd_event_done(d, s, unary);
 }
@@ -476,7 +474,7 @@ static void vd_fork(void *self, ag_tid parent, ag_tid child)
    int unary;
    uint32_t s = vd_event_txn(d, parent, &unary);
    vd_thread *c = vd_thr(d, child);
-   if (!c->started) vd_set_src(d, &c->fork, s, 0);
+   if (!c->started) vd_set_src(d, &c->fork, s);
    vd_event_done(d, s, unary);
 }
 

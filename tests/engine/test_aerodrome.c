@@ -341,6 +341,30 @@ static void test_bytes(void)
       {'b',3}, {'r',3,X+5}, {'w',3,Q}, {'e',3},
       {'r',2,Q}, {'e',2} };
    ONE("split while open", split, 4, 12);
+   /* ... and the byte that was read (and so changed) */
+   static const ev split3[] = {
+      {'b',2}, {'w',2,S},
+      {'b',0}, {'w',0,X,8}, {'r',1,X+3}, {'r',0,S}, {'e',0},
+      {'b',3}, {'r',3,X+3}, {'w',3,Q}, {'e',3},
+      {'r',2,Q}, {'e',2} };
+   ONE("split while open, read byte", split3, 4, 12);
+   /* a read makes byte 3 a copy of the word's state, whose reader (thread
+      1) knows the open A; A's end must reach the copy.  B -> A -> r1 ->
+      w4 -> B. */
+   static const ev unshare[] = {
+      {'b',0}, {'w',0,W},
+      {'b',2}, {'w',2,S}, {'r',1,S}, {'r',1,X,8}, {'r',3,X+3}, {'r',2,W}, {'e',2},
+      {'w',4,X+3}, {'w',4,Q}, {'r',0,Q}, {'e',0} };
+   ONE("unshared copy in update sets", unshare, 5, 12);
+   /* bytes of a split word share their state until they differ */
+   static const ev share[] = {
+      {'b',0}, {'w',0,X,8}, {'b',1}, {'w',1,X+2,2}, {'r',1,X+6}, {'e',1},
+      {'r',0,X+4,4}, {'e',0} };
+   NONE("split bytes diverge", share, 2);
+   static const ev share2[] = {
+      {'b',0}, {'w',0,X,8}, {'b',1}, {'r',1,X+2,2}, {'w',1,X+6}, {'w',1,Y}, {'e',1},
+      {'r',0,Y}, {'e',0} };
+   ONE("split bytes diverge 2", share2, 2, 8);
 }
 
 /* ---- end pushes and garbage collection ------------------------------- */
