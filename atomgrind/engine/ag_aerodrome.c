@@ -35,19 +35,25 @@
  *    whose clocks may know the transaction.  A location or lock is added
  *    whenever it takes a clock that knows an open transaction: at accesses
  *    and releases, at the end-push of another transaction (the appendix's
- *    listing forgets this case), and when the dispatcher copies a cell.
+ *    listing forgets this case), and when a location's state is copied.
  *    Update sets hold location indices; a stale index only costs a check.
  *  - GC: an end pushes nothing when the transaction learned nothing from
  *    others (its clock is its begin's, which every clock knowing the begin
  *    holds) or knows no other open transaction (it can't lie on a future
  *    cycle: edges only enter open transactions).  The appendix's listing
- *    uses the first test but also drops the transaction's lazily kept
- *    writes, which loses cycles through an earlier transaction of the same
- *    thread; writes here keep exact snapshots.
+ *    uses the first test but, as we read it, also drops the transaction's
+ *    lazily kept writes, which loses cycles through an earlier transaction
+ *    of the same thread; writes here keep exact snapshots.
  *  - Unary transactions are not checked (the paper's rule).  An access that
  *    touches several locations is one unary transaction: its checks and
  *    joins come first and its clock is stored into every location at
  *    access_done, so all of them carry the whole event's knowledge.
+ *  - Location state lives in records the shadow cell indexes.  The bytes of
+ *    a split word share one record until an access sets some of them apart
+ *    (copy on write), so a 4-byte access costs one record, not four.  A
+ *    cell also remembers the last accessing thread and its clock version:
+ *    that thread reading again, or writing after its own write, with an
+ *    unchanged clock stores nothing new and is skipped.
  *  - After a violation the join that closed the cycle is skipped.
  */
 #include "ag_engine.h"
@@ -175,9 +181,9 @@ typedef struct {
    uint32_t cb;               /* C_t(t) at the open begin */
    uint8_t exists, active, ran;
    uint8_t learned;           /* C_t took knowledge since the open begin */
-   uint32_t apos;
+   uint32_t apos;             /* index in ad.actv while active */
    uint32_t regver;           /* bumped when C_t comes to know a new txn */
-   uint32_t ver;              /* bumped when C_t changes (regver too) */             /* index in ad.actv while active */
+   uint32_t ver;              /* bumped when C_t changes (and at begin) */
    ad_act *act; uint32_t nact, capact;   /* open txns of others C_t knows */
    ag_tid *kn; uint32_t nkn, capkn;      /* threads that know t's open txn */
    ad_idset us, lus;          /* locations / locks that may know it */
@@ -196,8 +202,8 @@ typedef struct {             /* (the fields an access uses come first) */
    ag_tid lastw;              /* AG_NO_TID if none; next free index if !live */
    uint32_t nrd;              /* reads since the last write: rd0, more[] */
    ad_ev rd0;
-   ag_tid regt;               /* in the update sets of what regt's clock */
-   uint32_t regv;             /* knew at its version regv */
+   ag_tid regt;               /* it is in the update sets of the txns */
+   uint32_t regv;             /* regt's clock knew at its regver regv */
    uint32_t live;
    uint32_t wcb;
    ad_ev *more;
