@@ -64,3 +64,45 @@ def valgrind(exe, *opts, args=(), timeout=300, env=None):
         raise AssertionError("valgrind did not finish normally: rc=%d\n%s\n%s"
                              % (proc.returncode, log, proc.stderr))
     return Run(proc, log)
+
+
+# ---- host-built C tests (engines, readers) ----------------------------------
+
+ENGINE_DIR = os.path.join(REPO, "atomgrind", "engine")
+CTESTS = os.path.join(HERE, "engine")
+HOST_OUT = os.path.join(BUILD, "tests-host")
+# Host tests always run under AddressSanitizer and UndefinedBehaviorSanitizer.
+SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined"]
+
+
+def engine_sources(host_shim=True):
+    """The engine's C files (with the libc shim unless the test has its own)."""
+    import glob
+    return [f for f in sorted(glob.glob(os.path.join(ENGINE_DIR, "*.c")))
+            if host_shim or os.path.basename(f) != "ag_shim_host.c"]
+
+
+def host_binary(name, srcs, libs=(), opt="-O1"):
+    """Build a host C program from srcs with the sanitizers (again only when
+    a source changed) and return its path."""
+    os.makedirs(HOST_OUT, exist_ok=True)
+    exe = os.path.join(HOST_OUT, name)
+    headers = [os.path.join(d, f) for d in (ENGINE_DIR, CTESTS)
+               for f in os.listdir(d) if f.endswith(".h")]
+    if os.path.exists(exe) and all(os.path.getmtime(s) <= os.path.getmtime(exe)
+                                   for s in list(srcs) + headers):
+        return exe
+    cmd = [os.environ.get("CC", "cc"), "-std=gnu99", opt, "-g", *SANITIZE,
+           "-I", ENGINE_DIR, "-I", CTESTS, *srcs, "-o", exe, *libs]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        raise AssertionError("cannot build %s:\n%s\n%s" % (name, " ".join(cmd), p.stdout))
+    return exe
+
+
+def run_host(exe, *args, timeout=600):
+    """Run a host test; returns the CompletedProcess."""
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
+               UBSAN_OPTIONS="print_stacktrace=1")
+    return subprocess.run([exe, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=timeout, env=env)
