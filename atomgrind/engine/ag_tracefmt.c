@@ -399,9 +399,55 @@ static int tr_decode(ag_treader *r, tr_cur *c, ag_trec *rec)
    return -1;
 }
 
+/* Unchecked varint for the fast path (the caller knows 10 bytes are
+   there); NULL if it overflows. */
+static inline const unsigned char *tr_fast_varint(const unsigned char *p, uint64_t *v)
+{
+   uint64_t x = *p & 0x7f;
+   if (*p++ < 0x80) { *v = x; return p; }
+   for (int shift = 7; shift < 70; shift += 7) {
+      unsigned b = *p++;
+      if (shift == 63 && b > 1) return NULL;
+      x |= (uint64_t)(b & 0x7f) << shift;
+      if (!(b & 0x80)) { *v = x; return p; }
+   }
+   return NULL;
+}
+
+/* The common record, an access with the size in its tag, decoded without
+   per-byte bounds checks when it surely fits.  0: use the general path. */
+static inline int tr_fast_access(ag_treader *r, ag_trec *rec)
+{
+   const unsigned char *p = r->buf + r->pos;
+   unsigned tag = *p++;
+   uint64_t tid, zz, site;
+   if ((tag & 0xf0) != AG_TR_ACCESS_POW2) return 0;
+   if (!(p = tr_fast_varint(p, &tid)) || !(p = tr_fast_varint(p, &zz)) ||
+       !(p = tr_fast_varint(p, &site)))
+      return 0;
+   unsigned size = 1u << ((tag >> 2) & 3);
+   uint64_t addr = r->prev_addr + (uint64_t)((int64_t)(zz >> 1) ^ -(int64_t)(zz & 1));
+   if (tid >= AG_NO_TID || addr > AG_TRACE_ADDR_LIMIT - size) return 0;
+   rec->kind = AG_TK_ACCESS;
+   rec->tid = (ag_tid)tid;
+   rec->tid2 = 0;
+   rec->addr = addr;
+   rec->len = 0;
+   rec->size = size;
+   rec->flags = tag & 3;
+   rec->shared = 0;
+   rec->site = site;
+   rec->text = NULL;
+   r->prev_addr = addr;
+   r->pos = (size_t)(p - r->buf);
+   r->records++;
+   return 1;
+}
+
 int ag_tr_next(ag_treader *r, ag_trec *rec)
 {
    if (r->err) return -1;
+   if (r->len - r->pos >= 32 && tr_fast_access(r, rec)) return 1;
    for (;;) {
       uint64_t saved_prev = r->prev_addr;
       tr_cur c = { r->buf + r->pos, r->buf + r->len, NULL };
