@@ -89,11 +89,22 @@ static char *ag_split(ag_shadow *s, void **slot)
    return b;
 }
 
+/* No shadow above this address: the top of the address space is never
+   user memory, and clamping keeps every loop below free of wrap-around. */
+#define AG_SHADOW_TOP (~(ag_addr)0 - 0xffff)
+
+static int ag_clamp(ag_addr addr, uint64_t *len)
+{
+   if (*len == 0 || addr >= AG_SHADOW_TOP) return 0;
+   if (*len > AG_SHADOW_TOP - addr) *len = AG_SHADOW_TOP - addr;
+   return 1;
+}
+
 void ag_shadow_visit(ag_shadow *s, ag_addr addr, uint64_t size,
                      ag_shadow_fn fn, void *arg)
 {
+   if (!ag_clamp(addr, &size)) return;
    ag_addr end = addr + size;
-   if (size == 0) return;
    for (ag_addr w = addr & ~(ag_addr)7; w < end; w += 8) {
       ag_page *p = ag_page_of(s, w, 1);
       void **slot = &p->slot[(w >> 3) & (AG_PAGE_WORDS - 1)];
@@ -115,40 +126,62 @@ void ag_shadow_visit(ag_shadow *s, ag_addr addr, uint64_t size,
    }
 }
 
-void ag_shadow_forget(ag_shadow *s, ag_addr addr, uint64_t len)
+/* Forget [lo, hi), which lies within page p (based at base). */
+static void ag_forget_in_page(ag_shadow *s, ag_page *p, ag_addr base, ag_addr lo, ag_addr hi)
 {
-   ag_addr end = addr + len;
-   if (len == 0) return;
-   for (ag_addr w = addr & ~(ag_addr)7; w < end; ) {
-      ag_page *p = ag_page_of(s, w, 0);
-      if (!p) {        /* skip the whole absent page */
-         w = ((w >> AG_PAGE_BITS) + 1) << AG_PAGE_BITS;
-         continue;
-      }
-      void **slot = &p->slot[(w >> 3) & (AG_PAGE_WORDS - 1)];
+   for (ag_addr w = lo & ~(ag_addr)7; w < hi; w += 8) {
+      void **slot = &p->slot[(w - base) >> 3];
       uintptr_t v = (uintptr_t)*slot;
-      ag_addr lo = addr > w ? addr : w;
-      ag_addr hi = end < w + 8 ? end : w + 8;
-      if (v) {
-         if (lo == w && hi == w + 8) {
-            if (v & AG_SPLIT) {
-               char *b = (char *)(v & ~AG_SPLIT);
-               for (int i = 0; i < 8; i++) s->ops->loc_fini(s->self, AG_LOC(s, b, i));
-               ag_cell_free(s, b, 1);
-            } else {
-               s->ops->loc_fini(s->self, (void *)v);
-               ag_cell_free(s, (void *)v, 0);
-            }
-            *slot = NULL;
+      if (!v) continue;
+      ag_addr a0 = lo > w ? lo : w;
+      ag_addr a1 = hi < w + 8 ? hi : w + 8;
+      if (a0 == w && a1 == w + 8) {
+         if (v & AG_SPLIT) {
+            char *b = (char *)(v & ~AG_SPLIT);
+            for (int i = 0; i < 8; i++) s->ops->loc_fini(s->self, AG_LOC(s, b, i));
+            ag_cell_free(s, b, 1);
          } else {
-            char *b = ag_split(s, slot);
-            for (ag_addr a = lo; a < hi; a++) {
-               s->ops->loc_fini(s->self, AG_LOC(s, b, a - w));
-               s->ops->loc_init(s->self, AG_LOC(s, b, a - w));
-            }
+            s->ops->loc_fini(s->self, (void *)v);
+            ag_cell_free(s, (void *)v, 0);
+         }
+         *slot = NULL;
+      } else {
+         char *b = ag_split(s, slot);
+         for (ag_addr a = a0; a < a1; a++) {
+            s->ops->loc_fini(s->self, AG_LOC(s, b, a - w));
+            s->ops->loc_init(s->self, AG_LOC(s, b, a - w));
          }
       }
-      w += 8;
+   }
+}
+
+typedef struct { ag_shadow *s; ag_addr lo, hi; } ag_forget_range;
+
+static void ag_forget_page_rec(void *arg, uint64_t key, void *rec)
+{
+   ag_forget_range *r = arg;
+   ag_addr base = key << AG_PAGE_BITS, top = base + (1u << AG_PAGE_BITS);
+   if (top <= r->lo || base >= r->hi) return;
+   ag_forget_in_page(r->s, *(ag_page **)rec, base,
+                     r->lo > base ? r->lo : base, r->hi < top ? r->hi : top);
+}
+
+void ag_shadow_forget(ag_shadow *s, ag_addr addr, uint64_t len)
+{
+   if (!ag_clamp(addr, &len)) return;
+   ag_addr end = addr + len;
+   uint64_t first = addr >> AG_PAGE_BITS, last = (end - 1) >> AG_PAGE_BITS;
+   if (last - first >= ag_map_count(s->pages)) {
+      /* a range wider than what is shadowed (an munmap, a big free):
+         visit the pages that exist rather than every page in the range */
+      ag_forget_range r = { s, addr, end };
+      ag_map_foreach(s->pages, ag_forget_page_rec, &r);
+      return;
+   }
+   for (uint64_t pg = first; pg <= last; pg++) {
+      ag_addr base = pg << AG_PAGE_BITS, top = base + (1u << AG_PAGE_BITS);
+      ag_page *p = ag_page_of(s, base, 0);
+      if (p) ag_forget_in_page(s, p, base, addr > base ? addr : base, end < top ? end : top);
    }
 }
 
