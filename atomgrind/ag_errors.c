@@ -23,6 +23,12 @@ typedef struct {
    HChar msg[160];              /* misuse text */
 } ag_err_extra;
 
+/* The address a report is about: the access's, else the lock's. */
+static Addr ag_err_addr(const ag_violation *v)
+{
+   return (Addr)(v->addr ? v->addr : v->lock);
+}
+
 ExeContext *ag_site_ec(ULong site)
 {
    return (ExeContext *)(Addr)site;
@@ -45,7 +51,7 @@ void ag_error_violation(const ag_violation *v)
    if (vgtid == VG_INVALID_THREADID) vgtid = ag_cur_vgtid;
    VG_(maybe_record_error)(vgtid,
                            v->kind == AG_KIND_RACE ? AG_ERR_RACE : AG_ERR_ATOMICITY,
-                           (Addr)v->addr, NULL, &x);
+                           ag_err_addr(v), NULL, &x);
 }
 
 void ag_error_misuse(ThreadId vgtid, const HChar *fmt, ...)
@@ -109,8 +115,8 @@ static void ag_pp_region(const HChar *who, ExeContext *ec, Bool xml)
 
 static void ag_pp_addr(const ag_err_extra *x)
 {
-   if (x->v.addr && x->described)
-      VG_(pp_addrinfo)((Addr)x->v.addr, &x->ai);
+   if (x->described)
+      VG_(pp_addrinfo)(ag_err_addr(&x->v), &x->ai);
 }
 
 static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
@@ -218,8 +224,8 @@ static void ag_pp_Error(const Error *err)
 static UInt ag_update_extra(const Error *err)
 {
    ag_err_extra *x = VG_(get_error_extra)(err);
-   if (x && x->v.addr && !x->described) {
-      VG_(describe_addr)(VG_(current_DiEpoch)(), (Addr)x->v.addr, &x->ai);
+   if (x && ag_err_addr(&x->v) && !x->described) {
+      VG_(describe_addr)(VG_(current_DiEpoch)(), ag_err_addr(&x->v), &x->ai);
       x->described = True;
    }
    return sizeof(ag_err_extra);
