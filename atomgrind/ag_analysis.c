@@ -14,7 +14,6 @@
 #include "ag_tool.h"
 #include "ag_sampler.h"
 
-#define AG_DEFAULT_ENGINE "aerodrome"
 #define AG_RACE_ENGINE "fasttrack"
 
 static ag_engine *ag_eng[2];
@@ -73,7 +72,7 @@ void ag_analysis_init(void)
    cfg.cycles_increasing = ag_clo_cycles_increasing;
    if (ag_clo_check & AG_CHECK_ATOMICITY) {
       const HChar *name = ag_clo_engine;
-      if (!name) name = ag_engine_find("atomsanitizer") ? "atomsanitizer" : AG_DEFAULT_ENGINE;
+      if (!name) name = AG_DEFAULT_ENGINE;
       ag_eng[ag_neng++] = ag_make(name, &cfg);
    }
    if (ag_clo_check & AG_CHECK_RACES)

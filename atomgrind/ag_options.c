@@ -1,6 +1,8 @@
 /* ag_options.c -- command-line options of atomgrind. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcbase.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_options.h"
 #include "ag_tool.h"
@@ -79,7 +81,7 @@ void ag_print_usage(void)
    const ag_engine_ops *const *e;
    VG_(printf)(
 "    --check=atomicity|races|all  what to check [atomicity]\n"
-"    --engine=NAME             atomicity engine [%s]:\n", ag_clo_engine ? ag_clo_engine : "default");
+"    --engine=NAME             atomicity engine [%s]:\n", AG_DEFAULT_ENGINE);
    for (e = ag_engine_all(); *e; e++)
       if ((*e)->kind == AG_KIND_ATOMICITY)
          VG_(printf)("        %-15s %s\n", (*e)->name, (*e)->help);
@@ -107,7 +109,9 @@ void ag_print_debug_usage(void)
 void ag_options_check(void)
 {
    if (ag_clo_cycles_increasing && ag_clo_engine
-       && !VG_STREQ(ag_clo_engine, "atomsanitizer"))
+       && !VG_STREQ(ag_clo_engine, "atomsanitizer")) {
       VG_(fmsg_bad_option)("--cycles=increasing",
                            "only the atomsanitizer engine checks increasing cycles\n");
+      VG_(exit)(1);   /* after option parsing, fmsg_bad_option returns */
+   }
 }

@@ -12,6 +12,7 @@
 extern void VG_(vg_yield)(void);
 
 /* ---- options (ag_options.c) ---- */
+#define AG_DEFAULT_ENGINE "atomsanitizer"
 typedef enum { AG_CHECK_ATOMICITY = 1, AG_CHECK_RACES = 2, AG_CHECK_ALL = 3 } ag_check_t;
 extern const HChar *ag_clo_engine;        /* --engine= */
 extern ag_check_t ag_clo_check;           /* --check= */

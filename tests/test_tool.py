@@ -96,6 +96,20 @@ class Verdicts(unittest.TestCase):
         # deliberate misuse (a second unlock of an error-checking mutex)
         self.check("sync_zoo", 0, "--check=all", misuse=1)
 
+    def test_increasing_cycles(self):
+        # the plain write interleaves one region: an increasing cycle, blamed
+        # on that region
+        r = valgrind(compile_prog("plain_write"), "--cycles=increasing")
+        self.assertEqual(r.atomicity, 1, r)
+        self.assertIn("The atomic region of thread #2 began at", r.text)
+
+    def test_increasing_needs_atomsanitizer(self):
+        p = subprocess.run([VG_IN_PLACE, "--tool=atomgrind", "--cycles=increasing", "--engine=aerodrome",
+                            compile_prog("plain_write")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, env=dict(os.environ, AG_BUILD=BUILD))
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("only the atomsanitizer engine checks increasing cycles", p.stdout)
+
     def test_odd_process(self):
         self.check("odd_process", 0)
 
