@@ -1,6 +1,7 @@
 """Shared helpers for atomgrind's Python tests: where the build is, how to
 compile a test program, how to run it under the in-place tool and read the
 errors it reported."""
+import contextlib
 import os
 import re
 import subprocess
@@ -47,6 +48,25 @@ class Run:
 
     def __repr__(self):
         return "<Run rc=%s errors=%s>\n%s" % (self.rc, self.errors, self.log)
+
+
+def vg_in_place(*args, timeout=300):
+    """Run ./vg-in-place ARGS as is; returns the CompletedProcess with
+    stdout and stderr together in .stdout (for option and startup errors)."""
+    return subprocess.run([os.path.join(REPO, "vg-in-place"), *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=timeout,
+                          env=dict(os.environ, AG_BUILD=BUILD))
+
+
+@contextlib.contextmanager
+def supp_file(text):
+    """A temporary suppression file holding text; yields its path."""
+    with tempfile.NamedTemporaryFile("w", suffix=".supp", delete=False) as f:
+        f.write(text)
+    try:
+        yield f.name
+    finally:
+        os.unlink(f.name)
 
 
 def valgrind(exe, *opts, args=(), timeout=300, env=None):

@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 import unittest
 
-from agtest import BUILD, REPO, compile_prog, tool_built, valgrind
+from agtest import BUILD, compile_prog, tool_built, valgrind, vg_in_place
 
 TRACE_TOOL = os.path.join(BUILD, "atomgrind-trace")
 PROGS = ["plain_write", "locked_check_act", "condvar_region", "nested", "many_locked", "adjacent_fields"]
@@ -63,10 +63,8 @@ class Replay(unittest.TestCase):
                 self.assertEqual(rc, 1 if r.atomicity else 0, (offline, r))
 
     def test_unwritable_trace_file(self):
-        r = subprocess.run([os.path.join(REPO, "vg-in-place"), "--tool=atomgrind", "--record-trace=/nonexistent/dir/t.agt",
-                            compile_prog("plain_write")],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           env=dict(os.environ, AG_BUILD=BUILD))
+        r = vg_in_place("--tool=atomgrind", "--record-trace=/nonexistent/dir/t.agt",
+                        compile_prog("plain_write"))
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("cannot open --record-trace file", r.stdout)
 

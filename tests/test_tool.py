@@ -2,13 +2,10 @@
 verdict and report content each must produce, for every atomicity engine."""
 import os
 import re
-import subprocess
 import tempfile
 import unittest
 
-from agtest import BUILD, REPO, compile_prog, tool_built, valgrind
-
-VG_IN_PLACE = os.path.join(REPO, "vg-in-place")
+from agtest import BUILD, compile_prog, supp_file, tool_built, valgrind, vg_in_place
 
 ENGINES = ["atomsanitizer", "aerodrome", "velodrome"]
 
@@ -104,9 +101,8 @@ class Verdicts(unittest.TestCase):
         self.assertIn("The atomic region of thread #2 began at", r.text)
 
     def test_increasing_needs_atomsanitizer(self):
-        p = subprocess.run([VG_IN_PLACE, "--tool=atomgrind", "--cycles=increasing", "--engine=aerodrome",
-                            compile_prog("plain_write")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           text=True, env=dict(os.environ, AG_BUILD=BUILD))
+        p = vg_in_place("--tool=atomgrind", "--cycles=increasing", "--engine=aerodrome",
+                        compile_prog("plain_write"))
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("only the atomsanitizer engine checks increasing cycles", p.stdout)
 
@@ -131,26 +127,18 @@ class ErrorManager(unittest.TestCase):
         supp = m.group(0)
         self.assertIn("Atomgrind:Atomicity", supp)
         self.assertIn("fun:withdraw", supp)
-        with tempfile.NamedTemporaryFile("w", suffix=".supp", delete=False) as f:
-            f.write(supp.replace("<insert_a_suppression_name_here>", "plain_write") + "\n")
-        try:
-            r = valgrind(exe, "--suppressions=" + f.name)
-            self.assertEqual(r.errors, 0, r)
-            self.assertEqual(r.suppressed, 1, r)
-        finally:
-            os.unlink(f.name)
+        with supp_file(supp.replace("<insert_a_suppression_name_here>", "plain_write") + "\n") as f:
+            r = valgrind(exe, "--suppressions=" + f)
+        self.assertEqual(r.errors, 0, r)
+        self.assertEqual(r.suppressed, 1, r)
 
     def test_handwritten_suppression(self):
         exe = compile_prog("misuse")
-        with tempfile.NamedTemporaryFile("w", suffix=".supp", delete=False) as f:
-            f.write("{\n   misuse-in-main\n   Atomgrind:Misuse\n   ...\n   fun:main\n}\n")
-        try:
-            r = valgrind(exe, "--suppressions=" + f.name)
-            # the open-region exit happens in the child thread, not under main
-            self.assertEqual(r.errors, 1, r)
-            self.assertEqual(r.suppressed, 2, r)
-        finally:
-            os.unlink(f.name)
+        with supp_file("{\n   misuse-in-main\n   Atomgrind:Misuse\n   ...\n   fun:main\n}\n") as f:
+            r = valgrind(exe, "--suppressions=" + f)
+        # the open-region exit happens in the child thread, not under main
+        self.assertEqual(r.errors, 1, r)
+        self.assertEqual(r.suppressed, 2, r)
 
     def test_xml(self):
         exe = compile_prog("plain_write")
@@ -164,16 +152,13 @@ class ErrorManager(unittest.TestCase):
         self.assertIn("withdraw", xml)
 
     def test_help_lists_options(self):
-        out = subprocess.run([VG_IN_PLACE, "--tool=atomgrind", "--help"], stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, text=True, env=dict(os.environ, AG_BUILD=BUILD)).stdout
+        out = vg_in_place("--tool=atomgrind", "--help").stdout
         for opt in ["--engine=", "--check-stack-var=", "--check=", "atomsanitizer", "aerodrome", "velodrome"]:
             self.assertIn(opt, out)
 
     def test_bad_engine_is_refused(self):
         exe = compile_prog("plain_write")
-        p = subprocess.run([VG_IN_PLACE, "--tool=atomgrind", "--engine=nope", exe],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           env=dict(os.environ, AG_BUILD=BUILD))
+        p = vg_in_place("--tool=atomgrind", "--engine=nope", exe)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("unknown atomicity engine 'nope'", p.stdout)
 

@@ -2,7 +2,7 @@
 import re
 import unittest
 
-from agtest import BUILD, compile_prog, tool_built, valgrind
+from agtest import BUILD, compile_prog, supp_file, tool_built, valgrind
 
 
 def setUpModule():
@@ -53,16 +53,10 @@ class Races(unittest.TestCase):
         self.assertGreaterEqual(r.races, 1, r)
 
     def test_race_suppression(self):
-        import os
-        import tempfile
-        with tempfile.NamedTemporaryFile("w", suffix=".supp", delete=False) as f:
-            f.write("{\n   counter-race\n   Atomgrind:Race\n   fun:worker\n}\n")
-        try:
-            r = self.races("counter", "--suppressions=" + f.name)
-            self.assertEqual(r.errors, 0, r)
-            self.assertGreaterEqual(r.suppressed, 1, r)
-        finally:
-            os.unlink(f.name)
+        with supp_file("{\n   counter-race\n   Atomgrind:Race\n   fun:worker\n}\n") as f:
+            r = self.races("counter", "--suppressions=" + f)
+        self.assertEqual(r.errors, 0, r)
+        self.assertGreaterEqual(r.suppressed, 1, r)
 
 
 SAMPLE = ["--sample=rpt", "--rpt-epsilon=0.2"]   # small windows, so a short test run is "long"
