@@ -1,6 +1,5 @@
 """Tool-level tests: small C programs under the in-place atomgrind, with the
 verdict and report content each must produce, for every atomicity engine."""
-import os
 import re
 import tempfile
 import unittest
