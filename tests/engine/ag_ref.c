@@ -420,6 +420,23 @@ static void feed_report(void *cookie, const ag_violation *v)
    if (f->out && f->out->n < AG_REF_MAXEV) f->out->v[f->out->n++] = *v;
 }
 
+int ag_ref_feed_event(ag_engine *e, const ag_ref_ev *ev, uint64_t site)
+{
+   switch (ev->op) {
+   case AG_REF_BEGIN: return ag_ev_begin(e, ev->tid, site);
+   case AG_REF_END:   return ag_ev_end(e, ev->tid, site);
+   case AG_REF_RD:    return ag_ev_access(e, ev->tid, ev->arg, ev->size, 0, site);
+   case AG_REF_WR:    return ag_ev_access(e, ev->tid, ev->arg, ev->size, AG_WRITE, site);
+   case AG_REF_ACQ:   return ag_ev_acquire(e, ev->tid, ev->arg, 0, site);
+   case AG_REF_REL:   return ag_ev_release(e, ev->tid, ev->arg, 0, site);
+   case AG_REF_RACQ:  return ag_ev_acquire(e, ev->tid, ev->arg, 1, site);
+   case AG_REF_RREL:  return ag_ev_release(e, ev->tid, ev->arg, 1, site);
+   case AG_REF_FORK:  return ag_ev_fork(e, ev->tid, (ag_tid)ev->arg, site);
+   case AG_REF_JOIN:  return ag_ev_join(e, ev->tid, (ag_tid)ev->arg, site);
+   }
+   return AG_OK;
+}
+
 int ag_ref_feed(const ag_ref_trace *tr, const char *name, const ag_config *cfg,
                 ag_ref_reports *out)
 {
@@ -431,21 +448,7 @@ int ag_ref_feed(const ag_ref_trace *tr, const char *name, const ag_config *cfg,
    f.e = e;
    for (int t = 0; t < tr->ninit; t++) ag_ev_thread_new(e, t);
    for (int i = 0; i < tr->n; i++) {
-      const ag_ref_ev *ev = &tr->ev[i];
-      uint64_t site = i + 1;
-      int rc = AG_OK;
-      switch (ev->op) {
-      case AG_REF_BEGIN: rc = ag_ev_begin(e, ev->tid, site); break;
-      case AG_REF_END:   rc = ag_ev_end(e, ev->tid, site); break;
-      case AG_REF_RD:    rc = ag_ev_access(e, ev->tid, ev->arg, ev->size, 0, site); break;
-      case AG_REF_WR:    rc = ag_ev_access(e, ev->tid, ev->arg, ev->size, AG_WRITE, site); break;
-      case AG_REF_ACQ:   rc = ag_ev_acquire(e, ev->tid, ev->arg, 0, site); break;
-      case AG_REF_REL:   rc = ag_ev_release(e, ev->tid, ev->arg, 0, site); break;
-      case AG_REF_RACQ:  rc = ag_ev_acquire(e, ev->tid, ev->arg, 1, site); break;
-      case AG_REF_RREL:  rc = ag_ev_release(e, ev->tid, ev->arg, 1, site); break;
-      case AG_REF_FORK:  rc = ag_ev_fork(e, ev->tid, (ag_tid)ev->arg, site); break;
-      case AG_REF_JOIN:  rc = ag_ev_join(e, ev->tid, (ag_tid)ev->arg, site); break;
-      }
+      int rc = ag_ref_feed_event(e, &tr->ev[i], (uint64_t)i + 1);
       if (rc != AG_OK) {
          fprintf(stderr, "ag_ref_feed: event %d rejected (%d)\n", i + 1, rc);
          abort();

@@ -83,6 +83,8 @@ typedef struct {
 /* Feed tr to engine `name` through the public ag_ev_* API.  Returns the
    number of reports (stored in out, if given), -1 if the engine is not
    registered. */
+/* Feed one event to an engine instance (its site: the given number). */
+int ag_ref_feed_event(ag_engine *e, const ag_ref_ev *ev, uint64_t site);
 int ag_ref_feed(const ag_ref_trace *tr, const char *name, const ag_config *cfg,
                 ag_ref_reports *out);
 

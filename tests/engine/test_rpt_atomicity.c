@@ -39,21 +39,7 @@ static uint64_t feed_sampled(const ag_ref_trace *tr, const ag_engine_ops *ops, a
          ag_sampler_advance(s, i);
          ag_engine_set_active(e, ag_sampler_active(s));
       }
-      const ag_ref_ev *ev = &tr->ev[i];
-      uint64_t site = i + 1;
-      int rc = AG_OK;
-      switch (ev->op) {
-      case AG_REF_BEGIN: rc = ag_ev_begin(e, ev->tid, site); break;
-      case AG_REF_END:   rc = ag_ev_end(e, ev->tid, site); break;
-      case AG_REF_RD:    rc = ag_ev_access(e, ev->tid, ev->arg, ev->size, 0, site); break;
-      case AG_REF_WR:    rc = ag_ev_access(e, ev->tid, ev->arg, ev->size, AG_WRITE, site); break;
-      case AG_REF_ACQ:   rc = ag_ev_acquire(e, ev->tid, ev->arg, 0, site); break;
-      case AG_REF_REL:   rc = ag_ev_release(e, ev->tid, ev->arg, 0, site); break;
-      case AG_REF_RACQ:  rc = ag_ev_acquire(e, ev->tid, ev->arg, 1, site); break;
-      case AG_REF_RREL:  rc = ag_ev_release(e, ev->tid, ev->arg, 1, site); break;
-      case AG_REF_FORK:  rc = ag_ev_fork(e, ev->tid, (ag_tid)ev->arg, site); break;
-      case AG_REF_JOIN:  rc = ag_ev_join(e, ev->tid, (ag_tid)ev->arg, site); break;
-      }
+      int rc = ag_ref_feed_event(e, &tr->ev[i], (uint64_t)i + 1);
       if (rc != AG_OK) { printf("FAIL event %d rejected (%d)\n", i + 1, rc); exit(1); }
    }
    uint64_t an = ag_engine_analysed(e);
