@@ -168,8 +168,10 @@ static const char *ag_trace_req_name(unsigned long code)
 
 /* condition-variable wrappers active in this thread (see the header) */
 static AG_TLS unsigned ag_cond_nest;
-/* the init routine of the pthread_once running in this thread */
+/* the init routine of the pthread_once running in this thread, and its
+   control word */
 static AG_TLS void (*ag_once_routine)(void);
+static AG_TLS pthread_once_t *ag_once_control;
 
 /* Results that mean "the lock is now held": a robust mutex whose owner
    died is handed over with EOWNERDEAD. */
@@ -428,6 +430,10 @@ static void ag_once_trampoline(void)
    void (*routine)(void) = ag_once_routine;
    AG_POP();
    routine();
+   /* Order the routine before every other caller's return: this thread
+      may be descheduled between glibc publishing "done" (which lets the
+      waiters return) and its own ONCE_POST after the real call. */
+   AG_REQ(AG_CR_ONCE_POST, ag_once_control, 0, 0);
    AG_PUSH();
 }
 
@@ -436,12 +442,16 @@ AG_INLINE int ag_pthread_once(pthread_once_t *once, void (*routine)(void))
    int ret;
    OrigFn fn;
    void (*saved)(void);
+   pthread_once_t *saved_control;
    VALGRIND_GET_ORIG_FN(fn);
    AG_PUSH();
    saved = ag_once_routine;          /* an init routine may call pthread_once */
+   saved_control = ag_once_control;
    ag_once_routine = routine;
+   ag_once_control = once;
    CALL_FN_W_WW(ret, fn, once, ag_once_trampoline);
    ag_once_routine = saved;
+   ag_once_control = saved_control;
    AG_POP();
    AG_REQ(AG_CR_ONCE_POST, once, 0, 0);
    AG_TRACE(fn, "pthread_once", once, routine, ret);

@@ -5,7 +5,10 @@
 #include "common.h"
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int stock;
+static pthread_barrier_t start;
+
 static void *w(void *a) {
+  pthread_barrier_wait(&start);     /* both threads exist before the loop */
   for (int i = 0; i < 2000; i++) {
     ATOMGRIND_ATOMIC_BEGIN();
     pthread_mutex_lock(&mu); int s = stock; pthread_mutex_unlock(&mu);
@@ -14,4 +17,4 @@ static void *w(void *a) {
   }
   return 0;
 }
-int main() { pthread_t a, b; pthread_create(&a,0,w,0); pthread_create(&b,0,w,0); pthread_join(a,0); pthread_join(b,0); printf("%d\n", stock); return 0; }
+int main() { pthread_t a, b; pthread_barrier_init(&start, 0, 2); pthread_create(&a,0,w,0); pthread_create(&b,0,w,0); pthread_join(a,0); pthread_join(b,0); printf("%d\n", stock); return 0; }
