@@ -42,8 +42,7 @@ struct ag_engine {
    int active;
    uint64_t analysed, reports;
    uint64_t last_report_event;
-   /* the access being dispatched (for the visit callback and reports) */
-   ag_tid acc_tid;
+   /* the access being dispatched (for reports) */
    unsigned acc_flags, acc_size;
    ag_addr acc_addr;
    ag_addr acq_lock;           /* the acquire being dispatched, 0 if none */
@@ -193,25 +192,24 @@ int ag_ev_end(ag_engine *e, ag_tid t, uint64_t site)
    return AG_OK;
 }
 
-static void ag_visit_loc(void *arg, void *loc, ag_addr a)
-{
-   ag_engine *e = arg;
-   e->ops->access(e->self, e->acc_tid, loc, a, e->acc_flags);
-}
-
 int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
                  unsigned flags, uint64_t site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
    if (bad) return AG_MISUSE_BAD_TID;
    if (!fwd || size == 0) return AG_OK;
-   e->acc_tid = t;
    e->acc_flags = flags;
    e->acc_addr = addr;
    e->acc_size = size;
-   if (e->ops->access_start) e->ops->access_start(e->self, t, flags);
-   ag_shadow_visit(e->shadow, addr, size, ag_visit_loc, e);
-   if (e->ops->access_done) e->ops->access_done(e->self, t);
+   const ag_engine_ops *ops = e->ops;
+   /* look the location up first and prefetch it: the engine's per-event
+      work in access_start then overlaps the likely cache miss */
+   void *loc = ag_shadow_loc1(e->shadow, addr, size);
+   if (__builtin_expect(loc != NULL, 1)) __builtin_prefetch(loc, 1);
+   if (ops->access_start) ops->access_start(e->self, t, flags);
+   if (__builtin_expect(loc != NULL, 1)) ops->access(e->self, t, loc, addr, flags);
+   else ag_shadow_access(e->shadow, addr, size, t, flags);
+   if (ops->access_done) ops->access_done(e->self, t);
    e->acc_size = 0;
    return AG_OK;
 }

@@ -115,8 +115,9 @@ typedef struct ag_engine_ops {
    void  (*begin)(void *self, ag_tid t);                  /* outermost only */
    void  (*end)(void *self, ag_tid t);                    /* outermost only */
    /* One access event: access_start (may be NULL), then one access call
-      per location touched (addr is that location's address; a location is
-      a byte, or an aligned 8-byte word nobody accessed partially), then
+      per location touched (addr is that location's first byte; a location
+      is a run of bytes within an aligned 8-byte word that every access so
+      far covered entirely or not at all -- see ag_shadow.h), then
       access_done (may be NULL).  The event is one unary transaction when
       t is outside any region. */
    void  (*access_start)(void *self, ag_tid t, unsigned flags);

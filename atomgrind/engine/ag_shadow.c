@@ -1,26 +1,24 @@
-/* ag_shadow.c -- see ag_shadow.h. */
+/* ag_shadow.c -- see ag_shadow.h (which also holds the slot layout and
+ * the inline fast path).
+ *
+ * Per access: the page comes from a direct-mapped cache in front of the
+ * hash table, the engine's access callback is called directly.  Cells are
+ * carved from slabs (no allocator call, no per-cell header). */
 #include "ag_shadow.h"
 #include "ag_map.h"
 #include "ag_shim.h"
 
-#define AG_PAGE_BITS 12
-#define AG_PAGE_WORDS (1u << (AG_PAGE_BITS - 3))
-#define AG_SPLIT ((uintptr_t)1)          /* tag bit on a slot: 8 byte cells */
-
-typedef struct { void *slot[AG_PAGE_WORDS]; } ag_page;
+#define AG_SLAB_BYTES (64u * 1024)
 
 /* free lists of whole (1 loc) and split (8 loc) cells */
 typedef struct ag_free_cell { struct ag_free_cell *next; } ag_free_cell;
 
-struct ag_shadow {
-   const ag_engine_ops *ops;
-   void *self;
-   size_t loc;                       /* loc_size rounded up to 8 */
-   ag_map *pages;                    /* page index -> ag_page* */
-   uint64_t last_key; ag_page *last_page;   /* one-entry lookup cache */
-   ag_free_cell *free1, *free8;
-   uint64_t bytes;
-};
+typedef struct ag_slab { struct ag_slab *next; } ag_slab;
+
+#define AG_P2(n) n, n + 1, n + 1, n + 2
+#define AG_P4(n) AG_P2(n), AG_P2(n + 1), AG_P2(n + 1), AG_P2(n + 2)
+#define AG_P6(n) AG_P4(n), AG_P4(n + 1), AG_P4(n + 1), AG_P4(n + 2)
+const uint8_t ag_shadow_popcount[256] = { AG_P6(0), AG_P6(1), AG_P6(1), AG_P6(2) };
 
 ag_shadow *ag_shadow_new(const ag_engine_ops *ops, void *self)
 {
@@ -30,32 +28,41 @@ ag_shadow *ag_shadow_new(const ag_engine_ops *ops, void *self)
    s->loc = (ops->loc_size + 7) & ~(size_t)7;
    if (s->loc < sizeof(ag_free_cell)) s->loc = sizeof(ag_free_cell);
    s->pages = ag_map_new(sizeof(ag_page *));
-   s->last_key = ~(uint64_t)0;
+   for (unsigned i = 0; i < AG_CACHE_SIZE; i++) s->cache[i].key = ~(uint64_t)0;
    return s;
 }
 
-static void *ag_cell_alloc(ag_shadow *s, int split)
+/* a block of n cells (1..8) */
+static void *ag_cell_alloc(ag_shadow *s, unsigned n)
 {
-   ag_free_cell **fl = split ? &s->free8 : &s->free1;
-   size_t n = split ? 8 * s->loc : s->loc;
-   s->bytes += n;
-   if (*fl) { void *c = *fl; *fl = (*fl)->next; return c; }
-   return ag_malloc(n);
+   size_t sz = n * s->loc;
+   s->bytes += sz;
+   if (s->free[n]) { ag_free_cell *c = s->free[n]; s->free[n] = c->next; return c; }
+   if (s->slab_left < sz) {
+      ag_slab *sl = ag_malloc(AG_SLAB_BYTES);
+      sl->next = s->slabs;
+      s->slabs = sl;
+      s->slab_cur = (char *)sl + ((sizeof(ag_slab) + 15) & ~(size_t)15);
+      s->slab_left = AG_SLAB_BYTES - (size_t)(s->slab_cur - (char *)sl);
+      AG_ASSERT(s->slab_left >= sz);
+   }
+   void *c = s->slab_cur;
+   s->slab_cur += sz;
+   s->slab_left -= sz;
+   AG_ASSERT(((uintptr_t)c & ~AG_PTR_MASK) == 0);
+   return c;
 }
 
-static void ag_cell_free(ag_shadow *s, void *c, int split)
+static void ag_cell_free(ag_shadow *s, void *c, unsigned n)
 {
-   ag_free_cell **fl = split ? &s->free8 : &s->free1;
    ag_free_cell *f = c;
-   s->bytes -= split ? 8 * s->loc : s->loc;
-   f->next = *fl;
-   *fl = f;
+   s->bytes -= n * s->loc;
+   f->next = s->free[n];
+   s->free[n] = f;
 }
 
-static ag_page *ag_page_of(ag_shadow *s, ag_addr a, int create)
+ag_page *ag_page_slow(ag_shadow *s, uint64_t key, int create)
 {
-   uint64_t key = a >> AG_PAGE_BITS;
-   if (key == s->last_key) return s->last_page;
    ag_page **pp;
    if (create) {
       int created;
@@ -65,34 +72,65 @@ static ag_page *ag_page_of(ag_shadow *s, ag_addr a, int create)
       pp = ag_map_get(s->pages, key);
       if (!pp) return NULL;
    }
-   s->last_key = key;
-   s->last_page = *pp;
+   ag_cache_ent *ce = &s->cache[key & (AG_CACHE_SIZE - 1)];
+   ce->key = key;
+   ce->page = *pp;
    return *pp;
 }
 
-#define AG_LOC(s, base, i) ((void *)((char *)(base) + (size_t)(i) * (s)->loc))
+#define AG_POP(c) ag_shadow_popcount[(c) & 0xff]
 
-/* Make slot hold 8 byte cells; returns their base. */
-static char *ag_split(ag_shadow *s, void **slot)
+/* Set the word's locations to those starting at the bits of ncuts, a
+   superset of its current ones (a fresh or whole word has one, at 0): each
+   new location takes a copy of the state of the one it is cut from, a
+   fresh word's are fresh.  Returns the new slot value. */
+static uintptr_t ag_recut(ag_shadow *s, void **slot, unsigned ncuts)
 {
    uintptr_t v = (uintptr_t)*slot;
-   if (v & AG_SPLIT) return (char *)(v & ~AG_SPLIT);
-   char *b = ag_cell_alloc(s, 1);
-   if (v) {
-      for (int i = 0; i < 8; i++) s->ops->loc_copy(s->self, AG_LOC(s, b, i), (void *)v);
-      s->ops->loc_fini(s->self, (void *)v);
-      ag_cell_free(s, (void *)v, 0);
+   unsigned n = AG_POP(ncuts);
+   char *nb;
+   if (!v) {
+      nb = ag_cell_alloc(s, n);
+      for (unsigned k = 0; k < n; k++) s->ops->loc_init(s->self, AG_LOC(s, nb, k));
    } else {
-      for (int i = 0; i < 8; i++) s->ops->loc_init(s->self, AG_LOC(s, b, i));
+      /* a whole word's cell is a block of one cell, cut at 0 */
+      unsigned cuts = (v & AG_SPLIT) ? ag_cuts(v) : 1u;
+      char *ob = (v & AG_SPLIT) ? ag_block(v) : (char *)v;
+      if (ncuts == cuts) {
+         v = ag_with_cuts(ob, cuts);
+         *slot = (void *)v;
+         return v;
+      }
+      nb = ag_cell_alloc(s, n);
+      unsigned k = 0, from = 0;
+      for (unsigned i = 0; i < 8; i++) {
+         if (cuts & (1u << i)) from = AG_POP(cuts & ((1u << i) - 1));
+         if (ncuts & (1u << i))
+            s->ops->loc_copy(s->self, AG_LOC(s, nb, k++), AG_LOC(s, ob, from));
+      }
+      unsigned on = AG_POP(cuts);
+      for (k = 0; k < on; k++) s->ops->loc_fini(s->self, AG_LOC(s, ob, k));
+      ag_cell_free(s, ob, on);
    }
-   *slot = (void *)((uintptr_t)b | AG_SPLIT);
-   return b;
+   v = ag_with_cuts(nb, ncuts);
+   *slot = (void *)v;
+   return v;
+}
+
+/* Make [lo, hi) (offsets in the word, 0 <= lo < hi <= 8) a union of whole
+   locations; returns the slot value. */
+static inline uintptr_t ag_refine(ag_shadow *s, void **slot, unsigned lo, unsigned hi)
+{
+   uintptr_t v = (uintptr_t)*slot;
+   unsigned cuts = !v ? 0 : (v & AG_SPLIT) ? ag_cuts(v) : 1u;
+   unsigned ncuts = cuts | 1u | (1u << lo) | (hi < 8 ? 1u << hi : 0);
+   if (ncuts == cuts && (v & AG_SPLIT)) return v;
+   return ag_recut(s, slot, ncuts);
 }
 
 /* No shadow above this address: the top of the address space is never
-   user memory, and clamping keeps every loop below free of wrap-around. */
-#define AG_SHADOW_TOP (~(ag_addr)0 - 0xffff)
-
+   user memory, and clamping keeps every loop below free of wrap-around.
+   (ag_shadow_loc1 relies on AG_SHADOW_TOP being 8-aligned.) */
 static int ag_clamp(ag_addr addr, uint64_t *len)
 {
    if (*len == 0 || addr >= AG_SHADOW_TOP) return 0;
@@ -108,12 +146,12 @@ void ag_shadow_visit(ag_shadow *s, ag_addr addr, uint64_t size,
    for (ag_addr w = addr & ~(ag_addr)7; w < end; w += 8) {
       ag_page *p = ag_page_of(s, w, 1);
       void **slot = &p->slot[(w >> 3) & (AG_PAGE_WORDS - 1)];
-      ag_addr lo = addr > w ? addr : w;
-      ag_addr hi = end < w + 8 ? end : w + 8;
+      unsigned lo = addr > w ? (unsigned)(addr - w) : 0;
+      unsigned hi = end < w + 8 ? (unsigned)(end - w) : 8;
       uintptr_t v = (uintptr_t)*slot;
-      if (lo == w && hi == w + 8 && !(v & AG_SPLIT)) {
+      if (lo == 0 && hi == 8 && !(v & AG_SPLIT)) {
          if (!v) {
-            void *c = ag_cell_alloc(s, 0);
+            void *c = ag_cell_alloc(s, 1);
             s->ops->loc_init(s->self, c);
             *slot = c;
             v = (uintptr_t)c;
@@ -121,9 +159,36 @@ void ag_shadow_visit(ag_shadow *s, ag_addr addr, uint64_t size,
          fn(arg, (void *)v, w);
          continue;
       }
-      char *b = ag_split(s, slot);
-      for (ag_addr a = lo; a < hi; a++) fn(arg, AG_LOC(s, b, a - w), a);
+      v = ag_refine(s, slot, lo, hi);
+      unsigned cuts = ag_cuts(v);
+      char *b = ag_block(v);
+      unsigned k = AG_POP(cuts & ((1u << lo) - 1));
+      for (unsigned m = cuts & ((1u << hi) - 1) & ~((1u << lo) - 1); m; m &= m - 1, k++)
+         fn(arg, AG_LOC(s, b, k), w + (unsigned)__builtin_ctz(m));
    }
+}
+
+typedef struct { ag_shadow *s; ag_tid t; unsigned flags; } ag_access_arg;
+
+static void ag_access_fn(void *arg, void *loc, ag_addr a)
+{
+   ag_access_arg *x = arg;
+   x->s->ops->access(x->s->self, x->t, loc, a, x->flags);
+}
+
+/* The dispatcher's general case (ag_shadow_loc1 handles the common one). */
+void ag_shadow_access(ag_shadow *s, ag_addr addr, uint64_t size, ag_tid t, unsigned flags)
+{
+   ag_access_arg x = { s, t, flags };
+   ag_shadow_visit(s, addr, size, ag_access_fn, &x);
+}
+
+static void ag_block_free(ag_shadow *s, uintptr_t v)
+{
+   char *b = ag_block(v);
+   unsigned n = AG_POP(ag_cuts(v));
+   for (unsigned k = 0; k < n; k++) s->ops->loc_fini(s->self, AG_LOC(s, b, k));
+   ag_cell_free(s, b, n);
 }
 
 /* Forget [lo, hi), which lies within page p (based at base). */
@@ -133,25 +198,36 @@ static void ag_forget_in_page(ag_shadow *s, ag_page *p, ag_addr base, ag_addr lo
       void **slot = &p->slot[(w - base) >> 3];
       uintptr_t v = (uintptr_t)*slot;
       if (!v) continue;
-      ag_addr a0 = lo > w ? lo : w;
-      ag_addr a1 = hi < w + 8 ? hi : w + 8;
-      if (a0 == w && a1 == w + 8) {
-         if (v & AG_SPLIT) {
-            char *b = (char *)(v & ~AG_SPLIT);
-            for (int i = 0; i < 8; i++) s->ops->loc_fini(s->self, AG_LOC(s, b, i));
-            ag_cell_free(s, b, 1);
-         } else {
+      unsigned a0 = lo > w ? (unsigned)(lo - w) : 0;
+      unsigned a1 = hi < w + 8 ? (unsigned)(hi - w) : 8;
+      if (a0 == 0 && a1 == 8) {
+         if (v & AG_SPLIT) ag_block_free(s, v);
+         else {
             s->ops->loc_fini(s->self, (void *)v);
-            ag_cell_free(s, (void *)v, 0);
+            ag_cell_free(s, (void *)v, 1);
          }
          *slot = NULL;
-      } else {
-         char *b = ag_split(s, slot);
-         for (ag_addr a = a0; a < a1; a++) {
-            s->ops->loc_fini(s->self, AG_LOC(s, b, a - w));
-            s->ops->loc_init(s->self, AG_LOC(s, b, a - w));
-         }
+         continue;
       }
+      /* [a0, a1) becomes one fresh location: rebuild the block without
+         the locations inside it */
+      v = ag_refine(s, slot, a0, a1);
+      unsigned cuts = ag_cuts(v);
+      unsigned in = cuts & ((1u << a1) - 1) & ~((1u << a0) - 1);
+      unsigned ncuts = (cuts & ~in) | (1u << a0);
+      char *ob = ag_block(v), *nb = ag_cell_alloc(s, AG_POP(ncuts));
+      unsigned k = 0, j = 0;
+      for (unsigned i = 0; i < 8; i++) {
+         if (!(cuts & (1u << i))) continue;
+         if (in & (1u << i)) {
+            if (i == a0) s->ops->loc_init(s->self, AG_LOC(s, nb, j++));
+         } else {
+            s->ops->loc_copy(s->self, AG_LOC(s, nb, j++), AG_LOC(s, ob, k));
+         }
+         k++;
+      }
+      ag_block_free(s, v);
+      *slot = (void *)ag_with_cuts(nb, ncuts);
    }
 }
 
@@ -194,12 +270,11 @@ static void ag_page_fini(void *arg, uint64_t key, void *rec)
       uintptr_t v = (uintptr_t)p->slot[i];
       if (!v) continue;
       if (v & AG_SPLIT) {
-         char *b = (char *)(v & ~AG_SPLIT);
-         for (int j = 0; j < 8; j++) s->ops->loc_fini(s->self, AG_LOC(s, b, j));
-         ag_free(b);
+         char *b = ag_block(v);
+         unsigned n = AG_POP(ag_cuts(v));
+         for (unsigned k = 0; k < n; k++) s->ops->loc_fini(s->self, AG_LOC(s, b, k));
       } else {
          s->ops->loc_fini(s->self, (void *)v);
-         ag_free((void *)v);
       }
    }
    ag_free(p);
@@ -210,10 +285,7 @@ void ag_shadow_delete(ag_shadow *s)
    if (!s) return;
    ag_map_foreach(s->pages, ag_page_fini, s);
    ag_map_delete(s->pages);
-   for (int k = 0; k < 2; k++) {
-      ag_free_cell *f = k ? s->free8 : s->free1;
-      while (f) { ag_free_cell *n = f->next; ag_free(f); f = n; }
-   }
+   while (s->slabs) { ag_slab *n = s->slabs->next; ag_free(s->slabs); s->slabs = n; }
    ag_free(s);
 }
 

@@ -1,11 +1,14 @@
 /* ag_shadow.h -- byte-precise shadow memory holding engine location state.
  *
- * Memory is shadowed per aligned 8-byte word.  A word whose accesses have
- * all covered it entirely has one location (one engine state); the first
- * partial access splits it into 8 byte locations, each a copy of the word's
- * state.  So adjacent struct fields never share a location, while the common
- * whole-word access costs one engine call.  Pages of 512 word slots hang off
- * a hash table keyed by addr >> 12. */
+ * Memory is shadowed per aligned 8-byte word.  A location is a run of
+ * bytes of one word that every access so far covered entirely or not at
+ * all, so its bytes have had identical histories and one engine state
+ * stands for all of them.  A word starts as one location; an access that
+ * covers part of a location divides it at the access's bounds, each part
+ * taking a copy of the state.  So adjacent struct fields never share a
+ * location, while a whole-word, or a 4-byte access to an int array, costs
+ * one engine call.  Pages of 512 word slots hang off a hash table keyed by
+ * addr >> 12, with a direct-mapped cache in front. */
 #ifndef AG_SHADOW_H
 #define AG_SHADOW_H
 
@@ -23,9 +26,96 @@ typedef void (*ag_shadow_fn)(void *arg, void *loc, ag_addr loc_addr);
 void ag_shadow_visit(ag_shadow *s, ag_addr addr, uint64_t size,
                      ag_shadow_fn fn, void *arg);
 
+/* The same with the engine's access callback, called directly:
+   ops->access(self, t, loc, loc_addr, flags) for every location. */
+void ag_shadow_access(ag_shadow *s, ag_addr addr, uint64_t size, ag_tid t,
+                      unsigned flags);
+
 /* Drop the state of [addr, addr+len): locations return to fresh. */
 void ag_shadow_forget(ag_shadow *s, ag_addr addr, uint64_t len);
 
 uint64_t ag_shadow_bytes(const ag_shadow *s);
+
+/* ---- inline fast path (the layout is private to ag_shadow.c) --------
+ *
+ * A word slot holds 0 (fresh: never accessed since it was last forgotten),
+ * a pointer to one cell (the whole word is one location), or a tagged
+ * pointer to a block with one cell per location of the word, in address
+ * order.  The locations' start offsets ("cuts") live in the top byte of
+ * the slot (bit 56+i: a location starts at byte i; bit 56 is always set),
+ * the tag in bit 0.  So the location starting at byte i is cell
+ * popcount(cuts below i) of the block: an int array costs 2 cells a word,
+ * a char array 8. */
+
+#define AG_PAGE_BITS 12
+#define AG_PAGE_WORDS (1u << (AG_PAGE_BITS - 3))
+#define AG_SPLIT ((uintptr_t)1)          /* tag bit on a slot: a block */
+#define AG_CUT_SHIFT 56
+#define AG_PTR_MASK ((((uintptr_t)1) << AG_CUT_SHIFT) - 1)
+#define AG_SHADOW_TOP (~(ag_addr)0 - 0xffff)   /* nothing shadowed above */
+#define AG_CACHE_BITS 10                  /* page cache entries (direct-mapped) */
+#define AG_CACHE_SIZE (1u << AG_CACHE_BITS)
+
+typedef struct ag_page { void *slot[AG_PAGE_WORDS]; } ag_page;
+typedef struct { uint64_t key; ag_page *page; } ag_cache_ent;
+
+struct ag_shadow {
+   const ag_engine_ops *ops;
+   void *self;
+   size_t loc;                       /* loc_size rounded up to 8 */
+   struct ag_map *pages;             /* page index -> ag_page* */
+   ag_cache_ent cache[AG_CACHE_SIZE];
+   struct ag_free_cell *free[9];     /* free blocks of n cells, n = 1..8 */
+   struct ag_slab *slabs;            /* every cell lives in one of these */
+   char *slab_cur; size_t slab_left;
+   uint64_t bytes;
+};
+
+extern const uint8_t ag_shadow_popcount[256];
+
+ag_page *ag_page_slow(ag_shadow *s, uint64_t key, int create);
+
+/* Pages are never freed before the shadow itself, so cache entries stay valid. */
+static inline ag_page *ag_page_of(ag_shadow *s, ag_addr a, int create)
+{
+   uint64_t key = a >> AG_PAGE_BITS;
+   ag_cache_ent *ce = &s->cache[key & (AG_CACHE_SIZE - 1)];
+   if (__builtin_expect(ce->key == key, 1)) return ce->page;
+   return ag_page_slow(s, key, create);
+}
+
+#define AG_LOC(s, base, i) ((void *)((char *)(base) + (size_t)(i) * (s)->loc))
+
+static inline char *ag_block(uintptr_t v) { return (char *)(v & AG_PTR_MASK & ~AG_SPLIT); }
+static inline unsigned ag_cuts(uintptr_t v) { return (unsigned)(v >> AG_CUT_SHIFT); }
+static inline uintptr_t ag_with_cuts(char *b, unsigned cuts)
+{
+   return (uintptr_t)b | AG_SPLIT | ((uintptr_t)cuts << AG_CUT_SHIFT);
+}
+/* the cell of the location starting at byte i */
+static inline void *ag_cell(ag_shadow *s, uintptr_t v, unsigned i)
+{
+   return AG_LOC(s, ag_block(v), ag_shadow_popcount[ag_cuts(v) & ((1u << i) - 1)]);
+}
+
+/* The one existing location that is exactly [addr, addr+size) (so its
+   address is addr), or NULL: then ag_shadow_access does the general case. */
+static inline void *ag_shadow_loc1(ag_shadow *s, ag_addr addr, uint64_t size)
+{
+   ag_addr w = addr & ~(ag_addr)7;
+   unsigned lo = (unsigned)(addr - w);
+   if (size == 0 || lo + size > 8 || addr >= AG_SHADOW_TOP) return NULL;
+   unsigned hi = lo + (unsigned)size;
+   ag_page *p = ag_page_of(s, w, 1);
+   uintptr_t v = (uintptr_t)p->slot[(w >> 3) & (AG_PAGE_WORDS - 1)];
+   if (!(v & AG_SPLIT))
+      return hi - lo == 8 ? (void *)v : NULL;     /* NULL if fresh too */
+   unsigned cuts = ag_cuts(v);
+   /* a location starts at lo, none inside (lo, hi), one at hi (or hi = 8) */
+   if (((cuts >> lo) & 1) && (hi == 8 || ((cuts >> hi) & 1))
+       && !(cuts & ((1u << hi) - 1) & ~((2u << lo) - 1)))
+      return ag_cell(s, v, lo);
+   return NULL;
+}
 
 #endif
