@@ -1,7 +1,8 @@
 /* A long run with frequent races: two threads bump a shared counter with
  * no lock, many times, yielding often so that their accesses interleave
  * closely (under Valgrind threads otherwise switch only every ~100,000
- * superblocks).  Argument: iterations per thread [20000]. */
+ * superblocks; run with --fair-sched=yes so that each yield hands over).
+ * Argument: iterations per thread [20000]. */
 #include "common.h"
 #include <sched.h>
 
