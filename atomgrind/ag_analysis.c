@@ -103,8 +103,6 @@ void ag_analysis_fini(void)
    }
 }
 
-Bool ag_an_active(void) { return ag_an_gate != 0; }
-
 Bool ag_an_in_region(ag_tid t) { return ag_neng > 0 && ag_engine_depth(ag_eng[0], t) > 0; }
 
 void ag_an_thread_new(ag_tid t)

@@ -93,8 +93,6 @@ static ULong ag_rec_site(Addr ip)
    return ip;
 }
 
-Bool ag_recording(void) { return ag_rec != NULL; }
-
 void ag_rec_thread(ag_tid t)               { if (ag_rec) ag_tw_thread(ag_rec, t); }
 void ag_rec_exit(ag_tid t)                 { if (ag_rec) ag_tw_exit(ag_rec, t); }
 void ag_rec_begin(ag_tid t, Addr ip)       { if (ag_rec) ag_tw_begin(ag_rec, t, ag_rec_site(ip)); }

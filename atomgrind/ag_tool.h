@@ -63,7 +63,6 @@ void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip);
 void ag_an_acquire(ag_tid t, Addr lock, Bool shared);
 void ag_an_release(ag_tid t, Addr lock, Bool shared);
 void ag_an_forget(Addr a, SizeT len);
-Bool ag_an_active(void);                  /* are accesses being analysed now */
 Bool ag_an_in_region(ag_tid t);
 extern volatile UWord ag_an_gate;         /* read inline by instrumented code */
 extern ULong ag_an_clock, ag_an_next;     /* RPT time, and when to tick */
@@ -92,7 +91,6 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
                     const VexGuestLayout *layout, const VexGuestExtents *vge,
                     const VexArchInfo *archinfo_host,
                     IRType gWordTy, IRType hWordTy);
-void ag_instrument_discard_all(void);
 
 /* ---- malloc replacement (ag_malloc.c) ---- */
 void ag_malloc_init(void);
@@ -103,7 +101,6 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *args, UWord *ret);
 /* ---- trace recording (ag_record.c) ---- */
 void ag_record_init(void);
 void ag_record_fini(void);
-Bool ag_recording(void);
 void ag_rec_thread(ag_tid t);
 void ag_rec_exit(ag_tid t);
 void ag_rec_begin(ag_tid t, Addr ip);

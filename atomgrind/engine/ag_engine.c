@@ -296,7 +296,6 @@ void ag_engine_set_active(ag_engine *e, int active)
    }
 }
 
-int ag_engine_active(const ag_engine *e) { return e->active; }
 
 /* ---- counters ---------------------------------------------------- */
 

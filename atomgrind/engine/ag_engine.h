@@ -169,7 +169,6 @@ void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len);
    is tracked, but nothing reaches the engine.  Activating starts from
    fresh engine state; threads inside an open region get a synthetic begin. */
 void ag_engine_set_active(ag_engine *e, int active);
-int  ag_engine_active(const ag_engine *e);
 
 /* Counters */
 uint64_t ag_engine_events(const ag_engine *e);       /* all events seen */
