@@ -31,20 +31,6 @@ static inline uint32_t rnd(uint32_t n)
    return (uint32_t)(((rng >> 32) * (uint64_t)n) >> 32);
 }
 
-static int fd_write(void *cookie, const void *buf, size_t n)
-{
-   int fd = *(int *)cookie;
-   const char *p = buf;
-   while (n) {
-      ssize_t k = write(fd, p, n);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) return -1;
-      p += k;
-      n -= (size_t)k;
-   }
-   return 0;
-}
-
 typedef struct {
    int step;            /* position in the loop body */
    int held;            /* lock held (index+1), 0 none */
@@ -88,7 +74,7 @@ int main(int argc, char **argv)
       if (fd < 0) { perror(out); return 2; }
    }
    static ag_twriter w;
-   ag_tw_init(&w, format, fd_write, &fd);
+   ag_tw_init(&w, format, ag_fd_write, &fd);
    static const char *site_text[] = { "", "worker gen.c:10", "worker gen.c:20",
       "worker gen.c:11", "worker gen.c:12", "worker gen.c:13", "worker gen.c:14",
       "main gen.c:30", "main gen.c:31", "worker gen.c:22" };

@@ -38,20 +38,6 @@ static long fd_read(void *cookie, void *buf, size_t n)
    }
 }
 
-static int fd_write(void *cookie, const void *buf, size_t n)
-{
-   int fd = *(int *)cookie;
-   const char *p = buf;
-   while (n) {
-      ssize_t k = write(fd, p, n);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) return -1;
-      p += k;
-      n -= (size_t)k;
-   }
-   return 0;
-}
-
 /* ---- output ------------------------------------------------------ */
 
 static void put_site(tool *tl, uint64_t site)
@@ -402,7 +388,7 @@ int main(int argc, char **argv)
          fprintf(stderr, "atomgrind-trace: cannot create '%s': %s\n", convert, strerror(errno));
          return 2;
       }
-      ag_tw_init(&tw, convert_fmt, fd_write, &cfd);
+      ag_tw_init(&tw, convert_fmt, ag_fd_write, &cfd);
       o.tee = &tw;
    }
    o.stats = tl.stats;

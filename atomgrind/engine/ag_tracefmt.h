@@ -82,6 +82,10 @@ typedef struct ag_trec {
 /* Returns 0 on success, non-zero on error (the writer then stops). */
 typedef int (*ag_write_fn)(void *cookie, const void *buf, size_t n);
 
+/* Host builds only (defined in ag_shim_host.c): write to the file
+   descriptor *(int *)cookie. */
+int ag_fd_write(void *cookie, const void *buf, size_t n);
+
 #define AG_TW_BIN 0
 #define AG_TW_STD 1
 #define AG_TW_BUFSZ 65536
