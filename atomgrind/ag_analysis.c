@@ -20,8 +20,20 @@ static ag_engine *ag_eng[2];
 static UInt ag_neng;
 
 /* Read inline by instrumented code: accesses call the helper only when
-   non-zero (cleared between RPT windows). */
+   non-zero.  It is cleared between RPT windows, and -- when only atomicity
+   is checked and no trace is recorded -- while no thread is inside a
+   region, since the dispatcher would not forward those accesses anyway
+   (ag_quiescent in engine/ag_engine.c).  It changes only at client
+   requests and window edges, so superblocks read it once. */
 volatile UWord ag_an_gate = 1;
+static Bool ag_an_window = True;     /* inside an RPT window (or no sampling) */
+static Bool ag_an_every_access;      /* races checked, trace recorded, or
+                                        --skip-quiescent=no */
+
+static void ag_an_update_gate(void)
+{
+   ag_an_gate = ag_an_window && (ag_an_every_access || ag_engine_open_regions(ag_eng[0]) > 0);
+}
 
 /* RPT sampling (--sample=rpt).  Time is counted in events: instrumented
    superblocks add their number of accesses to ag_an_clock inline, and call
@@ -37,7 +49,8 @@ void ag_an_tick(void)
    ag_sampler_note_locks_held(&ag_smp, ag_sync_held());
    int act = ag_sampler_advance(&ag_smp, ag_an_clock);
    for (UInt i = 0; i < ag_neng; i++) ag_engine_set_active(ag_eng[i], act);
-   ag_an_gate = act;
+   ag_an_window = act;
+   ag_an_update_gate();
    ag_an_next = ag_sampler_next_change(&ag_smp);
 }
 
@@ -70,6 +83,7 @@ void ag_analysis_init(void)
    ag_config cfg;
    VG_(memset)(&cfg, 0, sizeof cfg);
    cfg.cycles_increasing = ag_clo_cycles_increasing;
+   cfg.keep_quiescent = !ag_clo_skip_quiescent;
    if (ag_clo_check & AG_CHECK_ATOMICITY) {
       const HChar *name = ag_clo_engine;
       if (!name) name = AG_DEFAULT_ENGINE;
@@ -77,6 +91,9 @@ void ag_analysis_init(void)
    }
    if (ag_clo_check & AG_CHECK_RACES)
       ag_eng[ag_neng++] = ag_make(AG_RACE_ENGINE, &cfg);
+   ag_an_every_access = (ag_clo_check & AG_CHECK_RACES) || ag_clo_record_trace
+                        || !ag_clo_skip_quiescent;
+   ag_an_update_gate();
    if (ag_clo_sample_rpt) {
       ag_sampler_init(&ag_smp, ag_clo_rpt_epsilon_ppm / 1e6, ag_clo_rpt_delta_ppm / 1e6,
                       ag_clo_sample_seed);
@@ -130,6 +147,7 @@ void ag_an_thread_exit(ag_tid t, ThreadId vgtid)
    int rc = AG_OK;
    ag_rec_exit(t);
    for (UInt i = 0; i < ag_neng; i++) rc |= ag_ev_thread_exit(ag_eng[i], t);
+   ag_an_update_gate();
    if (rc == AG_MISUSE_OPEN_EXIT)
       ag_error_misuse(vgtid, "Thread #%u exited inside an atomic region (the region "
                       "is closed here)", t + 1);
@@ -141,6 +159,7 @@ void ag_an_begin(ag_tid t, ThreadId vgtid)
    ag_an_sync_event();
    ag_rec_begin(t, VG_(get_IP)(vgtid));
    for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
+   ag_an_update_gate();
    if (ag_clo_yield) VG_(vg_yield)();
 }
 
@@ -151,6 +170,7 @@ void ag_an_end(ag_tid t, ThreadId vgtid)
    ag_an_sync_event();
    ag_rec_end(t, VG_(get_IP)(vgtid));
    for (UInt i = 0; i < ag_neng; i++) rc = ag_ev_end(ag_eng[i], t, 0);
+   ag_an_update_gate();
    if (rc == AG_MISUSE_END)
       ag_error_misuse(vgtid, "ATOMGRIND_ATOMIC_END without a matching "
                       "ATOMGRIND_ATOMIC_BEGIN in thread #%u", t + 1);

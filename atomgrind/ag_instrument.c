@@ -1,6 +1,7 @@
 /* ag_instrument.c -- VEX IR instrumentation: every memory access of the
  * program becomes a call to ag_h_access, guarded inline by ag_an_gate so
- * that between RPT windows no helper is called at all. */
+ * that no helper is called at all between RPT windows, or while no region
+ * is open when only atomicity is checked. */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcassert.h"
@@ -86,8 +87,9 @@ static IRTemp ag_load64(IRSB *out, void *addr)
 }
 
 /* ir->gate := (ag_an_gate != 0), once per superblock: the gate only
-   changes between superblocks or in ag_an_tick, and a stale value for the
-   rest of one superblock only moves a window edge by a few accesses. */
+   changes at client requests (which end a superblock) or in ag_an_tick,
+   and a stale value for the rest of one superblock only moves a window
+   edge by a few accesses. */
 static void ag_emit_gate(ag_ir *ir)
 {
    IRTemp g64 = ag_load64(ir->out, (void *)&ag_an_gate);

@@ -19,6 +19,7 @@ ULong ag_clo_sample_seed = 0;
 const HChar *ag_clo_record_trace = NULL;
 Bool ag_clo_record_std = False;
 Bool ag_clo_trace_reports = False;
+Bool ag_clo_skip_quiescent = True;
 
 /* Parse a decimal fraction in (0,1) such as 0.01 into parts per million. */
 static Bool ag_parse_ppm(const HChar *s, Int *ppm)
@@ -71,6 +72,7 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_XACT_CLO(arg, "--record-trace-format=bin", ag_clo_record_std, False) {}
    else if VG_XACT_CLO(arg, "--record-trace-format=std", ag_clo_record_std, True) {}
    else if VG_BOOL_CLO(arg, "--trace-reports", ag_clo_trace_reports) {}
+   else if VG_BOOL_CLO(arg, "--skip-quiescent", ag_clo_skip_quiescent) {}
    else
       return False;
    return True;
@@ -103,7 +105,10 @@ void ag_print_debug_usage(void)
 {
    VG_(printf)(
 "    --trace-reports=no|yes    print every engine report (event index, thread)\n"
-"                              as it happens, before de-duplication [no]\n");
+"                              as it happens, before de-duplication [no]\n"
+"    --skip-quiescent=yes|no   leave out accesses made while no thread is in a\n"
+"                              region: they cannot be part of a violation; no:\n"
+"                              analyse them anyway (same reports, full cost) [yes]\n");
 }
 
 void ag_options_check(void)

@@ -25,6 +25,7 @@ extern ULong ag_clo_sample_seed;
 extern const HChar *ag_clo_record_trace;  /* --record-trace=FILE */
 extern Bool ag_clo_record_std;            /* --record-trace-format=std */
 extern Bool ag_clo_trace_reports;         /* --trace-reports (debug) */
+extern Bool ag_clo_skip_quiescent;        /* --skip-quiescent (debug) */
 Bool ag_process_cmd_line_option(const HChar *arg);
 void ag_print_usage(void);
 void ag_print_debug_usage(void);

@@ -19,7 +19,9 @@ compressing a deterministic semi-compressible text file generated in /tmp.
 
 Configurations: native, none, helgrind, drd, atomgrind (defaults),
 atomgrind --engine=E for every engine the tool lists in --help,
-atomgrind --check=races, atomgrind --sample=rpt.  An option the tool
+atomgrind --check=races, atomgrind --sample=rpt, atomgrind
+--skip-quiescent=no (ag:every: every access analysed, the cost when some
+region is always open; the real programs have none).  An option the tool
 refuses is skipped with a note.
 
 Python 3 standard library only.  Run it alone: it measures time."""
@@ -241,6 +243,8 @@ def configs(args):
         cs.append(("ag:" + e, "atomgrind", ["--engine=" + e]))
     cs.append(("ag:races", "atomgrind", ["--check=races"]))
     cs.append(("ag:rpt", "atomgrind", ["--sample=rpt"]))
+    # every access analysed, as if some region were always open
+    cs.append(("ag:every", "atomgrind", ["--skip-quiescent=no"]))
     out = []
     for name, kind, extra in cs:
         if args.configs and name not in args.configs and not (
@@ -282,7 +286,7 @@ def main():
     ap.add_argument("-w", "--workloads", type=lambda s: s.split(","), default=None,
                     help="comma list: stress,pigz,pbzip2,xz,zstd")
     ap.add_argument("-c", "--configs", type=lambda s: s.split(","), default=None,
-                    help="comma list: native,none,helgrind,drd,atomgrind,ag:ENGINE,ag:races,ag:rpt"
+                    help="comma list: native,none,helgrind,drd,atomgrind,ag:ENGINE,ag:races,ag:rpt,ag:every"
                          " (ag:* = every ag: one)")
     ap.add_argument("--size", type=int, default=None, help="input bytes (default 3 MiB, --quick 512 KiB)")
     ap.add_argument("--build", default=os.environ.get("AG_BUILD", os.path.join(ROOT, "build")),

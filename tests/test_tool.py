@@ -81,6 +81,25 @@ class Verdicts(unittest.TestCase):
     def test_stack_var_checked_on_request(self):
         self.check("stack_var", 1, "--check-stack-var=yes")
 
+    def test_quiescent_accesses_not_analysed(self):
+        # the same report with and without analysing the accesses made while
+        # no region is open; only far fewer events reach the engine
+        exe = compile_prog("quiescent")
+        for eng in ENGINES:
+            with self.subTest(engine=eng):
+                runs = [valgrind(exe, "--engine=" + eng, "--stats=yes", "--skip-quiescent=" + o)
+                        for o in ("yes", "no")]
+                reports, analysed = [], []
+                for r in runs:
+                    self.assertEqual((r.atomicity, r.errors), (1, 1), r)
+                    m = re.search(r"(?s)^Atomicity violation.*?\n\n", r.text, re.M)
+                    reports.append(re.sub(r"0x[0-9A-Fa-f]+", "ADDR", m.group(0)))
+                    analysed.append(int(re.search(r"(\d+) analysed", r.text).group(1)))
+                self.assertEqual(reports[0], reports[1])
+                self.assertIn("quiescent.c:26", reports[0])
+                self.assertLess(analysed[0], 1000, runs[0])
+                self.assertGreater(analysed[1], 2 * 40 * 1024, runs[1])
+
     def test_yield_exposes_locked_check_then_act(self):
         # no sleeps: the interleaving comes from the yield after an unlock
         # inside a region

@@ -40,6 +40,7 @@ struct ag_engine {
    ag_report_fn report;
    void *cookie;
    int active;
+   uint32_t open;              /* threads inside a region */
    uint64_t analysed, reports;
    uint64_t last_report_event;
    /* the access being dispatched (for reports) */
@@ -160,12 +161,24 @@ static int ag_event(ag_engine *e, ag_tid t, uint64_t site, int *bad)
    return 1;
 }
 
+/* While no thread is inside a region, an access cannot lie on a cycle of
+   transactions: a cycle through it would have to lead from a later event
+   back to an earlier one, and only a transaction spanning that moment
+   (an open region) can do that.  The same holds for every event before
+   and after, so such accesses are not needed for any later cycle either:
+   atomicity engines do not see them (see ag_engine.h). */
+static inline int ag_quiescent(const ag_engine *e)
+{
+   return e->open == 0 && e->ops->kind == AG_KIND_ATOMICITY && !e->ctx.cfg.keep_quiescent;
+}
+
 int ag_ev_begin(ag_engine *e, ag_tid t, uint64_t site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
    if (bad) return AG_MISUSE_BAD_TID;
    ag_region *r = &e->ctx.regions[t];
    if (r->depth++ == 0) {
+      e->open++;
       r->begin_event = e->ctx.event;
       r->begin_site = site;
       r->reported = 0;
@@ -178,6 +191,7 @@ static void ag_close_region(ag_engine *e, ag_tid t, int fwd)
 {
    ag_region *r = &e->ctx.regions[t];
    if (fwd) e->ops->end(e->self, t);
+   e->open--;
    r->begin_event = 0;
    r->begin_site = 0;
 }
@@ -195,9 +209,11 @@ int ag_ev_end(ag_engine *e, ag_tid t, uint64_t site)
 int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
                  unsigned flags, uint64_t site)
 {
-   int bad, fwd = ag_event(e, t, site, &bad);
-   if (bad) return AG_MISUSE_BAD_TID;
-   if (!fwd || size == 0) return AG_OK;
+   e->ctx.event++;
+   e->ctx.site = site;
+   if (!(t < e->ctx.nthreads && e->ctx.regions[t].live)) return AG_MISUSE_BAD_TID;
+   if (!e->active || size == 0 || ag_quiescent(e)) return AG_OK;
+   e->analysed++;
    e->acc_flags = flags;
    e->acc_addr = addr;
    e->acc_size = size;
@@ -307,6 +323,7 @@ uint64_t ag_engine_shadow_bytes(const ag_engine *e)
    return e->shadow ? ag_shadow_bytes(e->shadow) : 0;
 }
 uint32_t ag_engine_threads(const ag_engine *e) { return e->ctx.nthreads; }
+uint32_t ag_engine_open_regions(const ag_engine *e) { return e->open; }
 uint32_t ag_engine_depth(const ag_engine *e, ag_tid t)
 {
    return t < e->ctx.nthreads ? e->ctx.regions[t].depth : 0;

@@ -6,6 +6,10 @@
  *   - the event counter (1-based; every ag_ev_* call except ag_ev_thread_new
  *     and ag_ev_forget is one event, even a nested begin/end that is a no-op);
  *   - nesting of atomic regions (engines only see outermost begin/end);
+ *   - accesses made while no thread is inside a region are not forwarded
+ *     to atomicity engines: no such access can lie on a cycle, nor can any
+ *     cycle pass from transactions before it to transactions after it
+ *     (see ag_quiescent in ag_engine.c).  Race engines see every event;
  *   - byte-precise shadow memory (ag_shadow.c): per-location engine state
  *     lives in shadow cells, split per byte only where accesses need it;
  *   - the per-event de-duplication of reports, and report sites.
@@ -60,6 +64,7 @@ typedef void (*ag_report_fn)(void *cookie, const ag_violation *v);
 /* Configuration common to all engines. */
 typedef struct ag_config {
    int cycles_increasing;    /* AtomSanitizer: report only increasing cycles */
+   int keep_quiescent;       /* forward accesses made while no region is open */
 } ag_config;
 
 /* ------------------------------------------------------------------ */
@@ -176,6 +181,8 @@ uint64_t ag_engine_analysed(const ag_engine *e);     /* events forwarded */
 uint64_t ag_engine_reports(const ag_engine *e);      /* reports delivered */
 uint64_t ag_engine_shadow_bytes(const ag_engine *e); /* shadow memory in use */
 uint32_t ag_engine_threads(const ag_engine *e);
+/* threads inside a region now */
+uint32_t ag_engine_open_regions(const ag_engine *e);
 /* depth of t's region nesting (0 outside) */
 uint32_t ag_engine_depth(const ag_engine *e, ag_tid t);
 

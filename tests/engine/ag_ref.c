@@ -327,6 +327,9 @@ void ag_ref_gen(ag_ref_trace *tr, uint64_t *st, int len, int maxthreads)
    /* a third of the traces are "disciplined": shared words only under a
       lock, else the thread's own word -- long serializable stretches */
    int disciplined = rnd(st, 3) == 0;
+   /* a quarter have sparse regions: long stretches with no region open
+      anywhere, which the dispatcher does not forward (ag_quiescent) */
+   int sparse = rnd(st, 4) == 0;
    gth th[AG_REF_MAXT];
    memset(th, 0, sizeof th);
    for (int l = 0; l < MAXLOCK; l++) { rw[l] = rnd(st, 2); wholder[l] = -1; readers[l] = 0; }
@@ -343,6 +346,7 @@ void ag_ref_gen(ag_ref_trace *tr, uint64_t *st, int len, int maxthreads)
       gth *g = &th[t];
       int r = rnd(st, 15 + p_access);
       if (r < 3) {                                    /* begin (maybe nested) */
+         if (sparse && rnd(st, 5)) continue;
          if (g->depth < maxdepth) { ag_ref_add(tr, t, AG_REF_BEGIN, 0, 0); g->depth++; }
       } else if (r < 6) {
          if (g->depth > 0) { ag_ref_add(tr, t, AG_REF_END, 0, 0); g->depth--; }

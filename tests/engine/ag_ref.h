@@ -70,7 +70,8 @@ uint64_t ag_ref_rand(uint64_t *st);
    2..maxthreads threads (some forked and joined), a few 8-byte-aligned
    words accessed with sizes 1/2/4/8 (so accesses overlap partially),
    mutexes and rwlocks with well-nested locking, nested regions and unary
-   events; some traces stop with transactions still open. */
+   events (a quarter with long stretches where no region is open); some
+   traces stop with transactions still open. */
 void ag_ref_gen(ag_ref_trace *tr, uint64_t *st, int len, int maxthreads);
 
 /* ---- driving an engine -------------------------------------------- */
