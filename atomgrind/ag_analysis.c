@@ -176,10 +176,12 @@ void ag_an_end(ag_tid t, ThreadId vgtid)
                       "ATOMGRIND_ATOMIC_BEGIN in thread #%u", t + 1);
 }
 
+/* The hot path: no call for recording unless asked, one engine unrolled. */
 void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 {
-   ag_rec_access(t, a, size, flags, ip);
-   for (UInt i = 0; i < ag_neng; i++) ag_ev_access(ag_eng[i], t, a, size, flags, ip);
+   if (UNLIKELY(ag_clo_record_trace != NULL)) ag_rec_access(t, a, size, flags, ip);
+   ag_ev_access(ag_eng[0], t, a, size, flags, ip);
+   if (ag_neng > 1) ag_ev_access(ag_eng[1], t, a, size, flags, ip);
 }
 
 void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
