@@ -16,88 +16,22 @@
  * Usage: test_aerodrome [ntraces]
  */
 #include "ag_engine.h"
+#include "ag_check.h"
 #include "ag_ref.h"
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 extern size_t ag_test_live_bytes, ag_test_peak_bytes;
 
-static int failures, checks;
-#define CHECK(c, ...) do { checks++; if (!(c)) { failures++; \
-   fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-   fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
-
-/* ---- traces ------------------------------------------------------ */
-
-/* op: b e r w a(acquire) l(release) f(fork) j(join) F(forget arg..+size) */
-typedef struct { char op; int t; int arg; int size; int shared; } ev;
-
-#define MAXREP 64
-typedef struct { int n; ag_violation v[MAXREP]; } reports;
-
-static void on_report(void *cookie, const ag_violation *v)
-{
-   reports *r = cookie;
-   if (r->n < MAXREP) r->v[r->n] = *v;
-   r->n++;
-}
-
 enum { X = 0, Y = 8, Z = 16, W = 24, S = 32, Q = 40 };
-#define BASE 0x1000
-#define LOCK 0x9000
 
-static void feed(ag_engine *e, const ev *x, uint64_t site)
-{
-   int rc = AG_OK;
-   switch (x->op) {
-   case 'b': rc = ag_ev_begin(e, x->t, site); break;
-   case 'e': rc = ag_ev_end(e, x->t, site); break;
-   case 'r': rc = ag_ev_access(e, x->t, BASE + x->arg, x->size ? x->size : 1, 0, site); break;
-   case 'w': rc = ag_ev_access(e, x->t, BASE + x->arg, x->size ? x->size : 1, AG_WRITE, site); break;
-   case 'a': rc = ag_ev_acquire(e, x->t, LOCK + x->arg, x->shared, site); break;
-   case 'l': rc = ag_ev_release(e, x->t, LOCK + x->arg, x->shared, site); break;
-   case 'f': rc = ag_ev_fork(e, x->t, x->arg, site); break;
-   case 'j': rc = ag_ev_join(e, x->t, x->arg, site); break;
-   case 'F': ag_ev_forget(e, BASE + x->arg, x->size ? x->size : 1); break;
-   default: abort();
-   }
-   if (rc != AG_OK) { fprintf(stderr, "event %c rejected: %d\n", x->op, rc); abort(); }
-}
-
-static ag_engine *new_engine(reports *r, int nthreads)
-{
-   memset(r, 0, sizeof *r);
-   const ag_engine_ops *ops = ag_engine_find("aerodrome");
-   if (!ops) { fprintf(stderr, "aerodrome is not registered\n"); exit(1); }
-   ag_engine *e = ag_engine_new(ops, NULL, on_report, r);
-   for (int t = 0; t < nthreads; t++) ag_ev_thread_new(e, t);
-   return e;
-}
-
-/* Run a trace; threads 0..nthreads-1 are announced first; site = 100+i. */
-static void run(const ev *tr, int n, int nthreads, reports *r)
-{
-   ag_engine *e = new_engine(r, nthreads);
-   for (int i = 0; i < n; i++) feed(e, &tr[i], 100 + i);
-   ag_engine_delete(e);
-}
-
-/* Event numbers of the reports; 'F' lines are not events. */
+#define ENGINE "aerodrome"
+static ag_engine *new_engine(reports *r, int nthreads) { return new_engine_named(ENGINE, r, nthreads); }
+static void run(const ev *tr, int n, int nthreads, reports *r) { run_named(ENGINE, tr, n, nthreads, r); }
 static void expect(const char *name, const ev *tr, int n, int nthreads,
                    const uint64_t *want, int nwant)
 {
-   reports r;
-   run(tr, n, nthreads, &r);
-   CHECK(r.n == nwant, "%s: %d reports, want %d (first at %llu)", name, r.n, nwant,
-         r.n ? (unsigned long long)r.v[0].event : 0ULL);
-   for (int i = 0; i < nwant && i < r.n; i++)
-      CHECK(r.v[i].event == want[i], "%s: report %d at event %llu, want %llu", name, i,
-            (unsigned long long)r.v[i].event, (unsigned long long)want[i]);
-   for (int i = 0; i < r.n && i < MAXREP; i++)
-      CHECK(r.v[i].kind == AG_KIND_ATOMICITY && !strcmp(r.v[i].engine, "aerodrome"),
-            "%s: report kind/engine", name);
+   expect_named(ENGINE, name, tr, n, nthreads, want, nwant);
 }
 
 /* The first report is at `at`; up to `most` reports in all. */
@@ -109,7 +43,6 @@ static void first_at(const char *name, const ev *tr, int n, int nthreads, uint64
          name, r.n, r.n ? (unsigned long long)r.v[0].event : 0ULL, (unsigned long long)at);
 }
 
-#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define ONE(name, tr, nt, at) do { static const uint64_t w_[] = { at }; \
    expect(name, tr, N(tr), nt, w_, 1); } while (0)
 #define NONE(name, tr, nt) expect(name, tr, N(tr), nt, NULL, 0)

@@ -10,71 +10,20 @@
  *   registers) tests/engine/ag_test_shim.c tests/engine/test_velodrome.c
  */
 #include "ag_engine.h"
-#include <stdio.h>
-#include <stdlib.h>
+#include "ag_check.h"
 #include <string.h>
 
 extern const ag_engine_ops ag_velodrome_ops;
 extern size_t ag_test_live_bytes, ag_test_peak_bytes;
 
-static int failures;
-#define CHECK(c, ...) do { if (!(c)) { failures++; \
-   fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-   fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
-
-/* ---- traces ------------------------------------------------------ */
-
-/* op: b e r w a(acquire) l(release) f(fork) j(join) */
-typedef struct { char op; int t; int arg; int size; int shared; } ev;
-
-#define MAXREP 64
-typedef struct { int n; ag_violation v[MAXREP]; } reports;
-
-static void on_report(void *cookie, const ag_violation *v)
-{
-   reports *r = cookie;
-   if (r->n < MAXREP) r->v[r->n] = *v;
-   r->n++;
-}
-
-static int feed(ag_engine *e, const ev *x, uint64_t site)
-{
-   switch (x->op) {
-   case 'b': return ag_ev_begin(e, x->t, site);
-   case 'e': return ag_ev_end(e, x->t, site);
-   case 'r': return ag_ev_access(e, x->t, 0x1000 + x->arg, x->size ? x->size : 1, 0, site);
-   case 'w': return ag_ev_access(e, x->t, 0x1000 + x->arg, x->size ? x->size : 1, AG_WRITE, site);
-   case 'a': return ag_ev_acquire(e, x->t, 0x9000 + x->arg, x->shared, site);
-   case 'l': return ag_ev_release(e, x->t, 0x9000 + x->arg, x->shared, site);
-   case 'f': return ag_ev_fork(e, x->t, x->arg, site);
-   case 'j': return ag_ev_join(e, x->t, x->arg, site);
-   }
-   abort();
-}
-
-/* Run a trace; threads 0..nthreads-1 are announced first. */
-static void run(const ev *tr, int n, int nthreads, reports *r)
-{
-   memset(r, 0, sizeof *r);
-   ag_engine *e = ag_engine_new(&ag_velodrome_ops, NULL, on_report, r);
-   for (int t = 0; t < nthreads; t++) ag_ev_thread_new(e, t);
-   for (int i = 0; i < n; i++) feed(e, &tr[i], 100 + i);
-   ag_engine_delete(e);
-}
-
+#define ENGINE "velodrome"
+static void run(const ev *tr, int n, int nthreads, reports *r) { run_named(ENGINE, tr, n, nthreads, r); }
 static void expect(const char *name, const ev *tr, int n, int nthreads,
                    const uint64_t *want, int nwant)
 {
-   reports r;
-   run(tr, n, nthreads, &r);
-   CHECK(r.n == nwant, "%s: %d reports, want %d (first at %llu)", name, r.n, nwant,
-         r.n ? (unsigned long long)r.v[0].event : 0ULL);
-   for (int i = 0; i < nwant && i < r.n; i++)
-      CHECK(r.v[i].event == want[i], "%s: report %d at event %llu, want %llu", name, i,
-            (unsigned long long)r.v[i].event, (unsigned long long)want[i]);
+   expect_named(ENGINE, name, tr, n, nthreads, want, nwant);
 }
 
-#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 enum { X = 0, Y = 8, Z = 16, W = 24 };
 
 static void test_paper(void)
