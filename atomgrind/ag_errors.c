@@ -119,6 +119,30 @@ static void ag_pp_addr(const ag_err_extra *x)
       VG_(pp_addrinfo)(ag_err_addr(&x->v), &x->ai);
 }
 
+/* "This conflicts with ... by thread #N" and the other access's code
+   location: engines keep its instruction address only (a stack per
+   access would cost a stack capture per access). */
+static void ag_pp_other_access(const ag_violation *v, const HChar *earlier, Bool xml)
+{
+   HChar prev[160];
+   if (v->other_tid != AG_NO_TID)
+      VG_(snprintf)(prev, sizeof prev, "This conflicts with %s %s by thread #%u",
+                    earlier, ag_rw(v->other_flags), v->other_tid + 1);
+   else
+      VG_(snprintf)(prev, sizeof prev, "This conflicts with %s %s", earlier, ag_rw(v->other_flags));
+   if (xml)
+      VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", prev);
+   else
+      VG_(umsg)("%s\n", prev);
+   if (v->other_site) {
+      const HChar *desc = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)v->other_site, NULL);
+      if (xml)
+         VG_(printf_xml)("  <auxwhat>at %pS</auxwhat>\n", desc);
+      else
+         VG_(umsg)("   at %s\n", desc);
+   }
+}
+
 static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
 {
    const ag_violation *v = &x->v;
@@ -157,6 +181,12 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
       VG_(pp_ExeContext)(VG_(get_error_where)(err));
       VG_(umsg)("\n");
    }
+   /* the other thread's access this one conflicts with, when the engine
+      knows it (an access's site is its instruction address) */
+   if (v->size && v->other_event && v->other_site) {
+      ag_pp_other_access(v, "an earlier", xml);
+      if (!xml) VG_(umsg)("\n");
+   }
    HChar line[128];
    VG_(snprintf)(line, sizeof line, "The atomic region of thread #%u began at", v->tid + 1);
    ag_pp_region(line, x->begin_ec, xml);
@@ -173,31 +203,18 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
 static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
 {
    const ag_violation *v = &x->v;
-   HChar what[160], prev[160];
+   HChar what[160];
    VG_(snprintf)(what, sizeof what, "Possible data race during %s of size %u at %#lx by thread #%u",
                  ag_rw(v->flags), v->size, (unsigned long)v->addr, v->tid + 1);
-   if (v->other_tid != AG_NO_TID)
-      VG_(snprintf)(prev, sizeof prev, "This conflicts with a previous %s by thread #%u",
-                    ag_rw(v->other_flags), v->other_tid + 1);
-   else
-      VG_(snprintf)(prev, sizeof prev, "This conflicts with a previous %s", ag_rw(v->other_flags));
    if (xml) {
       VG_(printf_xml)("  <kind>Race</kind>\n  <what>%pS</what>\n", what);
       VG_(pp_ExeContext)(VG_(get_error_where)(err));
-      VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", prev);
    } else {
       VG_(umsg)("%s\n", what);
       VG_(pp_ExeContext)(VG_(get_error_where)(err));
-      VG_(umsg)("\n%s\n", prev);
+      VG_(umsg)("\n");
    }
-   if (v->other_site) {
-      /* the earlier access is known by its instruction address only */
-      const HChar *desc = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)v->other_site, NULL);
-      if (xml)
-         VG_(printf_xml)("  <auxwhat>at %pS</auxwhat>\n", desc);
-      else
-         VG_(umsg)("   at %s\n", desc);
-   }
+   ag_pp_other_access(v, "a previous", xml);
    ag_pp_addr(x);
 }
 

@@ -34,6 +34,8 @@ class Verdicts(unittest.TestCase):
             r"(?s)at 0x[0-9A-F]+: withdraw \(plain_write.c:14\).*"
             r"The atomic region of thread #2 began at\n\s+at 0x[0-9A-F]+: withdraw \(plain_write.c:11\)",
             r"thread #3",
+            # the other thread's access that broke in
+            r"(?m)^This conflicts with an earlier write by thread #3\n\s+at 0x[0-9A-F]+: deposit \(plain_write.c:23\)$",
             r'inside data symbol "balance"'])
 
     def test_locked_check_then_act(self):

@@ -61,6 +61,17 @@ static inline uint64_t as_tag(as_rset *p)
    event id itself is a safe stand-in), so it is recomputed, not stored. */
 typedef struct { uint64_t w, r; } as_loc;
 
+/* A thread's recent accesses, so that a report can name the other
+   thread's access whose record closed the cycle (records hold only a
+   transaction id).  A ring: older accesses are forgotten. */
+#define AS_RECENT 64
+typedef struct {
+   as_id id;                 /* the transaction (inc: the event id) */
+   uint64_t event, site;
+   ag_addr addr;
+   uint32_t size, flags;
+} as_recent;
+
 typedef struct {
    as_id cur;       /* open txn (inc: its begin id), AS_NONE outside */
    as_id cnt;       /* next fresh id */
@@ -72,6 +83,8 @@ typedef struct {
    int pf;          /* pending fork edge into the first event */
    ag_tid pf_tid;
    as_id pf_K, pf_B;
+   uint32_t nrecent;             /* accesses made; the last AS_RECENT in: */
+   as_recent *recent;
 } as_thread;
 
 typedef struct {
@@ -81,6 +94,10 @@ typedef struct {
    as_thread *th;
    as_id *from, *to;         /* row b at b*cap: From_b(.), To_b(.) */
    ag_map *locks;            /* lock addr -> as_loc */
+   /* while linking a location's record into an access: the location and
+      whether the record is its write (1) or a read (0); -1 otherwise */
+   ag_addr link_addr;
+   int link_write;
    /* closure scratch */
    ag_tid *pt, *st;
    as_id *pv, *sv;
@@ -139,12 +156,34 @@ static void as_insert_full(as_t *s, ag_tid a, as_id i, ag_tid b, as_id j)
 
 /* ---- events ------------------------------------------------------- */
 
+/* Name a's access behind the record (a, Kv) of location link_addr: its
+   latest access of that kind in transaction Kv covering the location, if
+   it is still among a's recent accesses. */
+static void as_other_access(as_t *s, ag_violation *v, ag_tid a, as_id Kv)
+{
+   const as_thread *th = &s->th[a];
+   if (s->link_write < 0 || !th->recent) return;
+   uint32_t n = th->nrecent < AS_RECENT ? th->nrecent : AS_RECENT;
+   for (uint32_t i = 1; i <= n; i++) {
+      const as_recent *r = &th->recent[(th->nrecent - i) % AS_RECENT];
+      if (r->id < Kv) return;              /* older transactions only from here */
+      if (r->id == Kv && !!(r->flags & AG_WRITE) == s->link_write
+          && r->addr <= s->link_addr && s->link_addr < r->addr + r->size) {
+         v->other_event = r->event;
+         v->other_site = r->site;
+         v->other_flags = r->flags;
+         return;
+      }
+   }
+}
+
 static void as_report(as_t *s, ag_tid t, ag_tid a, as_id Kv)
 {
    ag_violation v;
    ag_memzero(&v, sizeof v);
    v.tid = t;
    v.other_tid = a;
+   as_other_access(s, &v, a, Kv);
    /* plain mode: name a's region when the source txn is the open one; inc
       mode blames the current region only */
    if (!s->inc && s->th[a].cur == Kv && s->th[a].cur != AS_NONE)
@@ -276,6 +315,7 @@ static void *as_create(ag_ctx *ctx)
    s->ctx = ctx;
    s->inc = ctx->cfg.cycles_increasing;
    s->locks = ag_map_new(sizeof(as_loc));
+   s->link_write = -1;
    return s;
 }
 
@@ -286,6 +326,7 @@ static void as_destroy(void *self)
    as_t *s = self;
    ag_map_foreach(s->locks, as_rset_free_fn, s);
    ag_map_delete(s->locks);
+   for (uint32_t u = 0; u < s->cap; u++) ag_free(s->th[u].recent);
    ag_free(s->th); ag_free(s->from); ag_free(s->to);
    ag_free(s->pt); ag_free(s->st); ag_free(s->pv); ag_free(s->sv);
    ag_free(s);
@@ -355,6 +396,7 @@ static void as_thread_new(void *self, ag_tid t)
       s->sv = ag_realloc(s->sv, ncap * sizeof(as_id));
       s->cap = ncap;
    }
+   if (!s->th[t].recent) s->th[t].recent = ag_malloc(AS_RECENT * sizeof(as_recent));
    if (t >= s->k) s->k = t + 1;
 }
 
@@ -372,26 +414,38 @@ static void as_end(void *self, ag_tid t)
 
 static void as_access_start(void *self, ag_tid t, unsigned flags)
 {
-   (void)flags;
-   as_event(self, t);      /* one (unary) transaction for all locations */
+   as_t *s = self;
+   as_event(s, t);         /* one (unary) transaction for all locations */
+   as_thread *th = &s->th[t];
+   as_recent *r = &th->recent[th->nrecent++ % AS_RECENT];
+   r->id = th->j;
+   r->event = s->ctx->event;
+   r->site = s->ctx->site;
+   r->addr = s->ctx->addr;
+   r->size = s->ctx->size;
+   r->flags = flags;
 }
 
 static void as_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned flags)
 {
    as_t *s = self;
    as_loc *l = loc;
-   (void)addr;
+   s->link_addr = addr;
    if (flags & AG_WRITE) {
       if (l->r) {
+         s->link_write = 0;
          as_link_readers(s, l, t);
          as_clear_readers(l);
       }
+      s->link_write = 1;
       as_link_write(s, l, t);
       as_set_write(s, l, t);
    } else {
+      s->link_write = 1;
       as_link_write(s, l, t);
       as_add_reader(l, t, s->th[t].j);
    }
+   s->link_write = -1;
 }
 
 static void as_acquire(void *self, ag_tid t, ag_addr lock, int shared)

@@ -43,9 +43,6 @@ struct ag_engine {
    uint32_t open;              /* threads inside a region */
    uint64_t analysed, reports;
    uint64_t last_report_event;
-   /* the access being dispatched (for reports) */
-   unsigned acc_flags, acc_size;
-   ag_addr acc_addr;
    ag_addr acq_lock;           /* the acquire being dispatched, 0 if none */
    int acq_shared;
 };
@@ -105,10 +102,10 @@ int ag_ctx_report(ag_ctx *ctx, ag_violation *v)
    v->kind = e->ops->kind;
    v->event = ctx->event;
    v->site = ctx->site;
-   if (e->acc_size) {
-      v->addr = e->acc_addr;
-      v->size = e->acc_size;
-      v->flags = e->acc_flags;
+   if (ctx->size) {
+      v->addr = ctx->addr;
+      v->size = ctx->size;
+      v->flags = ctx->flags;
    }
    if (e->acq_lock) {
       v->lock = e->acq_lock;
@@ -214,9 +211,9 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
    if (!(t < e->ctx.nthreads && e->ctx.regions[t].live)) return AG_MISUSE_BAD_TID;
    if (!e->active || size == 0 || ag_quiescent(e)) return AG_OK;
    e->analysed++;
-   e->acc_flags = flags;
-   e->acc_addr = addr;
-   e->acc_size = size;
+   e->ctx.flags = flags;
+   e->ctx.addr = addr;
+   e->ctx.size = size;
    const ag_engine_ops *ops = e->ops;
    /* look the location up first and prefetch it: the engine's per-event
       work in access_start then overlaps the likely cache miss */
@@ -226,7 +223,7 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
    if (__builtin_expect(loc != NULL, 1)) ops->access(e->self, t, loc, addr, flags);
    else ag_shadow_access(e->shadow, addr, size, t, flags);
    if (ops->access_done) ops->access_done(e->self, t);
-   e->acc_size = 0;
+   e->ctx.size = 0;
    return AG_OK;
 }
 

@@ -82,6 +82,9 @@ typedef struct ag_region {
 typedef struct ag_ctx {
    uint64_t event;           /* index of the event being processed */
    uint64_t site;            /* its site */
+   ag_addr addr;             /* if it is an access: its first byte, */
+   unsigned size;            /* size (0 for other events) */
+   unsigned flags;           /* and AG_WRITE/AG_ATOMIC */
    ag_config cfg;
    ag_region *regions;       /* per thread, indexed by ag_tid */
    uint32_t nthreads;        /* threads announced so far (max tid + 1) */

@@ -25,6 +25,30 @@ static const ag_config plain = { 0 }, increasing = { 1 };
 
 static int first_of(const ag_ref_reports *r) { return r->n ? (int)r->v[0].event : 0; }
 
+static int ref_is_access(const ag_ref_ev *x) { return x->op == AG_REF_RD || x->op == AG_REF_WR; }
+
+/* reports at an access, and those naming the other thread's access */
+static int at_access, with_other;
+
+/* The other thread's access a report names (if any) conflicts with the
+   reported access: earlier, of other_tid, a common byte, one writes. */
+static void check_other_access(const ag_ref_trace *tr, const ag_violation *v,
+                               const char *eng, int e)
+{
+   const ag_ref_ev *y = &tr->ev[e - 1];
+   if (!ref_is_access(y)) return;
+   at_access++;
+   if (!v->other_event) return;
+   with_other++;
+   int o = (int)v->other_event;
+   const ag_ref_ev *x = &tr->ev[o - 1];
+   if (o >= e || x->tid != v->other_tid || v->other_site != (uint64_t)o || !ref_is_access(x)
+       || x->arg >= y->arg + y->size || y->arg >= x->arg + x->size
+       || (x->op != AG_REF_WR && y->op != AG_REF_WR)
+       || !!(v->other_flags & AG_WRITE) != (x->op == AG_REF_WR))
+      FAIL(tr, "%s: report at %d names event %d as the other thread's access", eng, e, o);
+}
+
 /* Fields every atomicity report must get right. */
 static void check_fields(const ag_ref_trace *tr, const ag_ref_reports *r,
                          const char *eng, int inc)
@@ -40,6 +64,10 @@ static void check_fields(const ag_ref_trace *tr, const ag_ref_reports *r,
       if (v->kind != AG_KIND_ATOMICITY || v->site != (uint64_t)e)
          FAIL(tr, "%s: report at %d: kind %d site %llu", eng, e, v->kind,
               (unsigned long long)v->site);
+      if (v->other_event > 0 && v->other_event <= (uint64_t)tr->n)
+         check_other_access(tr, v, eng, e);
+      else if (v->other_event)
+         FAIL(tr, "%s: report at %d: other event %llu", eng, e, (unsigned long long)v->other_event);
       if (strcmp(eng, "atomsanitizer") != 0) continue;
       if (v->other_tid == v->tid || v->other_tid >= (ag_tid)tr->nthreads)
          FAIL(tr, "%s: report at %d: other_tid %u", eng, e, v->other_tid);
@@ -330,14 +358,18 @@ static void run_hand(void)
       if (!strcmp(h->name, "twice") && rep.n == 2 && rep.v[1].event != 14)
          FAIL(tr, "twice: second report at %d, want 14", (int)rep.v[1].event);
    }
-   /* rho2's report names the other region (t2's, begun at event 2) */
+   /* rho2's report names the other region (t2's, begun at event 2) and
+      its write of y (event 5) */
    hand_trace(&hands[1], tr);
    ag_ref_feed(tr, "atomsanitizer", &plain, &rep);
    if (rep.n != 1 || rep.v[0].tid != 0 || rep.v[0].other_tid != 1 || rep.v[0].begin_event != 1
-       || rep.v[0].other_begin_event != 2 || rep.v[0].addr != Y || rep.v[0].size != 8)
-      FAIL(tr, "rho2: report fields (tid %u other %u begin %llu other_begin %llu addr %llx)",
-           rep.v[0].tid, rep.v[0].other_tid, (unsigned long long)rep.v[0].begin_event,
-           (unsigned long long)rep.v[0].other_begin_event, (unsigned long long)rep.v[0].addr);
+       || rep.v[0].other_begin_event != 2 || rep.v[0].addr != Y || rep.v[0].size != 8
+       || rep.v[0].other_event != 5 || !(rep.v[0].other_flags & AG_WRITE))
+      FAIL(tr, "rho2: report fields (tid %u other %u begin %llu other_begin %llu addr %llx "
+           "other event %llu)", rep.v[0].tid, rep.v[0].other_tid,
+           (unsigned long long)rep.v[0].begin_event,
+           (unsigned long long)rep.v[0].other_begin_event, (unsigned long long)rep.v[0].addr,
+           (unsigned long long)rep.v[0].other_event);
    printf("hand: %d traces%s%s\n", nh + 1, have_velo ? ", velodrome" : " (velodrome not registered)",
           have_aero ? ", aerodrome" : " (aerodrome not registered)");
    free(tr);
@@ -388,8 +420,15 @@ static void run_random(section sec, int ntraces)
       reps += rep.n;
       multi += rep.n > 1;
    }
-   printf("%s%s: %d random traces, %d with a cycle, %d truncated, %d reports, %d traces with several\n",
-          eng, sec == S_INC ? " (increasing)" : "", ntraces, cyc, trunc, reps, multi);
+   printf("%s%s: %d random traces, %d with a cycle, %d truncated, %d reports, %d traces with several; "
+          "%d of %d reports at an access name the other thread's access\n",
+          eng, sec == S_INC ? " (increasing)" : "", ntraces, cyc, trunc, reps, multi,
+          with_other, at_access);
+   /* most cycles close at an access whose conflicting access is recent */
+   if (sec != S_AERO && with_other * 2 < at_access)
+      FAIL(tr, "%s: only %d of %d reports at an access name the other access", eng, with_other,
+           at_access);
+   at_access = with_other = 0;
    if (sec == S_AERO)
       printf("aerodrome: %d first reports after the first cycle (or none), %d traces where the "
              "Theorem 1 event is later than the first cycle\n", aero_late, aero_thm1_later);
