@@ -148,11 +148,15 @@ Bool ag_sync_holds(ThreadId vgtid, Addr lock)
    return th->valid && l && l->owner == th->tid;
 }
 
+/* init or destroy of a lock or sync object: whatever comes next at this
+   address is a new object, unordered with the old one's users (engines
+   forget their state for it, as when its memory is freed). */
 void ag_sync_destroy(ThreadId vgtid, Addr obj)
 {
    (void)vgtid;
    ag_lock *l = ag_map_get(ag_locks, obj);
    if (l) { l->owner = AG_NO_TID; l->count = 0; }
+   ag_an_forget(obj, 1);
 }
 
 

@@ -83,6 +83,20 @@ class Verdicts(unittest.TestCase):
     def test_stack_var_checked_on_request(self):
         self.check("stack_var", 1, "--check-stack-var=yes")
 
+    def test_lock_memory_reused(self):
+        # a new mutex in a freed mutex's memory is a new lock: no ordering
+        # from the old one's release (pthread_mutex_init, or a plain
+        # PTHREAD_MUTEX_INITIALIZER store after the free)
+        exe = compile_prog("lock_reuse")
+        for how in ([], ["static"]):
+            for eng in ENGINES:
+                with self.subTest(engine=eng, how=how):
+                    r = valgrind(exe, "--engine=" + eng, args=how)
+                    first = re.search(r"first (0x[0-9a-f]+)", r.stdout).group(1)
+                    self.assertIn("second " + first, r.stdout, "the block was not reused: the "
+                                  "test would not decide\n" + r.stdout)
+                    self.assertEqual((r.atomicity, r.errors), (0, 0), r)
+
     def test_quiescent_accesses_not_analysed(self):
         # the same report with and without analysing the accesses made while
         # no region is open; only far fewer events reach the engine

@@ -822,6 +822,18 @@ static void ad_release(void *self, ag_tid t, ag_addr lock, int shared)
    note_holder(e, t, k->id, 1);
 }
 
+static void ad_lock_forget(void *self, ag_addr lock)
+{
+   ad *e = self;
+   ad_lock *k = ag_map_get(e->locks, lock);
+   if (!k) return;
+   for (uint32_t i = 0; i < k->nsh; i++) vc_unref(k->sh[i].c);
+   k->nsh = 0;
+   vc_unref(k->l);
+   k->l = NULL;              /* update sets may still name it: harmless */
+   k->lastrel = AG_NO_TID;
+}
+
 static void ad_fork(void *self, ag_tid parent, ag_tid child)
 {
    ad *e = self;
@@ -861,4 +873,5 @@ const ag_engine_ops ag_aerodrome_ops = {
    .fork = ad_fork,
    .join = ad_join,
    .access_done = ad_access_done,
+   .lock_forget = ad_lock_forget,
 };

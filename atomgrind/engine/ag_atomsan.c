@@ -476,6 +476,15 @@ static void as_release(void *self, ag_tid t, ag_addr lock, int shared)
    }
 }
 
+static void as_lock_forget(void *self, ag_addr lock)
+{
+   as_t *s = self;
+   as_loc *l = ag_map_get(s->locks, lock);
+   if (!l) return;
+   as_loc_fini(s, l);
+   l->w = l->r = 0;
+}
+
 static void as_fork(void *self, ag_tid parent, ag_tid child)
 {
    as_t *s = self;
@@ -518,4 +527,5 @@ const ag_engine_ops ag_atomsan_ops = {
    .fork = as_fork,
    .join = as_join,
    .access_done = NULL,
+   .lock_forget = as_lock_forget,
 };

@@ -2,6 +2,7 @@
  * numbering, region nesting, shadow memory, per-event report de-duplication,
  * sampling activation, and the registry of engines.  See ag_engine.h. */
 #include "ag_engine.h"
+#include "ag_map.h"
 #include "ag_shadow.h"
 #include "ag_shim.h"
 
@@ -35,6 +36,8 @@ struct ag_engine {
    const ag_engine_ops *ops;
    void *self;                 /* engine state; NULL while inactive */
    ag_shadow *shadow;
+   ag_map *locks;              /* addresses the engine has lock state for
+                                  (record: 1 while it has) */
    ag_ctx ctx;
    uint32_t cap;               /* capacity of ctx.regions */
    ag_report_fn report;
@@ -51,13 +54,16 @@ static void ag_engine_start(ag_engine *e)
 {
    e->self = e->ops->create(&e->ctx);
    e->shadow = ag_shadow_new(e->ops, e->self);
+   e->locks = ag_map_new(1);
 }
 
 static void ag_engine_stop(ag_engine *e)
 {
    ag_shadow_delete(e->shadow);
+   ag_map_delete(e->locks);
    e->ops->destroy(e->self);
    e->shadow = NULL;
+   e->locks = NULL;
    e->self = NULL;
 }
 
@@ -232,6 +238,7 @@ int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t sit
    int bad, fwd = ag_event(e, t, site, &bad);
    if (bad) return AG_MISUSE_BAD_TID;
    if (fwd) {
+      *(uint8_t *)ag_map_lookup(e->locks, lock, NULL) = 1;
       e->acq_lock = lock ? lock : 1;
       e->acq_shared = shared;
       e->ops->acquire(e->self, t, lock, shared);
@@ -244,7 +251,10 @@ int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t sit
 {
    int bad, fwd = ag_event(e, t, site, &bad);
    if (bad) return AG_MISUSE_BAD_TID;
-   if (fwd) e->ops->release(e->self, t, lock, shared);
+   if (fwd) {
+      *(uint8_t *)ag_map_lookup(e->locks, lock, NULL) = 1;
+      e->ops->release(e->self, t, lock, shared);
+   }
    return AG_OK;
 }
 
@@ -284,9 +294,42 @@ int ag_ev_thread_exit(ag_engine *e, ag_tid t)
    return rc;
 }
 
+typedef struct { ag_engine *e; ag_addr lo, hi; } ag_forget_range;
+
+static void ag_forget_lock(ag_engine *e, ag_addr lock, uint8_t *known)
+{
+   *known = 0;
+   e->ops->lock_forget(e->self, lock);
+}
+
+static void ag_forget_lock_in(void *arg, uint64_t key, void *rec)
+{
+   ag_forget_range *r = arg;
+   if (*(uint8_t *)rec && key >= r->lo && key < r->hi) ag_forget_lock(r->e, key, rec);
+}
+
+/* Locks in [addr, addr+len): probe each address or visit each lock ever
+   seen, whichever is fewer, so a free costs at most its length. */
+static void ag_forget_locks(ag_engine *e, ag_addr addr, uint64_t len)
+{
+   size_t n = ag_map_count(e->locks);
+   if (n == 0 || !e->ops->lock_forget || len == 0) return;
+   if (len <= n) {
+      for (uint64_t i = 0; i < len; i++) {
+         uint8_t *known = ag_map_get(e->locks, addr + i);
+         if (known && *known) ag_forget_lock(e, addr + i, known);
+      }
+   } else {
+      ag_forget_range r = { e, addr, addr + len < addr ? ~(ag_addr)0 : addr + len };
+      ag_map_foreach(e->locks, ag_forget_lock_in, &r);
+   }
+}
+
 void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len)
 {
-   if (e->active) ag_shadow_forget(e->shadow, addr, len);
+   if (!e->active) return;
+   ag_shadow_forget(e->shadow, addr, len);
+   ag_forget_locks(e, addr, len);
 }
 
 /* ---- sampling ---------------------------------------------------- */

@@ -135,6 +135,10 @@ typedef struct ag_engine_ops {
    void  (*fork)(void *self, ag_tid parent, ag_tid child);
    void  (*join)(void *self, ag_tid joiner, ag_tid child);
    void  (*access_done)(void *self, ag_tid t);
+   /* The lock (or sync object) at this address was re-initialised,
+      destroyed or freed: a later one there is a new object and starts
+      fresh.  May be NULL if the engine keeps no per-lock state. */
+   void  (*lock_forget)(void *self, ag_addr lock);
 } ag_engine_ops;
 
 /* Registry */
@@ -170,7 +174,8 @@ int  ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, uint64_t site);
 /* Not an event for the engines: closes an open region (returns
    AG_MISUSE_OPEN_EXIT then) and marks t dead. */
 int  ag_ev_thread_exit(ag_engine *e, ag_tid t);
-/* Memory [addr, addr+len) was freed or unmapped: drop its state. */
+/* Memory [addr, addr+len) was freed, unmapped or re-initialised: drop its
+   state, and that of every lock whose address lies in it. */
 void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len);
 
 /* Sampling support: while inactive, events are counted and region nesting

@@ -401,6 +401,13 @@ static void ag_ft_join(void *self, ag_tid joiner, ag_tid child)
    ag_ft_tick(c, child);
 }
 
+static void ag_ft_lock_forget(void *self, ag_addr lock)
+{
+   ag_ft *f = self;
+   ag_ft_lock *l = ag_map_get(f->locks, lock);
+   if (l) ag_ft_free_lock(NULL, lock, l);
+}
+
 const ag_engine_ops ag_fasttrack_ops = {
    .name = "fasttrack",
    .help = "FastTrack happens-before data races (epochs, read clocks)",
@@ -421,4 +428,5 @@ const ag_engine_ops ag_fasttrack_ops = {
    .fork = ag_ft_fork,
    .join = ag_ft_join,
    .access_done = NULL,
+   .lock_forget = ag_ft_lock_forget,
 };

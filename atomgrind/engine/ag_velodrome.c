@@ -468,6 +468,15 @@ static void vd_release(void *self, ag_tid t, ag_addr lock, int shared)
    vd_event_done(d, s, unary);
 }
 
+static void vd_lock_forget(void *self, ag_addr lock)
+{
+   vd *d = self;
+   vd_lock *lk = ag_map_get(d->locks, lock);
+   if (!lk) return;
+   vd_lock_fini(NULL, lock, lk);
+   ag_memzero(lk, sizeof *lk);
+}
+
 static void vd_fork(void *self, ag_tid parent, ag_tid child)
 {
    vd *d = self;
@@ -516,4 +525,5 @@ const ag_engine_ops ag_velodrome_ops = {
    .fork = vd_fork,
    .join = vd_join,
    .access_done = vd_access_done,
+   .lock_forget = vd_lock_forget,
 };

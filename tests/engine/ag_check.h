@@ -13,7 +13,8 @@ static int failures, checks;
    fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
-/* op: b e r w a(acquire) l(release) f(fork) j(join) F(forget arg..+size);
+/* op: b e r w a(acquire) l(release) f(fork) j(join) F(forget arg..+size)
+   K(forget the lock at LOCK+arg);
    arg is an offset from BASE for accesses, from LOCK for locks, a thread
    for fork/join */
 typedef struct { char op; int t; int arg; int size; int shared; } ev;
@@ -44,6 +45,7 @@ static int feed_ev(ag_engine *e, const ev *x, uint64_t site)
    case 'f': return ag_ev_fork(e, x->t, x->arg, site);
    case 'j': return ag_ev_join(e, x->t, x->arg, site);
    case 'F': ag_ev_forget(e, BASE + x->arg, size); return AG_OK;
+   case 'K': ag_ev_forget(e, LOCK + x->arg, 1); return AG_OK;
    }
    abort();
 }
