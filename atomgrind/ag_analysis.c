@@ -32,7 +32,16 @@ static Bool ag_an_every_access;      /* races checked, trace recorded, or
 
 static void ag_an_update_gate(void)
 {
-   ag_an_gate = ag_an_window && (ag_an_every_access || ag_engine_open_regions(ag_eng[0]) > 0);
+   ag_an_gate = ag_neng > 0 && ag_an_window
+                && (ag_an_every_access || ag_engine_open_regions(ag_eng[0]) > 0);
+}
+
+/* Without the engines no event reaches them, and with the gate shut no
+   access reaches ag_an_access. */
+void ag_an_disable(void)
+{
+   ag_neng = 0;
+   ag_an_update_gate();
 }
 
 /* RPT sampling (--sample=rpt).  Time is counted in events: instrumented

@@ -26,9 +26,9 @@ static Bool ag_skip_object(Addr a)
 {
    DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
    if (!di) return False;
+   if (ag_is_preload(di, "vgpreload_")) return True;
    const HChar *so = VG_(DebugInfo_get_soname)(di);
-   if (!so) return False;
-   return VG_(strncmp)(so, "ld-linux", 8) == 0 || VG_(strncmp)(so, "vgpreload_", 10) == 0;
+   return so && VG_(strncmp)(so, "ld-linux", 8) == 0;
 }
 
 typedef struct {

@@ -4,6 +4,7 @@
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
+#include "pub_tool_libcprint.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_threadstate.h"
@@ -45,6 +46,20 @@ static void ag_thread_create(ThreadId parent, ThreadId child)
    }
    ag_vgtid_by_tid[c->tid] = child;
    if (parent != VG_INVALID_THREADID && ag_threads[parent].valid) {
+      static Bool checked;
+      if (!checked) {
+         /* the first thread the program starts: synchronisation must be
+            visible from here on, or reports would be wrong */
+         checked = True;
+         if (!ag_preload_present()) {
+            VG_(umsg)("atomgrind: WARNING: the program does not use atomgrind's "
+                      "pthread wrappers (is it\n");
+            VG_(umsg)("atomgrind: statically linked?): locks, joins and malloc are "
+                      "invisible, so nothing\n");
+            VG_(umsg)("atomgrind: is checked.  Link it dynamically to check it.\n");
+            ag_an_disable();
+         }
+      }
       ag_threads[parent].last_child = c->tid;
       ag_an_fork(ag_threads[parent].tid, c->tid);
    } else {

@@ -65,6 +65,10 @@ void ag_an_acquire(ag_tid t, Addr lock, Bool shared);
 void ag_an_release(ag_tid t, Addr lock, Bool shared);
 void ag_an_forget(Addr a, SizeT len);
 Bool ag_an_in_region(ag_tid t);
+void ag_an_disable(void);                 /* nothing is analysed from now on */
+Bool ag_preload_present(void);            /* our pthread wrappers are mapped */
+struct _DebugInfo;
+Bool ag_is_preload(const struct _DebugInfo *di, const HChar *prefix);
 extern volatile UWord ag_an_gate;         /* read inline by instrumented code */
 extern ULong ag_an_clock, ag_an_next;     /* RPT time, and when to tick */
 void ag_an_tick(void);

@@ -18,11 +18,12 @@ def tool_built():
     return os.path.exists(os.path.join(BUILD, "atomgrind-amd64-linux"))
 
 
-def compile_prog(name, extra=()):
-    """Compile tests/progs/NAME.c (once) and return the binary's path."""
+def compile_prog(name, extra=(), suffix=""):
+    """Compile tests/progs/NAME.c (once) and return the binary's path
+    (NAME+suffix: a build with other flags needs its own suffix)."""
     os.makedirs(OUT, exist_ok=True)
     src = os.path.join(PROGS, name + ".c")
-    exe = os.path.join(OUT, name)
+    exe = os.path.join(OUT, name + suffix)
     if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
         subprocess.run(["cc", "-g", "-O0", "-pthread", "-I", os.path.join(REPO, "atomgrind"),
                         "-o", exe, src, *extra], check=True)

@@ -83,6 +83,15 @@ class Verdicts(unittest.TestCase):
     def test_stack_var_checked_on_request(self):
         self.check("stack_var", 1, "--check-stack-var=yes")
 
+    def test_static_program_refused_clearly(self):
+        # no preload in a static program: pthread and malloc are invisible,
+        # so atomgrind says so and checks nothing (plain_write has a violation)
+        exe = compile_prog("plain_write", ["-static"], suffix="-static")
+        r = valgrind(exe)
+        self.assertRegex(r.text, r"WARNING: the program does not use atomgrind's pthread wrappers")
+        self.assertEqual(r.errors, 0, r)
+        self.assertIn("balance", r.stdout)
+
     def test_lock_memory_reused(self):
         # a new mutex in a freed mutex's memory is a new lock: no ordering
         # from the old one's release (pthread_mutex_init, or a plain
