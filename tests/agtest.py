@@ -87,6 +87,24 @@ def valgrind(exe, *opts, args=(), timeout=300, env=None):
     return Run(proc, log)
 
 
+def valgrind_rss(exe, *opts, args=(), timeout=300):
+    """valgrind(), plus the run's peak RSS in MiB, of that process alone
+    (vg-in-place execs valgrind, which execs the tool): os.wait4 reaps it."""
+    import types
+    with tempfile.NamedTemporaryFile("r", suffix=".log") as lf, \
+         tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        cmd = [os.path.join(REPO, "vg-in-place"), "--tool=atomgrind",
+               "--log-file=" + lf.name, *opts, exe, *args]
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=dict(os.environ, AG_BUILD=BUILD))
+        _, status, ru = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)   # reaped here, not by Popen
+        out.seek(0)
+        err.seek(0)
+        res = types.SimpleNamespace(returncode=proc.returncode, stdout=out.read(), stderr=err.read())
+        log = lf.read()
+    return Run(res, log), ru.ru_maxrss / 1024.0
+
+
 # ---- host-built C tests (engines, readers) ----------------------------------
 
 ENGINE_DIR = os.path.join(REPO, "atomgrind", "engine")

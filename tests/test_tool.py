@@ -4,7 +4,7 @@ import re
 import tempfile
 import unittest
 
-from agtest import BUILD, compile_prog, supp_file, tool_built, valgrind, vg_in_place
+from agtest import BUILD, compile_prog, supp_file, tool_built, valgrind, valgrind_rss, vg_in_place
 
 ENGINES = ["atomsanitizer", "aerodrome", "velodrome"]
 
@@ -91,6 +91,18 @@ class Verdicts(unittest.TestCase):
         self.assertRegex(r.text, r"WARNING: the program does not use atomgrind's pthread wrappers")
         self.assertEqual(r.errors, 0, r)
         self.assertIn("balance", r.stdout)
+
+    def test_thousands_of_threads_memory(self):
+        # 4000 threads over the run, 8 at a time: engine state must follow
+        # the threads alive at once, not all threads ever (atomsanitizer's
+        # From/To tables once took 0.5 GB here)
+        exe = compile_prog("many_threads")
+        for eng in ENGINES:
+            with self.subTest(engine=eng):
+                r, rss_mib = valgrind_rss(exe, "--engine=" + eng, args=["4000"])
+                self.assertEqual(r.errors, 0, r)
+                self.assertEqual(r.rc, 0, r)
+                self.assertLess(rss_mib, 200, "peak RSS %.0f MiB" % rss_mib)
 
     def test_lock_memory_reused(self):
         # a new mutex in a freed mutex's memory is a new lock: no ordering

@@ -87,12 +87,23 @@ typedef struct {
    as_recent *recent;
 } as_thread;
 
+/* From/To columns exist for live threads only.  A column a is read by a
+   check only while a is the current thread, and its entries only ever
+   flow into entries of the same column, so an exited thread's column is
+   dropped and given to a later thread (reset to bottom).  Rows stay for
+   every thread: a dead thread's records still link into live ones.
+   Memory is threads-ever x threads-at-once, not threads-ever squared. */
+#define AS_NOCOL 0xffffffffu
+
 typedef struct {
    ag_ctx *ctx;
    int inc;
-   uint32_t k, cap;          /* threads known, capacity of th/rows */
+   uint32_t k, cap;          /* threads known (rows), capacity of th/rows */
    as_thread *th;
-   as_id *from, *to;         /* row b at b*cap: From_b(.), To_b(.) */
+   as_id *from, *to;         /* row b at b*ccap: From_b(.), To_b(.) by column */
+   uint32_t ccap, ncols;     /* columns allocated, used (high-water mark) */
+   uint32_t *col;            /* per thread: its column, AS_NOCOL once exited */
+   uint32_t *freecol, nfree; /* columns given back by exited threads */
    ag_map *locks;            /* lock addr -> as_loc */
    /* while linking a location's record into an access: the location and
       whether the record is its write (1) or a read (0); -1 otherwise */
@@ -103,8 +114,9 @@ typedef struct {
    as_id *pv, *sv;
 } as_t;
 
-#define FROM(s, b, a) ((s)->from[(size_t)(b) * (s)->cap + (a)])
-#define TO(s, b, a)   ((s)->to[(size_t)(b) * (s)->cap + (a)])
+/* row b, column c */
+#define FROMC(s, b, c) ((s)->from[(size_t)(b) * (s)->ccap + (c)])
+#define TOC(s, b, c)   ((s)->to[(size_t)(b) * (s)->ccap + (c)])
 
 /* ---- the data structure DS ---------------------------------------- */
 
@@ -117,40 +129,44 @@ static inline void as_add_succ(as_id *ft, as_id *tt, ag_tid p, as_id P, as_id S)
 
 /* Backward-only insertion of <a,Kv> -> <t,k>; a contributes Bv (= Kv in
    plain mode), its predecessors are looked up with Kv.  Valid when <t,k>
-   has no successors. */
+   has no successors.  t is live; a may have exited (no column). */
 static void as_insert_backward(as_t *s, ag_tid a, as_id Bv, as_id Kv, ag_tid t, as_id k)
 {
-   size_t cap = s->cap;
-   as_id *ft = s->from + t * cap, *tt = s->to + t * cap;
-   if (ft[a] >= Kv && tt[a] <= k) return;          /* already known */
-   const as_id *fa = s->from + a * cap, *ta = s->to + a * cap;
-   uint32_t n = s->k;
-   for (ag_tid p = 0; p < n; p++) {
-      if (p == t) continue;
+   size_t ccap = s->ccap;
+   uint32_t ca = s->col[a], ct = s->col[t];
+   as_id *ft = s->from + t * ccap, *tt = s->to + t * ccap;
+   if (ca != AS_NOCOL && ft[ca] >= Kv && tt[ca] <= k) return;   /* already known */
+   const as_id *fa = s->from + a * ccap, *ta = s->to + a * ccap;
+   uint32_t n = s->ncols;
+   for (uint32_t c = 0; c < n; c++) {
+      if (c == ct) continue;
       as_id P;
-      if (p == a) P = Bv;
-      else if (ta[p] <= Kv) P = fa[p];           /* predecessor(<a,Kv>, p) */
+      if (c == ca) P = Bv;
+      else if (ta[c] <= Kv) P = fa[c];           /* predecessor(<a,Kv>, c's thread) */
       else continue;
-      as_add_succ(ft, tt, p, P, k);
+      as_add_succ(ft, tt, c, P, k);
    }
 }
 
-/* Full transitive closure for <a,i> -> <b,j> (plain mode). */
+/* Full transitive closure for <a,i> -> <b,j> (plain mode): predecessors
+   by column, successors by row (every thread, live or not). */
 static void as_insert_full(as_t *s, ag_tid a, as_id i, ag_tid b, as_id j)
 {
-   if (FROM(s, b, a) >= i && TO(s, b, a) <= j) return;
-   uint32_t n = s->k, np = 0, ns = 0;
-   s->pt[np] = a; s->pv[np++] = i;
+   uint32_t ca = s->col[a], cb = s->col[b];
+   if (ca != AS_NOCOL && FROMC(s, b, ca) >= i && TOC(s, b, ca) <= j) return;
+   uint32_t np = 0, ns = 0;
+   if (ca != AS_NOCOL) { s->pt[np] = ca; s->pv[np++] = i; }
    s->st[ns] = b; s->sv[ns++] = j;
-   for (ag_tid p = 0; p < n; p++) {
-      if (p != a && TO(s, a, p) <= i) { s->pt[np] = p; s->pv[np++] = FROM(s, a, p); }
-      if (p != b && FROM(s, p, b) >= j) { s->st[ns] = p; s->sv[ns++] = TO(s, p, b); }
-   }
+   for (uint32_t c = 0; c < s->ncols; c++)
+      if (c != ca && TOC(s, a, c) <= i) { s->pt[np] = c; s->pv[np++] = FROMC(s, a, c); }
+   for (ag_tid p = 0; p < s->k; p++)
+      if (p != b && FROMC(s, p, cb) >= j) { s->st[ns] = p; s->sv[ns++] = TOC(s, p, cb); }
    for (uint32_t y = 0; y < ns; y++) {
       ag_tid q = s->st[y];
-      as_id *fq = s->from + (size_t)q * s->cap, *tq = s->to + (size_t)q * s->cap;
+      uint32_t cq = s->col[q];
+      as_id *fq = s->from + (size_t)q * s->ccap, *tq = s->to + (size_t)q * s->ccap;
       for (uint32_t x = 0; x < np; x++)
-         if (s->pt[x] != q) as_add_succ(fq, tq, s->pt[x], s->pv[x], s->sv[y]);
+         if (s->pt[x] != cq) as_add_succ(fq, tq, s->pt[x], s->pv[x], s->sv[y]);
    }
 }
 
@@ -196,7 +212,8 @@ static void as_link(as_t *s, ag_tid a, as_id Bv, as_id Kv, ag_tid t)
 {
    if (a == t) return;
    as_thread *th = &s->th[t];
-   if (!th->unary && FROM(s, a, t) >= th->B && TO(s, a, t) <= Kv) {
+   uint32_t ct = s->col[t];
+   if (!th->unary && FROMC(s, a, ct) >= th->B && TOC(s, a, ct) <= Kv) {
       as_report(s, t, a, Kv);        /* txn(e) already precedes txn(v) */
       return;                        /* the closing edge is not applied */
    }
@@ -309,6 +326,8 @@ static inline void as_set_write(as_t *s, as_loc *l, ag_tid t)
 
 /* ---- ops ---------------------------------------------------------- */
 
+static void as_grow_cols(as_t *s, uint32_t nccap);
+
 static void *as_create(ag_ctx *ctx)
 {
    as_t *s = ag_calloc(1, sizeof *s);
@@ -316,6 +335,7 @@ static void *as_create(ag_ctx *ctx)
    s->inc = ctx->cfg.cycles_increasing;
    s->locks = ag_map_new(sizeof(as_loc));
    s->link_write = -1;
+   as_grow_cols(s, 8);
    return s;
 }
 
@@ -328,6 +348,7 @@ static void as_destroy(void *self)
    ag_map_delete(s->locks);
    for (uint32_t u = 0; u < s->cap; u++) ag_free(s->th[u].recent);
    ag_free(s->th); ag_free(s->from); ag_free(s->to);
+   ag_free(s->col); ag_free(s->freecol);
    ag_free(s->pt); ag_free(s->st); ag_free(s->pv); ag_free(s->sv);
    ag_free(s);
 }
@@ -367,37 +388,78 @@ static void as_rset_free_fn(void *arg, uint64_t key, void *rec)
    as_loc_fini(arg, rec);
 }
 
+/* Rows (and per-thread state) for threads up to ncap. */
+static void as_grow_rows(as_t *s, uint32_t ncap)
+{
+   size_t n = (size_t)ncap * s->ccap;
+   s->from = ag_realloc(s->from, n * sizeof(as_id));
+   s->to = ag_realloc(s->to, n * sizeof(as_id));
+   for (size_t i = (size_t)s->cap * s->ccap; i < n; i++) { s->from[i] = AS_NONE; s->to[i] = AS_INF; }
+   s->th = ag_realloc(s->th, ncap * sizeof(as_thread));
+   s->col = ag_realloc(s->col, ncap * sizeof(uint32_t));
+   for (uint32_t u = s->cap; u < ncap; u++) {
+      as_thread *th = &s->th[u];
+      ag_memzero(th, sizeof *th);
+      th->cur = th->last = th->lastB = AS_NONE;
+      s->col[u] = AS_NOCOL;
+   }
+   s->st = ag_realloc(s->st, ncap * sizeof(ag_tid));
+   s->sv = ag_realloc(s->sv, ncap * sizeof(as_id));
+   s->cap = ncap;
+}
+
+/* Room for nccap columns in every row. */
+static void as_grow_cols(as_t *s, uint32_t nccap)
+{
+   size_t n = (size_t)s->cap * nccap;
+   as_id *nf = ag_malloc((n ? n : 1) * sizeof(as_id));
+   as_id *nt = ag_malloc((n ? n : 1) * sizeof(as_id));
+   for (size_t i = 0; i < n; i++) { nf[i] = AS_NONE; nt[i] = AS_INF; }
+   for (uint32_t b = 0; b < s->cap; b++)
+      for (uint32_t c = 0; c < s->ccap; c++) {
+         nf[(size_t)b * nccap + c] = FROMC(s, b, c);
+         nt[(size_t)b * nccap + c] = TOC(s, b, c);
+      }
+   ag_free(s->from); ag_free(s->to);
+   s->from = nf; s->to = nt;
+   s->pt = ag_realloc(s->pt, nccap * sizeof(ag_tid));
+   s->pv = ag_realloc(s->pv, nccap * sizeof(as_id));
+   s->freecol = ag_realloc(s->freecol, nccap * sizeof(uint32_t));
+   s->ccap = nccap;
+}
+
 static void as_thread_new(void *self, ag_tid t)
 {
    as_t *s = self;
-   if (t > AS_MAX_TID) ag_panic("atomsanitizer: too many threads");
+   if (t > AS_MAX_TID)
+      ag_fatal("atomsanitizer: more than 65534 threads in one run; try --engine=velodrome");
    if (t >= s->cap) {
       uint32_t ncap = s->cap ? s->cap : 8;
       while (ncap <= t) ncap *= 2;
-      as_id *nf = ag_malloc((size_t)ncap * ncap * sizeof(as_id));
-      as_id *nt = ag_malloc((size_t)ncap * ncap * sizeof(as_id));
-      for (size_t i = 0; i < (size_t)ncap * ncap; i++) { nf[i] = AS_NONE; nt[i] = AS_INF; }
-      for (uint32_t b = 0; b < s->cap; b++)
-         for (uint32_t a = 0; a < s->cap; a++) {
-            nf[(size_t)b * ncap + a] = FROM(s, b, a);
-            nt[(size_t)b * ncap + a] = TO(s, b, a);
-         }
-      ag_free(s->from); ag_free(s->to);
-      s->from = nf; s->to = nt;
-      s->th = ag_realloc(s->th, ncap * sizeof(as_thread));
-      for (uint32_t u = s->cap; u < ncap; u++) {
-         as_thread *th = &s->th[u];
-         ag_memzero(th, sizeof *th);
-         th->cur = th->last = th->lastB = AS_NONE;
+      as_grow_rows(s, ncap);
+   }
+   if (s->col[t] == AS_NOCOL) {          /* a column: a free one, or a new one */
+      if (s->nfree) {
+         s->col[t] = s->freecol[--s->nfree];
+      } else {
+         if (s->ncols == s->ccap) as_grow_cols(s, 2 * s->ccap);
+         s->col[t] = s->ncols++;
       }
-      s->pt = ag_realloc(s->pt, ncap * sizeof(ag_tid));
-      s->st = ag_realloc(s->st, ncap * sizeof(ag_tid));
-      s->pv = ag_realloc(s->pv, ncap * sizeof(as_id));
-      s->sv = ag_realloc(s->sv, ncap * sizeof(as_id));
-      s->cap = ncap;
    }
    if (!s->th[t].recent) s->th[t].recent = ag_malloc(AS_RECENT * sizeof(as_recent));
    if (t >= s->k) s->k = t + 1;
+}
+
+/* t will have no more events: its column goes back, reset to bottom in
+   every row (its row stays: t's records still link into others). */
+static void as_thread_exit(void *self, ag_tid t)
+{
+   as_t *s = self;
+   uint32_t c = s->col[t];
+   if (c == AS_NOCOL) return;
+   for (uint32_t b = 0; b < s->k; b++) { FROMC(s, b, c) = AS_NONE; TOC(s, b, c) = AS_INF; }
+   s->col[t] = AS_NOCOL;
+   s->freecol[s->nfree++] = c;
 }
 
 static void as_begin(void *self, ag_tid t)
@@ -518,6 +580,7 @@ const ag_engine_ops ag_atomsan_ops = {
    .loc_copy = as_loc_copy,
    .loc_fini = as_loc_fini,
    .thread_new = as_thread_new,
+   .thread_exit = as_thread_exit,
    .begin = as_begin,
    .end = as_end,
    .access_start = as_access_start,

@@ -291,6 +291,7 @@ int ag_ev_thread_exit(ag_engine *e, ag_tid t)
       rc = AG_MISUSE_OPEN_EXIT;
    }
    r->live = 0;
+   if (e->active && e->ops->thread_exit) e->ops->thread_exit(e->self, t);
    return rc;
 }
 

@@ -120,6 +120,7 @@ typedef struct ag_engine_ops {
    void  (*loc_fini)(void *self, void *loc);              /* memory freed/reused */
 
    void  (*thread_new)(void *self, ag_tid t);             /* before t's first event */
+   void  (*thread_exit)(void *self, ag_tid t);            /* after its last; may be NULL */
    void  (*begin)(void *self, ag_tid t);                  /* outermost only */
    void  (*end)(void *self, ag_tid t);                    /* outermost only */
    /* One access event: access_start (may be NULL), then one access call

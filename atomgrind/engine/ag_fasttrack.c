@@ -215,7 +215,7 @@ static void ag_ft_destroy(void *self)
    and after a sampling restart only live threads are announced). */
 static ag_vc *ag_ft_thr(ag_ft *f, ag_tid t)
 {
-   if (t > AG_FT_TID_MASK) ag_panic("fasttrack: too many threads");
+   if (t > AG_FT_TID_MASK) ag_fatal("fasttrack: more than 16M threads in one run");
    if (t >= f->nthr) {
       uint32_t cap = f->nthr ? f->nthr : 8;
       while (cap <= t) cap *= 2;
@@ -234,7 +234,7 @@ static ag_vc *ag_ft_thr(ag_ft *f, ag_tid t)
 static void ag_ft_tick(ag_vc *c, ag_tid t)
 {
    c->c[t]++;
-   if (c->c[t] >> (64 - AG_FT_TID_BITS)) ag_panic("fasttrack: clock overflow");
+   if (c->c[t] >> (64 - AG_FT_TID_BITS)) ag_fatal("fasttrack: clock overflow (2^40 synchronisations of one thread)");
 }
 
 static void ag_ft_thread_new(void *self, ag_tid t)

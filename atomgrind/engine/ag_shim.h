@@ -16,7 +16,9 @@ void *ag_malloc(size_t n);             /* never returns NULL (aborts) */
 void *ag_calloc(size_t n, size_t sz);  /* zeroed; never returns NULL */
 void *ag_realloc(void *p, size_t n);
 void ag_free(void *p);
-void ag_panic(const char *msg) __attribute__((noreturn));
+void ag_panic(const char *msg) __attribute__((noreturn));   /* a bug */
+/* A limit of the analysis was reached (not a bug): say so and exit. */
+void ag_fatal(const char *msg) __attribute__((noreturn));
 
 /* Freestanding helpers: engines call these, never memset/memcpy directly,
  * so the same code builds inside Valgrind. */

@@ -24,6 +24,12 @@ void ag_panic(const char *msg)
    abort();
 }
 
+void ag_fatal(const char *msg)
+{
+   fprintf(stderr, "atomgrind: %s\n", msg);
+   exit(1);
+}
+
 /* An ag_write_fn for a file descriptor (cookie: int *), retrying short
    writes and EINTR. */
 int ag_fd_write(void *cookie, const void *buf, size_t n)

@@ -378,6 +378,7 @@ void ag_ref_gen(ag_ref_trace *tr, uint64_t *st, int len, int maxthreads)
       } else if (r < 15) {                             /* a child finishes */
          if (t < ninit || g->depth || g->nheld) continue;
          g->finished = 1;
+         tr->exits[t] = 1;
       } else {                                         /* access */
          int op = rnd(st, 2) ? AG_REF_WR : AG_REF_RD;
          int w = rnd(st, nloc), k = rnd(st, 100), size, off;
@@ -451,12 +452,17 @@ int ag_ref_feed(const ag_ref_trace *tr, const char *name, const ag_config *cfg,
    ag_engine *e = ag_engine_new(ops, cfg, feed_report, &f);
    f.e = e;
    for (int t = 0; t < tr->ninit; t++) ag_ev_thread_new(e, t);
+   int last[AG_REF_MAXT];
+   for (int t = 0; t < AG_REF_MAXT; t++) last[t] = -1;
+   for (int i = 0; i < tr->n; i++) last[tr->ev[i].tid] = i;
    for (int i = 0; i < tr->n; i++) {
       int rc = ag_ref_feed_event(e, &tr->ev[i], (uint64_t)i + 1);
       if (rc != AG_OK) {
          fprintf(stderr, "ag_ref_feed: event %d rejected (%d)\n", i + 1, rc);
          abort();
       }
+      ag_tid t = tr->ev[i].tid;
+      if (i == last[t] && tr->exits[t]) ag_ev_thread_exit(e, t);
    }
    int n = (int)ag_engine_reports(e);
    ag_engine_delete(e);

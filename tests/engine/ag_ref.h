@@ -37,6 +37,8 @@ typedef struct {
    int ninit;             /* threads 0..ninit-1 exist from the start */
    int nthreads;          /* all threads, children are forked */
    ag_ref_ev ev[AG_REF_MAXEV];
+   uint8_t exits[AG_REF_MAXT];  /* thread exits after its last event (not an
+                                   event: ag_ev_thread_exit, in ag_ref_feed) */
 } ag_ref_trace;
 
 /* Building traces by hand */

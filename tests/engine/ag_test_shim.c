@@ -43,3 +43,8 @@ void ag_panic(const char *msg)
    fprintf(stderr, "atomgrind engine: %s\n", msg);
    abort();
 }
+void ag_fatal(const char *msg)
+{
+   fprintf(stderr, "atomgrind: %s\n", msg);
+   exit(1);
+}

@@ -1,7 +1,8 @@
 /* test_atomsan_ds.c -- white-box test of AtomSanitizer's From/To arrays:
  * replays the AtomSanitizer paper's sigma7 (Fig. 6) and checks every
  * From/To value its narrative states, and the To-lowering branch of
- * addSuccessor on a hand-made trace.
+ * addSuccessor on a hand-made trace, and that an exited thread's column
+ * goes to the next thread reset, while its row keeps linking.
  *
  * Build: cc -I atomgrind/engine tests/engine/test_atomsan_ds.c
  *           atomgrind/engine/ag_map.c atomgrind/engine/ag_shim_host.c
@@ -45,7 +46,7 @@ static void run(const ev *e)
 
 static void expect(const char *what, int b, int a, as_id from, as_id to)
 {
-   as_id f = FROM(s, b, a), t = TO(s, b, a);
+   as_id f = FROMC(s, b, s->col[a]), t = TOC(s, b, s->col[a]);
    if (to == -1) to = AS_INF;
    if (f != from || t != to) {
       failures++;
@@ -107,6 +108,28 @@ int main(void)
       if (i + 1 == 12) expect("lower e12", 1, 0, 0, 0);         /* lowered: Ta -> Tb1 */
    }
    if (reported_at != 13) { failures++; fprintf(stderr, "FAIL: lowering trace reported at %d, want 13\n", reported_at); }
+
+   /* columns: t0's region T0 reads var 1; t1 writes it (T0 precedes t1's
+      txn 0: From_t1(t0) = 0, To = 0) and var 0, and exits; its column goes
+      to t2 and starts from bottom there; t1's row stays, and its record of
+      var 0 still closes t0's cycle */
+   static const ev recycle[] = { {0,B,0}, {0,R,1}, {1,W,1}, {1,W,0} };
+   setup(2);
+   for (int i = 0; i < 4; i++) run(&recycle[i]);
+   uint32_t c1 = s->col[1];
+   expect("t1 knows t0", 1, 0, 0, 0);
+   as_thread_exit(s, 1);
+   if (s->col[1] != AS_NOCOL) { failures++; fprintf(stderr, "FAIL: exited t1 keeps column %u\n", s->col[1]); }
+   as_thread_new(s, 2);
+   if (s->col[2] != c1 || s->ncols != 2) {
+      failures++;
+      fprintf(stderr, "FAIL: t2 got column %u (t1 had %u), %u columns\n", s->col[2], c1, s->ncols);
+   }
+   for (int b = 0; b < 3; b++) expect("new column is bottom", b, 2, -1, -1);
+   expect("t1's row kept", 1, 0, 0, 0);
+   static const ev close_[] = { {0,R,0} };       /* t1's write of var 0 -> t0: cycle */
+   run(&close_[0]);
+   if (reported_at != 5) { failures++; fprintf(stderr, "FAIL: recycle trace reported at %d, want 5\n", reported_at); }
    as_destroy(s);
    if (failures) return 1;
    printf("ok\n");
