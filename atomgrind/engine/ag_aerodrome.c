@@ -561,7 +561,8 @@ static void ad_begin(void *self, ag_tid t)
    th->ran = 1;
    if (th->active) return;
    thr_own(th, t + 1);
-   if (th->c->v[t] == 0xffffffffu) ag_fatal("aerodrome: transaction counter overflow (2^32 transactions of one thread)");
+   if (th->c->v[t] == 0xffffffffu)
+      ag_fatal("aerodrome: transaction counter overflow (2^32 transactions of one thread)");
    th->cb = ++th->c->v[t];
    th->active = 1;
    th->learned = 0;

@@ -234,7 +234,8 @@ static ag_vc *ag_ft_thr(ag_ft *f, ag_tid t)
 static void ag_ft_tick(ag_vc *c, ag_tid t)
 {
    c->c[t]++;
-   if (c->c[t] >> (64 - AG_FT_TID_BITS)) ag_fatal("fasttrack: clock overflow (2^40 synchronisations of one thread)");
+   if (c->c[t] >> (64 - AG_FT_TID_BITS))
+      ag_fatal("fasttrack: clock overflow (2^40 synchronisations of one thread)");
 }
 
 static void ag_ft_thread_new(void *self, ag_tid t)
