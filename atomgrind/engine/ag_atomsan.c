@@ -30,27 +30,22 @@ typedef int64_t as_id;
 #define AS_NONE ((as_id)-1)                  /* From = bottom: below every id */
 #define AS_INF  ((as_id)0x7fffffffffffffffLL)  /* To = bottom: above every id */
 
-/* A record (tid, id) packed in one word: (id + 1) << 16 | tid; 0 = none.
-   tid 0xffff marks a tagged pointer to a reader set: ptr << 16 | 0xffff. */
-#define AS_MAX_TID 0xfffeu
-#define AS_TAG 0xffffu
-static inline uint64_t as_pack(ag_tid t, as_id k) { return ((uint64_t)(k + 1) << 16) | t; }
-static inline ag_tid as_rtid(uint64_t r) { return (ag_tid)(r & 0xffff); }
-static inline as_id as_rid(uint64_t r) { return (as_id)(r >> 16) - 1; }
-static inline int as_tagged(uint64_t r) { return (r & 0xffff) == AS_TAG; }
+/* A record (tid, id) packed in one word: (id + 1) << 20 | tid; 0 = none
+   (about 10^6 threads a run, 10^13 ids a thread).  tid 0xfffff marks a
+   reader set instead: its index in as_t.rsets << 20 | 0xfffff. */
+#define AS_TID_BITS 20
+#define AS_TAG ((1u << AS_TID_BITS) - 1)
+#define AS_MAX_TID (AS_TAG - 1)
+static inline uint64_t as_pack(ag_tid t, as_id k) { return ((uint64_t)(k + 1) << AS_TID_BITS) | t; }
+static inline ag_tid as_rtid(uint64_t r) { return (ag_tid)(r & AS_TAG); }
+static inline as_id as_rid(uint64_t r) { return (as_id)(r >> AS_TID_BITS) - 1; }
+static inline int as_tagged(uint64_t r) { return (r & AS_TAG) == AS_TAG; }
 
 /* All readers of a location once a second thread reads it. */
 typedef struct {
    uint32_t n, cap;
    uint64_t e[];
 } as_rset;
-
-static inline as_rset *as_untag(uint64_t r) { return (as_rset *)(uintptr_t)(r >> 16); }
-static inline uint64_t as_tag(as_rset *p)
-{
-   AG_ASSERT(((uintptr_t)p >> 48) == 0);
-   return ((uint64_t)(uintptr_t)p << 16) | AS_TAG;
-}
 
 /* Per location, and per lock (w = last write-release, r = the read-
    releases since).  16 bytes: w is the last write; r the reader since that
@@ -104,6 +99,9 @@ typedef struct {
    uint32_t ccap, ncols;     /* columns allocated, used (high-water mark) */
    uint32_t *col;            /* per thread: its column, AS_NOCOL once exited */
    uint32_t *freecol, nfree; /* columns given back by exited threads */
+   as_rset **rsets;          /* reader sets, by index (NULL: free) */
+   uint64_t nrsets, caprsets;
+   uint64_t *freersets, nfreersets;
    ag_map *locks;            /* lock addr -> as_loc */
    /* while linking a location's record into an access: the location and
       whether the record is its write (1) or a read (0); -1 otherwise */
@@ -269,6 +267,36 @@ static inline void as_link_rec(as_t *s, uint64_t r, ag_tid t)
    if (a != t) as_link(s, a, as_begin_of(s, a, as_rid(r)), as_rid(r), t);
 }
 
+/* ---- reader sets, by index ---------------------------------------- */
+
+static inline as_rset *as_untag(const as_t *s, uint64_t r) { return s->rsets[r >> AS_TID_BITS]; }
+
+/* a new index for p */
+static uint64_t as_tag(as_t *s, as_rset *p)
+{
+   uint64_t i;
+   if (s->nfreersets) {
+      i = s->freersets[--s->nfreersets];
+   } else {
+      if (s->nrsets == s->caprsets) {
+         s->caprsets = s->caprsets ? 2 * s->caprsets : 64;
+         s->rsets = ag_realloc(s->rsets, s->caprsets * sizeof(as_rset *));
+         s->freersets = ag_realloc(s->freersets, s->caprsets * sizeof(uint64_t));
+      }
+      i = s->nrsets++;
+   }
+   s->rsets[i] = p;
+   return (i << AS_TID_BITS) | AS_TAG;
+}
+
+static void as_untag_free(as_t *s, uint64_t r)
+{
+   uint64_t i = r >> AS_TID_BITS;
+   ag_free(s->rsets[i]);
+   s->rsets[i] = NULL;
+   s->freersets[s->nfreersets++] = i;
+}
+
 /* put rec (replacing its thread's entry) into the set */
 static as_rset *as_rset_put(as_rset *r, uint64_t rec)
 {
@@ -288,13 +316,12 @@ static as_rset *as_rset_put(as_rset *r, uint64_t rec)
    return r;
 }
 
-static inline void as_add_reader(as_loc *l, ag_tid t, as_id K)
+static inline void as_add_reader(as_t *s, as_loc *l, ag_tid t, as_id K)
 {
    uint64_t rec = as_pack(t, K), r = l->r;
    if (r == 0 || as_rtid(r) == t) { l->r = rec; return; }
-   if (!as_tagged(r)) { l->r = as_tag(as_rset_put(as_rset_put(NULL, r), rec)); return; }
-   as_rset *o = as_untag(r), *n = as_rset_put(o, rec);
-   if (n != o) l->r = as_tag(n);
+   if (!as_tagged(r)) { l->r = as_tag(s, as_rset_put(as_rset_put(NULL, r), rec)); return; }
+   s->rsets[r >> AS_TID_BITS] = as_rset_put(as_untag(s, r), rec);   /* may move */
 }
 
 /* link every reader (but t) into t's event */
@@ -302,15 +329,15 @@ static void as_link_readers(as_t *s, const as_loc *l, ag_tid t)
 {
    uint64_t r = l->r;
    if (!as_tagged(r)) { if (r) as_link_rec(s, r, t); return; }
-   as_rset *rs = as_untag(r);
+   as_rset *rs = as_untag(s, r);
    for (uint32_t i = 0; i < rs->n; i++) as_link_rec(s, rs->e[i], t);
 }
 
 /* forget the readers (a write orders them before what follows); a set is
    kept for reuse */
-static inline void as_clear_readers(as_loc *l)
+static inline void as_clear_readers(as_t *s, as_loc *l)
 {
-   if (as_tagged(l->r)) as_untag(l->r)->n = 0;
+   if (as_tagged(l->r)) as_untag(s, l->r)->n = 0;
    else l->r = 0;
 }
 
@@ -350,6 +377,8 @@ static void as_destroy(void *self)
    ag_free(s->th); ag_free(s->from); ag_free(s->to);
    ag_free(s->col); ag_free(s->freecol);
    ag_free(s->pt); ag_free(s->st); ag_free(s->pv); ag_free(s->sv);
+   for (uint64_t i = 0; i < s->nrsets; i++) ag_free(s->rsets[i]);   /* any not finalised */
+   ag_free(s->rsets); ag_free(s->freersets);
    ag_free(s);
 }
 
@@ -362,24 +391,23 @@ static void as_loc_init(void *self, void *loc)
 
 static void as_loc_copy(void *self, void *dst, const void *src)
 {
-   (void)self;
+   as_t *s = self;
    const as_loc *a = src;
    as_loc *b = dst;
    *b = *a;
    if (as_tagged(a->r)) {
-      const as_rset *r = as_untag(a->r);
+      const as_rset *r = as_untag(s, a->r);
       size_t sz = sizeof(as_rset) + (size_t)r->cap * sizeof(uint64_t);
       as_rset *c = ag_malloc(sz);
       ag_memcopy(c, r, sizeof(as_rset) + (size_t)r->n * sizeof(uint64_t));
-      b->r = as_tag(c);
+      b->r = as_tag(s, c);
    }
 }
 
 static void as_loc_fini(void *self, void *loc)
 {
-   (void)self;
    as_loc *l = loc;
-   if (as_tagged(l->r)) ag_free(as_untag(l->r));
+   if (as_tagged(l->r)) as_untag_free(self, l->r);
 }
 
 static void as_rset_free_fn(void *arg, uint64_t key, void *rec)
@@ -432,7 +460,7 @@ static void as_thread_new(void *self, ag_tid t)
 {
    as_t *s = self;
    if (t > AS_MAX_TID)
-      ag_fatal("atomsanitizer: more than 65534 threads in one run; try --engine=velodrome");
+      ag_fatal("atomsanitizer: more than 2^20 - 2 threads in one run; try --engine=velodrome");
    if (t >= s->cap) {
       uint32_t ncap = s->cap ? s->cap : 8;
       while (ncap <= t) ncap *= 2;
@@ -497,7 +525,7 @@ static void as_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned fl
       if (l->r) {
          s->link_write = 0;
          as_link_readers(s, l, t);
-         as_clear_readers(l);
+         as_clear_readers(s, l);
       }
       s->link_write = 1;
       as_link_write(s, l, t);
@@ -505,7 +533,7 @@ static void as_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned fl
    } else {
       s->link_write = 1;
       as_link_write(s, l, t);
-      as_add_reader(l, t, s->th[t].j);
+      as_add_reader(s, l, t, s->th[t].j);
    }
    s->link_write = -1;
 }
@@ -529,11 +557,11 @@ static void as_release(void *self, ag_tid t, ag_addr lock, int shared)
    as_event(s, t);
    as_loc *l = ag_map_lookup(s->locks, lock, NULL);
    if (shared) {
-      as_add_reader(l, t, s->th[t].j);
+      as_add_reader(s, l, t, s->th[t].j);
    } else {
       /* the read-releases so far precede this write-release (the writer
          acquired after them), so later acquirers need only it */
-      as_clear_readers(l);
+      as_clear_readers(s, l);
       as_set_write(s, l, t);
    }
 }

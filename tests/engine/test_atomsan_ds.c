@@ -2,7 +2,8 @@
  * replays the AtomSanitizer paper's sigma7 (Fig. 6) and checks every
  * From/To value its narrative states, and the To-lowering branch of
  * addSuccessor on a hand-made trace, and that an exited thread's column
- * goes to the next thread reset, while its row keeps linking.
+ * goes to the next thread reset, while its row keeps linking, also past
+ * 2^16 threads.
  *
  * Build: cc -I atomgrind/engine tests/engine/test_atomsan_ds.c
  *           atomgrind/engine/ag_map.c atomgrind/engine/ag_shim_host.c
@@ -130,6 +131,29 @@ int main(void)
    static const ev close_[] = { {0,R,0} };       /* t1's write of var 0 -> t0: cycle */
    run(&close_[0]);
    if (reported_at != 5) { failures++; fprintf(stderr, "FAIL: recycle trace reported at %d, want 5\n", reported_at); }
+
+   /* 70000 threads over a run, more than 16-bit thread ids hold: t0's
+      region reads var 0; each new thread writes it and exits (its column
+      is reused); t0's write then closes the cycle through all of them */
+   setup(1);
+   run(&(ev){0, B, 0});
+   run(&(ev){0, R, 0});
+   for (ag_tid t = 1; t <= 70000; t++) {
+      as_thread_new(s, t);
+      cur_event++;
+      as_access_start(s, t, AG_WRITE);
+      as_access(s, t, &vars[0], 0, AG_WRITE);
+      as_thread_exit(s, t);
+   }
+   if (s->ncols != 2 || reported_at) {
+      failures++;
+      fprintf(stderr, "FAIL: 70000 threads: %u columns, reported at %d\n", s->ncols, reported_at);
+   }
+   run(&(ev){0, W, 0});
+   if (reported_at != 70003) {
+      failures++;
+      fprintf(stderr, "FAIL: 70000 threads: reported at %d, want 70003\n", reported_at);
+   }
    as_destroy(s);
    if (failures) return 1;
    printf("ok\n");
