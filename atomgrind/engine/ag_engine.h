@@ -3,8 +3,9 @@
  * Front-ends (the Valgrind tool, atomgrind-trace, unit tests) create an
  * engine instance by name and feed it events through the ag_ev_* calls.
  * The dispatcher (ag_engine.c) owns what is common to every analysis:
- *   - the event counter (1-based; every ag_ev_* call except ag_ev_thread_new
- *     and ag_ev_forget is one event, even a nested begin/end that is a no-op);
+ *   - the event counter (1-based; every ag_ev_* call except ag_ev_thread_new,
+ *     ag_ev_thread_exit and ag_ev_forget is one event, even a nested
+ *     begin/end that is a no-op);
  *   - nesting of atomic regions (engines only see outermost begin/end);
  *   - accesses made while no thread is inside a region are not forwarded
  *     to atomicity engines: no such access can lie on a cycle, nor can any
@@ -12,6 +13,8 @@
  *     (see ag_quiescent in ag_engine.c).  Race engines see every event;
  *   - byte-precise shadow memory (ag_shadow.c): per-location engine state
  *     lives in shadow cells, split per byte only where accesses need it;
+ *   - the addresses each engine keeps lock state for, so that memory freed
+ *     or re-initialised makes its locks new (ops->lock_forget);
  *   - the per-event de-duplication of reports, and report sites.
  * An engine implements ag_engine_ops over already-resolved locations.
  *
