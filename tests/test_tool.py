@@ -95,14 +95,19 @@ class Verdicts(unittest.TestCase):
     def test_thousands_of_threads_memory(self):
         # 4000 threads over the run, 8 at a time: engine state must follow
         # the threads alive at once, not all threads ever (atomsanitizer's
-        # From/To tables once took 0.5 GB here)
+        # From/To tables once took 357 MiB here, the race detector's
+        # clocks of joined threads 140 MiB)
         exe = compile_prog("many_threads")
-        for eng in ENGINES:
-            with self.subTest(engine=eng):
-                r, rss_mib = valgrind_rss(exe, "--engine=" + eng, args=["4000"])
+        # measured: 47, 38, 40 MiB; aerodrome's clocks still grow with every
+        # thread (119 MiB)
+        limits = {"--engine=atomsanitizer": 90, "--engine=velodrome": 90,
+                  "--check=races": 90, "--engine=aerodrome": 240}
+        for opt, limit in limits.items():
+            with self.subTest(opt=opt):
+                r, rss_mib = valgrind_rss(exe, opt, args=["4000"])
                 self.assertEqual(r.errors, 0, r)
                 self.assertEqual(r.rc, 0, r)
-                self.assertLess(rss_mib, 200, "peak RSS %.0f MiB" % rss_mib)
+                self.assertLess(rss_mib, limit, "peak RSS %.0f MiB" % rss_mib)
 
     def test_lock_memory_reused(self):
         # a new mutex in a freed mutex's memory is a new lock: no ordering

@@ -399,7 +399,10 @@ static void ag_ft_join(void *self, ag_tid joiner, ag_tid child)
    ag_vc *j = ag_ft_thr(f, joiner);
    ag_vc *c = &f->thr[child];
    ag_vc_join(j, c);
-   ag_ft_tick(c, child);
+   /* a child that has exited has no events after its join: its clock (as
+      long as the number of threads created before it) is not needed */
+   if (!f->ctx->regions[child].live) ag_vc_free(c);
+   else ag_ft_tick(c, child);
 }
 
 static void ag_ft_lock_forget(void *self, ag_addr lock)
