@@ -27,6 +27,14 @@ Bool ag_preload_present(void)
    return False;
 }
 
+/* A region that drops a lock is where a check-then-act breaks: let the
+   others run once the unlock is done (at the wrapper's IGNORE_POP). */
+static void ag_unlock(ThreadId vgtid, ag_thread *th, Addr lock)
+{
+   ag_sync_lock_release(vgtid, lock);
+   if (ag_clo_yield && ag_an_in_region(th->tid)) th->yield_after_call = True;
+}
+
 Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
 {
    ag_thread *th = ag_thread_of(vgtid);
@@ -64,10 +72,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       ag_sync_lock_acquired(vgtid, arg[1], (UInt)arg[2]);
       break;
    case AG_CR_LOCK_RELEASE:
-      ag_sync_lock_release(vgtid, arg[1]);
-      /* A region that drops a lock is where a check-then-act breaks: let
-         the others run once the unlock is done. */
-      if (ag_clo_yield && ag_an_in_region(th->tid)) th->yield_after_call = True;
+      ag_unlock(vgtid, th, arg[1]);
       break;
    case AG_CR_COND_WAIT_PRE:
       ag_sync_cond_wait_pre(vgtid, arg[1], arg[2]);
@@ -85,12 +90,8 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       break;
    case AG_CR_SPIN_INIT_OR_UNLOCK:
       /* one glibc function is both pthread_spin_init and _unlock */
-      if (ag_sync_holds(vgtid, arg[1])) {
-         ag_sync_lock_release(vgtid, arg[1]);
-         if (ag_clo_yield && ag_an_in_region(th->tid)) th->yield_after_call = True;
-      } else {
-         ag_sync_destroy(vgtid, arg[1]);
-      }
+      if (ag_sync_holds(vgtid, arg[1])) ag_unlock(vgtid, th, arg[1]);
+      else ag_sync_destroy(vgtid, arg[1]);
       break;
    case AG_CR_LOCK_DESTROY:
       ag_sync_destroy(vgtid, arg[1]);

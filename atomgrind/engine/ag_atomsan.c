@@ -107,8 +107,9 @@ typedef struct {
       whether the record is its write (1) or a read (0); -1 otherwise */
    ag_addr link_addr;
    int link_write;
-   /* closure scratch */
-   ag_tid *pt, *st;
+   /* closure scratch: predecessors by column, successors by thread */
+   uint32_t *pt;
+   ag_tid *st;
    as_id *pv, *sv;
 } as_t;
 
@@ -118,11 +119,11 @@ typedef struct {
 
 /* ---- the data structure DS ---------------------------------------- */
 
-/* record <p,P> <THB <row's thread, S> in row (ft, tt) */
-static inline void as_add_succ(as_id *ft, as_id *tt, ag_tid p, as_id P, as_id S)
+/* record <c's thread, P> <THB <row's thread, S> in row (ft, tt), column c */
+static inline void as_add_succ(as_id *ft, as_id *tt, uint32_t c, as_id P, as_id S)
 {
-   if (ft[p] < P) { ft[p] = P; tt[p] = S; }
-   else if (ft[p] == P && S < tt[p]) tt[p] = S;   /* an earlier txn learns it */
+   if (ft[c] < P) { ft[c] = P; tt[c] = S; }
+   else if (ft[c] == P && S < tt[c]) tt[c] = S;   /* an earlier txn learns it */
 }
 
 /* Backward-only insertion of <a,Kv> -> <t,k>; a contributes Bv (= Kv in
@@ -450,7 +451,7 @@ static void as_grow_cols(as_t *s, uint32_t nccap)
       }
    ag_free(s->from); ag_free(s->to);
    s->from = nf; s->to = nt;
-   s->pt = ag_realloc(s->pt, nccap * sizeof(ag_tid));
+   s->pt = ag_realloc(s->pt, nccap * sizeof(uint32_t));
    s->pv = ag_realloc(s->pv, nccap * sizeof(as_id));
    s->freecol = ag_realloc(s->freecol, nccap * sizeof(uint32_t));
    s->ccap = nccap;

@@ -153,15 +153,20 @@ void ag_ev_thread_new(ag_engine *e, ag_tid t)
 }
 
 /* Start an event: count it, check the thread.  Returns 1 if it must be
-   forwarded to the engine. */
-static int ag_event(ag_engine *e, ag_tid t, uint64_t site, int *bad)
+   forwarded to the engine: the engine is active and `wanted` it. */
+static inline int ag_event_if(ag_engine *e, ag_tid t, uint64_t site, int wanted, int *bad)
 {
    e->ctx.event++;
    e->ctx.site = site;
    *bad = !(t < e->ctx.nthreads && e->ctx.regions[t].live);
-   if (*bad || !e->active) return 0;
+   if (*bad || !e->active || !wanted) return 0;
    e->analysed++;
    return 1;
+}
+
+static int ag_event(ag_engine *e, ag_tid t, uint64_t site, int *bad)
+{
+   return ag_event_if(e, t, site, 1, bad);
 }
 
 /* While no thread is inside a region, an access cannot lie on a cycle of
@@ -212,11 +217,9 @@ int ag_ev_end(ag_engine *e, ag_tid t, uint64_t site)
 int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
                  unsigned flags, uint64_t site)
 {
-   e->ctx.event++;
-   e->ctx.site = site;
-   if (!(t < e->ctx.nthreads && e->ctx.regions[t].live)) return AG_MISUSE_BAD_TID;
-   if (!e->active || size == 0 || ag_quiescent(e)) return AG_OK;
-   e->analysed++;
+   int bad, fwd = ag_event_if(e, t, site, size != 0 && !ag_quiescent(e), &bad);
+   if (bad) return AG_MISUSE_BAD_TID;
+   if (!fwd) return AG_OK;
    e->ctx.flags = flags;
    e->ctx.addr = addr;
    e->ctx.size = size;
