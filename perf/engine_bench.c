@@ -184,9 +184,12 @@ static void null_access(void *s, ag_tid t, void *l, ag_addr a, unsigned f)
 static void null_lock(void *s, ag_tid t, ag_addr l, int sh) { (void)s; (void)t; (void)l; (void)sh; }
 static void null_tt(void *s, ag_tid a, ag_tid b) { (void)s; (void)a; (void)b; }
 static const ag_engine_ops null_ops = {
-   "null", "", AG_KIND_ATOMICITY, 8, null_create, null_destroy, null_loc, null_copy,
-   null_fini, null_t, null_t, null_t, null_start, null_access, null_lock, null_lock, null_tt,
-   null_tt, NULL
+   .name = "null", .help = "", .kind = AG_KIND_ATOMICITY, .loc_size = 8,
+   .create = null_create, .destroy = null_destroy,
+   .loc_init = null_loc, .loc_copy = null_copy, .loc_fini = null_fini,
+   .thread_new = null_t, .begin = null_t, .end = null_t,
+   .access_start = null_start, .access = null_access,
+   .acquire = null_lock, .release = null_lock, .fork = null_tt, .join = null_tt,
 };
 
 static uint64_t nreports;
