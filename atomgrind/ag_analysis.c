@@ -169,13 +169,11 @@ void ag_an_begin(ag_tid t, ThreadId vgtid)
    ag_rec_begin(t, VG_(get_IP)(vgtid));
    for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
    ag_an_update_gate();
-   if (ag_clo_yield) VG_(vg_yield)();
 }
 
 void ag_an_end(ag_tid t, ThreadId vgtid)
 {
    int rc = AG_OK;
-   if (ag_clo_yield) VG_(vg_yield)();
    ag_an_sync_event();
    ag_rec_end(t, VG_(get_IP)(vgtid));
    for (UInt i = 0; i < ag_neng; i++) rc = ag_ev_end(ag_eng[i], t, 0);

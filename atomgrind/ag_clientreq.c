@@ -7,6 +7,7 @@
 #include "pub_tool_tooliface.h"
 #include "ag_tool.h"
 #include "ag_clientreq.h"
+#include "ag_sched.h"
 
 /* Is di a Valgrind preload object whose file name starts with `prefix`?
    (They have no soname.) */
@@ -27,13 +28,6 @@ Bool ag_preload_present(void)
    return False;
 }
 
-/* A region that drops a lock is where a check-then-act breaks: let the
-   others run once the unlock is done (at the wrapper's IGNORE_POP). */
-static void ag_unlock(ThreadId vgtid, ag_thread *th, Addr lock)
-{
-   ag_sync_lock_release(vgtid, lock);
-   if (ag_clo_yield && ag_an_in_region(th->tid)) th->yield_after_call = True;
-}
 
 Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
 {
@@ -44,19 +38,21 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    switch (arg[0]) {
    case VG_USERREQ__ATOMGRIND_ATOMIC_BEGIN:
       ag_an_begin(th->tid, vgtid);
+      ag_sched_point(vgtid, AG_PT_BEGIN);     /* others may run inside it */
       break;
    case VG_USERREQ__ATOMGRIND_ATOMIC_END:
+      ag_sched_point(vgtid, AG_PT_END);
       ag_an_end(th->tid, vgtid);
       break;
+   /* Every synchronisation call is bracketed by PUSH and POP: the outermost
+      ones are the scheduling points before and after it. */
    case AG_CR_IGNORE_PUSH:
+      if (th->ignore == 0) ag_sched_point(vgtid, AG_PT_SYNC_PRE);
       th->ignore++;
       break;
    case AG_CR_IGNORE_POP:
       if (th->ignore) th->ignore--;
-      if (th->yield_after_call && th->ignore == 0) {
-         th->yield_after_call = False;
-         VG_(vg_yield)();
-      }
+      if (th->ignore == 0) ag_sched_point(vgtid, AG_PT_SYNC_POST);
       break;
    case AG_CR_THREAD_CREATED:
       if (th->last_child != AG_NO_TID) ag_threads_set_pthread(th->last_child, arg[1]);
@@ -72,7 +68,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       ag_sync_lock_acquired(vgtid, arg[1], (UInt)arg[2]);
       break;
    case AG_CR_LOCK_RELEASE:
-      ag_unlock(vgtid, th, arg[1]);
+      ag_sync_lock_release(vgtid, arg[1]);
       break;
    case AG_CR_COND_WAIT_PRE:
       ag_sync_cond_wait_pre(vgtid, arg[1], arg[2]);
@@ -90,7 +86,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       break;
    case AG_CR_SPIN_INIT_OR_UNLOCK:
       /* one glibc function is both pthread_spin_init and _unlock */
-      if (ag_sync_holds(vgtid, arg[1])) ag_unlock(vgtid, th, arg[1]);
+      if (ag_sync_holds(vgtid, arg[1])) ag_sync_lock_release(vgtid, arg[1]);
       else ag_sync_destroy(vgtid, arg[1]);
       break;
    case AG_CR_LOCK_DESTROY:

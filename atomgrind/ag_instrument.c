@@ -10,6 +10,7 @@
 #include "pub_tool_tooliface.h"
 #include "pub_tool_transtab.h"
 #include "ag_tool.h"
+#include "ag_sched.h"
 
 /* The hot path.  szfl packs the size (low 16 bits) and AG_* flags.  The
    thread's own stack was already filtered out inline (ag_emit). */
@@ -18,6 +19,7 @@ static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
    ag_thread *th = ag_cur;
    if (th->ignore || !ag_an_gate) return;
    ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
+   if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(ag_cur_vgtid);
 }
 
 /* Code of the dynamic linker and of Valgrind's preload objects is not the
@@ -107,6 +109,25 @@ static void ag_emit_stack_max(ag_ir *ir)
    ir->stack_max = ag_tmp(ir, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, IRExpr_RdTmp(pmax)));
 }
 
+static void ag_h_stopping(void) { ag_sched_h_stopping(); }
+
+/* The scheduler's preemption after an access (ag_sched_access) happens at
+   the start of the next superblock, where the guest state is exact: if
+   ag_sched_stop is set, note it and leave to the scheduler (a yield exit)
+   to resume at this very block once the thread gets the turn back. */
+static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here)
+{
+   IRTemp s = ag_load64(out, (void *)&ag_sched_stop);
+   IRTemp set = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(set, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(s),
+                                                      IRExpr_Const(IRConst_U64(0)))));
+   IRDirty *di = unsafeIRDirty_0_N(0, "ag_h_stopping", VG_(fnptr_to_fnentry)(ag_h_stopping),
+                                   mkIRExprVec_0());
+   di->guard = IRExpr_RdTmp(set);
+   addStmtToIRSB(out, IRStmt_Dirty(di));
+   addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield, IRConst_U64(here), offset_IP));
+}
+
 static void ag_h_tick(void) { ag_an_tick(); }
 
 /* RPT time: ag_an_clock += n inline; call ag_h_tick only when the clock
@@ -181,6 +202,8 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       IRStmt *st = bb->stmts[i];
       if (!st || st->tag == Ist_NoOp) continue;
       if (!gate_done) {
+         if (ag_clo_sched != AG_SCHED_NATIVE)
+            ag_emit_stop(ir.out, layout->offset_IP, (Addr)vge->base[0]);
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
          ag_emit_gate(&ir);
          if (!ag_clo_check_stack_var) ag_emit_stack_max(&ir);

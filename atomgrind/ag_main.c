@@ -11,12 +11,14 @@
 #include "pub_tool_options.h"
 #include "pub_tool_tooliface.h"
 #include "ag_tool.h"
+#include "ag_sched.h"
 
 static void ag_die_mem(Addr a, SizeT len) { ag_an_forget(a, len); }
 
 static void ag_post_clo_init(void)
 {
    ag_options_check();
+   ag_sched_init();
    ag_threads_init();
    ag_sync_init();
    ag_record_init();
@@ -32,6 +34,7 @@ static void ag_fini(Int exitcode)
    (void)exitcode;
    ag_analysis_fini();
    ag_record_fini();
+   ag_sched_fini();
 }
 
 static void ag_pre_clo_init(void)
@@ -49,6 +52,7 @@ static void ag_pre_clo_init(void)
    VG_(needs_client_requests)(ag_handle_client_request);
    ag_errors_init();
    ag_malloc_init();
+   ag_sched_pre_clo_init();
 }
 
 VG_DETERMINE_INTERFACE_VERSION(ag_pre_clo_init)

@@ -6,12 +6,13 @@
 #include "pub_tool_libcprint.h"
 #include "pub_tool_options.h"
 #include "ag_tool.h"
+#include "ag_sched.h"
 
 const HChar *ag_clo_engine = NULL;        /* NULL: the default engine */
 ag_check_t ag_clo_check = AG_CHECK_ATOMICITY;
 Bool ag_clo_check_stack_var = False;
 Bool ag_clo_cycles_increasing = False;
-Bool ag_clo_yield = True;
+static Bool ag_clo_yield_given = False;  /* --yield-at-regions (deprecated) */
 Bool ag_clo_sample_rpt = False;
 Int  ag_clo_rpt_epsilon_ppm = 10000;      /* 0.01 */
 Int  ag_clo_rpt_delta_ppm = 100000;       /* 0.1 */
@@ -56,7 +57,16 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_BOOL_CLO(arg, "--check-stack-var", ag_clo_check_stack_var) {}
    else if VG_XACT_CLO(arg, "--cycles=all", ag_clo_cycles_increasing, False) {}
    else if VG_XACT_CLO(arg, "--cycles=increasing", ag_clo_cycles_increasing, True) {}
-   else if VG_BOOL_CLO(arg, "--yield-at-regions", ag_clo_yield) {}
+   else if VG_XACT_CLO(arg, "--sched=native", ag_clo_sched, AG_SCHED_NATIVE) {}
+   else if VG_XACT_CLO(arg, "--sched=random", ag_clo_sched, AG_SCHED_RANDOM) {}
+   else if VG_XACT_CLO(arg, "--sched=pct", ag_clo_sched, AG_SCHED_PCT) {}
+   else if VG_BINT_CLO(arg, "--sched-seed", ag_clo_sched_seed, 0, 0x7fffffffffffffffLL)
+      ag_clo_sched_seed_given = True;
+   else if VG_BINT_CLO(arg, "--sched-depth", ag_clo_sched_depth, 1, 17) {}
+   else if VG_BINT_CLO(arg, "--sched-timeout", ag_clo_sched_timeout_ms, 1, 10000) {}
+   else if VG_XACT_CLO(arg, "--yield-at-regions=yes", ag_clo_yield_given, True) {}
+   else if VG_XACT_CLO(arg, "--yield-at-regions=no", ag_clo_yield_given, True)
+      ag_clo_sched = AG_SCHED_NATIVE;
    else if VG_XACT_CLO(arg, "--sample=none", ag_clo_sample_rpt, False) {}
    else if VG_XACT_CLO(arg, "--sample=rpt", ag_clo_sample_rpt, True) {}
    else if VG_STR_CLO(arg, "--rpt-epsilon", str) {
@@ -91,8 +101,11 @@ void ag_print_usage(void)
 "    --cycles=all|increasing   report every non-serializable cycle, or only\n"
 "                              cycles blamed on one region (atomsanitizer) [all]\n"
 "    --check-stack-var=no|yes  check accesses to the thread's own stack [no]\n"
-"    --yield-at-regions=yes|no let other threads run at region boundaries, so\n"
-"                              that interleavings actually happen [yes]\n"
+"    --sched=random|pct|native which thread runs next at regions, locks and\n"
+"                              accesses in regions: random preemptions, PCT\n"
+"                              priorities, or Valgrind's own order [random]\n"
+"    --sched-seed=N            seed of the scheduler's choices [from the clock]\n"
+"    --sched-depth=D           PCT: bug depth, D-1 priority changes [3]\n"
 "    --sample=none|rpt         analyse the whole run, or RPT random windows [none]\n"
 "    --rpt-epsilon=E --rpt-delta=D  RPT parameters [0.01, 0.1]\n"
 "    --sample-seed=N           seed for the choice of RPT windows [0]\n"
@@ -108,11 +121,16 @@ void ag_print_debug_usage(void)
 "                              as it happens, before de-duplication [no]\n"
 "    --skip-quiescent=yes|no   leave out accesses made while no thread is in a\n"
 "                              region: they cannot be part of a violation; no:\n"
-"                              analyse them anyway (same reports, full cost) [yes]\n");
+"                              analyse them anyway (same reports, full cost) [yes]\n"
+"    --sched-timeout=MS        a thread waiting for its turn takes it when the\n"
+"                              holder reached no scheduling point for MS ms [20]\n");
 }
 
 void ag_options_check(void)
 {
+   if (ag_clo_yield_given)
+      VG_(umsg)("atomgrind: --yield-at-regions is deprecated: the scheduler (--sched=)\n"
+                "atomgrind: replaces it; --yield-at-regions=no means --sched=native\n");
    if (ag_clo_cycles_increasing && ag_clo_engine
        && !VG_STREQ(ag_clo_engine, "atomsanitizer")) {
       VG_(fmsg_bad_option)("--cycles=increasing",

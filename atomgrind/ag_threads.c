@@ -11,6 +11,7 @@
 #include "pub_tool_tooliface.h"
 #include "ag_tool.h"
 #include "ag_map.h"
+#include "ag_sched.h"
 
 static ag_thread *ag_threads;          /* indexed by ThreadId */
 static ag_thread ag_idle = { .ignore = 1, .tid = AG_NO_TID };  /* before any thread runs */
@@ -45,6 +46,7 @@ static void ag_thread_create(ThreadId parent, ThreadId child)
                                      ag_vgtid_cap * sizeof(ThreadId));
    }
    ag_vgtid_by_tid[c->tid] = child;
+   ag_sched_thread_new(parent, child);
    if (parent != VG_INVALID_THREADID && ag_threads[parent].valid) {
       static Bool checked;
       if (!checked) {
@@ -79,6 +81,7 @@ static void ag_thread_exit(ThreadId vgtid)
       ag_an_forget(seg->start, seg->end + 1 - seg->start);
    ag_vgtid_by_tid[t->tid] = VG_INVALID_THREADID;
    t->valid = False;
+   ag_sched_thread_exit(vgtid);
 }
 
 void ag_threads_init(void)

@@ -18,7 +18,6 @@ extern const HChar *ag_clo_engine;        /* --engine= */
 extern ag_check_t ag_clo_check;           /* --check= */
 extern Bool ag_clo_check_stack_var;       /* --check-stack-var= */
 extern Bool ag_clo_cycles_increasing;     /* --cycles=increasing */
-extern Bool ag_clo_yield;                 /* --yield-at-regions= */
 extern Bool ag_clo_sample_rpt;            /* --sample=rpt */
 extern Int  ag_clo_rpt_epsilon_ppm, ag_clo_rpt_delta_ppm;
 extern ULong ag_clo_sample_seed;
@@ -40,7 +39,6 @@ typedef struct {
    UWord pthread;        /* pthread_t, once known */
    ag_tid last_child;    /* most recent child created by this thread */
    UInt held;            /* locks held now (for RPT's h) */
-   Bool yield_after_call; /* yield once the current sync call returns */
 } ag_thread;
 extern ag_thread *ag_cur;                 /* the running thread */
 extern ThreadId ag_cur_vgtid;

@@ -1,0 +1,500 @@
+/* ag_sched.c -- atomgrind's own scheduler: at the points that matter for
+ * atomicity it decides which thread runs next, so that the regions of
+ * different threads actually interleave under Valgrind's big lock.
+ *
+ * Valgrind runs one thread at a time and switches every 100,000
+ * superblocks or at a blocking system call, so regions of different
+ * threads almost never overlap on their own.  Here one thread at a time
+ * holds "the turn".  At a scheduling point (region begin and end, before
+ * and after each synchronisation call, and -- inside a region -- after an
+ * access, by stopping at the next superblock) the holder asks the strategy
+ * whether to keep it; a thread that reaches a point without the turn parks
+ * there: it releases the big lock and sleeps on a futex of its own until
+ * the turn is handed to it.
+ *
+ * Strategies (--sched=):
+ *   random  at each point inside a region (and, less often, outside),
+ *           hand the turn to a random enabled thread: many short
+ *           preemptions, each at a point where an atomicity bug can show.
+ *   pct     Burckhardt et al. (ASPLOS 2010): random distinct priorities,
+ *           d-1 change points at which the holder drops to the lowest
+ *           priority; the highest-priority enabled thread holds the turn.
+ *
+ * Enabled threads: those parked at a point and those created but not yet
+ * at their first point.  Threads blocked in a system call that may block
+ * (futex waits, sleeps, reads, sched_yield ...) give the turn away before
+ * the call; after it they run uncontrolled until their next point.
+ *
+ * Never hang: a parked thread sleeps at most --sched-timeout ms at a time;
+ * if the holder reached no point meanwhile (it spins on a flag, computes,
+ * or blocks where we cannot see), the parked thread takes the turn.  A
+ * holder that keeps the turn for AG_SC_MAX_RUN points while others wait
+ * loses it (a spin loop made of lock/unlock).  At exit_group, in a fork
+ * child, and when a thread exits, nobody waits for threads that are gone.
+ *
+ * Determinism: a seed fixes every choice.  A program whose threads do not
+ * block in the kernel is scheduled the same way each run; threads coming
+ * back from a blocking call, and takeovers after a timeout, depend on
+ * timing. */
+#include "pub_tool_basics.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "ag_sched.h"
+
+/* Core functions that are not in the tool headers but are exported (as
+   VG_(vg_yield) is).  ThreadStatus is core-private too: VgTs_Yielding is 4
+   (pub_core_threadstate.h). */
+extern void VG_(acquire_BigLock)(ThreadId tid, const HChar *who);
+extern void VG_(release_BigLock)(ThreadId tid, Int sleepstate, const HChar *who);
+extern Bool VG_(is_exiting)(ThreadId tid);
+extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, RegWord,
+                              RegWord, RegWord, RegWord);
+#define AG_SC_VGTS_YIELDING 4
+
+/* A holder keeps the turn for at most this many points in a row while
+   other threads wait: spin loops built of synchronisation calls end. */
+#define AG_SC_MAX_RUN 256
+/* Probabilities (1 in N) of a preemption by the random strategy. */
+#define AG_SC_RANDOM_IN_REGION   4     /* at a point inside a region */
+#define AG_SC_RANDOM_OUTSIDE    32     /* at a point outside regions */
+#define AG_SC_RANDOM_ACCESS     16     /* after an access inside a region */
+/* PCT draws its change points among the first AG_SC_PCT_K points. */
+#define AG_SC_PCT_K           2000
+
+ag_sched_kind ag_clo_sched = AG_SCHED_RANDOM;
+ULong ag_clo_sched_seed = 0;
+Bool  ag_clo_sched_seed_given = False;
+UInt  ag_clo_sched_depth = 3;
+UInt  ag_clo_sched_timeout_ms = 20;
+
+volatile UWord ag_sched_stop;
+
+typedef enum {
+   AG_SC_GONE = 0,   /* no such thread (or it exited) */
+   AG_SC_NEW,        /* created; runs until its first point; enabled */
+   AG_SC_RUNNING,    /* running client code */
+   AG_SC_PARKED,     /* waiting at a point for the turn; enabled */
+   AG_SC_SYSCALL     /* in a system call that may block */
+} ag_sc_state;
+
+typedef struct {
+   UChar state;          /* ag_sc_state */
+   volatile Int word;    /* futex word: set to 1 when handed the turn */
+   ULong prio;           /* PCT: the higher runs */
+   UInt depth;           /* region nesting */
+   UInt run;             /* points in a row holding the turn */
+   ULong points;         /* this thread's points */
+   ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
+} ag_sc_thread;
+
+static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
+static ThreadId ag_sc_turn = VG_INVALID_THREADID;
+static ULong ag_sc_epoch;               /* moves whenever the holder progresses */
+static UInt ag_sc_enabled;              /* threads NEW or PARKED */
+static Bool ag_sc_draining;             /* exit_group: nobody waits any more */
+static ThreadId ag_sc_stopping = VG_INVALID_THREADID;  /* took the stop exit */
+static ULong ag_sc_rng;
+static ULong ag_sc_low_prio;            /* PCT: next priority for a change point */
+static ULong ag_sc_change[16];          /* PCT: change points (point numbers) */
+static UInt ag_sc_nchange;
+
+/* What the run checked (the exit line). */
+static ULong ag_sc_points, ag_sc_switches, ag_sc_timeouts, ag_sc_preempts;
+static ULong ag_sc_regions, ag_sc_overlapped;
+static UInt ag_sc_threads_seen;
+
+static Bool ag_sc_on(void) { return ag_clo_sched != AG_SCHED_NATIVE; }
+
+/* splitmix64: small, fast, and the same sequence for the same seed. */
+static ULong ag_sc_rand(void)
+{
+   ULong z = (ag_sc_rng += 0x9e3779b97f4a7c15ULL);
+   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+   return z ^ (z >> 31);
+}
+
+static Bool ag_sc_one_in(UInt n) { return ag_sc_rand() % n == 0; }
+
+static Bool ag_sc_is_enabled(ThreadId t)
+{
+   return ag_sc_th[t].state == AG_SC_NEW || ag_sc_th[t].state == AG_SC_PARKED;
+}
+
+static void ag_sc_set_state(ThreadId t, ag_sc_state s)
+{
+   Bool was = ag_sc_is_enabled(t);
+   ag_sc_th[t].state = s;
+   Bool is = ag_sc_is_enabled(t);
+   if (was && !is) ag_sc_enabled--;
+   if (!was && is) ag_sc_enabled++;
+}
+
+/* ---- waiting and handing over ---- */
+
+static void ag_sc_futex_wake(volatile Int *w)
+{
+   VG_(do_syscall)(__NR_futex, (UWord)w, VKI_FUTEX_WAKE | VKI_FUTEX_PRIVATE_FLAG, 1,
+                   0, 0, 0, 0, 0);
+}
+
+static void ag_sc_futex_wait(volatile Int *w, UInt ms)
+{
+   struct vki_timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+   VG_(do_syscall)(__NR_futex, (UWord)w, VKI_FUTEX_WAIT | VKI_FUTEX_PRIVATE_FLAG,
+                   0, (UWord)&ts, 0, 0, 0, 0);
+}
+
+static void ag_sc_hand(ThreadId next)
+{
+   ag_sc_turn = next;
+   ag_sc_epoch++;
+   ag_sc_switches++;
+   ag_sc_th[next].run = 0;
+   if (ag_sc_th[next].state == AG_SC_PARKED) {
+      ag_sc_th[next].word = 1;
+      ag_sc_futex_wake(&ag_sc_th[next].word);
+   }
+}
+
+/* Does the turn's holder still run towards a point?  Not if it is gone,
+   blocked in a call, or nobody holds the turn. */
+static Bool ag_sc_holder_active(void)
+{
+   ThreadId h = ag_sc_turn;
+   if (h == VG_INVALID_THREADID) return False;
+   UChar s = ag_sc_th[h].state;
+   return s == AG_SC_NEW || s == AG_SC_RUNNING || s == AG_SC_PARKED;
+}
+
+/* Park vgtid until it holds the turn.  The big lock is released while it
+   sleeps, in slices of --sched-timeout ms; a holder that made no progress
+   over a whole slice loses the turn to the sleeper. */
+static void ag_sc_wait(ThreadId vgtid)
+{
+   ag_sc_thread *t = &ag_sc_th[vgtid];
+   ag_sc_set_state(vgtid, AG_SC_PARKED);
+   ULong epoch = ag_sc_epoch;
+   while (ag_sc_turn != vgtid && !ag_sc_draining && !VG_(is_exiting)(vgtid)) {
+      if (!ag_sc_holder_active()) {
+         ag_sc_turn = vgtid;
+         ag_sc_epoch++;
+         break;
+      }
+      t->word = 0;
+      VG_(release_BigLock)(vgtid, AG_SC_VGTS_YIELDING, "atomgrind: wait for the turn");
+      ag_sc_futex_wait(&t->word, ag_clo_sched_timeout_ms);
+      VG_(acquire_BigLock)(vgtid, "atomgrind: wait for the turn");
+      if (ag_sc_turn == vgtid) break;
+      if (ag_sc_epoch != epoch) {        /* the holder progresses: wait on */
+         epoch = ag_sc_epoch;
+         continue;
+      }
+      if (t->word == 0) {                /* a whole slice without progress */
+         ag_sc_timeouts++;
+         ag_sc_turn = vgtid;
+         ag_sc_epoch++;
+         break;
+      }
+   }
+   t->run = 0;
+   ag_sc_set_state(vgtid, AG_SC_RUNNING);
+}
+
+/* ---- strategies ---- */
+
+/* The i-th enabled thread other than self (0-based), in ThreadId order. */
+static ThreadId ag_sc_nth_enabled(ThreadId self, UInt i)
+{
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (t != self && ag_sc_is_enabled(t) && i-- == 0) return t;
+   return VG_INVALID_THREADID;
+}
+
+static ThreadId ag_sc_random_other(ThreadId self)
+{
+   UInt n = ag_sc_enabled - (ag_sc_is_enabled(self) ? 1 : 0);
+   if (n == 0) return VG_INVALID_THREADID;
+   return ag_sc_nth_enabled(self, (UInt)(ag_sc_rand() % n));
+}
+
+/* The enabled thread of highest priority; self competes if it is at a point. */
+static ThreadId ag_sc_highest(ThreadId self, Bool self_too)
+{
+   ThreadId best = self_too ? self : VG_INVALID_THREADID;
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (t != self && ag_sc_is_enabled(t)
+          && (best == VG_INVALID_THREADID || ag_sc_th[t].prio > ag_sc_th[best].prio))
+         best = t;
+   return best;
+}
+
+static Bool ag_sc_pct_change_point(void)
+{
+   for (UInt i = 0; i < ag_sc_nchange; i++)
+      if (ag_sc_change[i] == ag_sc_points) return True;
+   return False;
+}
+
+/* PCT: the holder drops below every priority given so far. */
+static void ag_sc_demote(ThreadId t) { ag_sc_th[t].prio = ag_sc_low_prio--; }
+
+/* Who holds the turn after self's point of this kind. */
+static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
+{
+   Bool others = ag_sc_enabled > 0;
+   Bool starving = others && ag_sc_th[self].run >= AG_SC_MAX_RUN;
+   if (ag_clo_sched == AG_SCHED_PCT) {
+      if (starving || kind == AG_PT_PREEMPT || ag_sc_pct_change_point()) ag_sc_demote(self);
+      return ag_sc_highest(self, True);
+   }
+   if (!others) return self;
+   UInt n = kind == AG_PT_PREEMPT ? 1
+          : ag_sc_th[self].depth > 0 || kind == AG_PT_BEGIN || kind == AG_PT_END
+            ? AG_SC_RANDOM_IN_REGION : AG_SC_RANDOM_OUTSIDE;
+   if (starving || ag_sc_one_in(n)) return ag_sc_random_other(self);
+   return self;
+}
+
+/* ---- the points ---- */
+
+static void ag_sc_count(ThreadId vgtid, ag_point kind)
+{
+   ag_sc_thread *t = &ag_sc_th[vgtid];
+   ag_sc_points++;
+   t->points++;
+   if (kind == AG_PT_BEGIN && t->depth++ == 0) {
+      ag_sc_regions++;
+      t->begin_all = ag_sc_points;
+      t->begin_own = t->points;
+   } else if (kind == AG_PT_END && t->depth > 0 && --t->depth == 0) {
+      /* another thread reached a point while the region was open */
+      if (ag_sc_points - t->begin_all > t->points - t->begin_own) ag_sc_overlapped++;
+   }
+}
+
+void ag_sched_point(ThreadId vgtid, ag_point kind)
+{
+   ag_sc_count(vgtid, kind);
+   if (!ag_sc_on() || ag_sc_draining || ag_sc_th[vgtid].state == AG_SC_GONE) return;
+   if (ag_sc_th[vgtid].state == AG_SC_NEW) ag_sc_set_state(vgtid, AG_SC_RUNNING);
+   if (ag_sc_turn != vgtid && ag_sc_holder_active()) {
+      ag_sc_wait(vgtid);                 /* someone else holds the turn */
+      return;
+   }
+   ag_sc_turn = vgtid;
+   ThreadId next = ag_sc_choose(vgtid, kind);
+   if (next == vgtid || next == VG_INVALID_THREADID) {
+      ag_sc_th[vgtid].run++;
+      ag_sc_epoch++;
+      return;
+   }
+   if (kind == AG_PT_PREEMPT) ag_sc_preempts++;
+   ag_sc_hand(next);
+   ag_sc_wait(vgtid);
+}
+
+void ag_sched_access(ThreadId vgtid)
+{
+   if (ag_sc_turn != vgtid || ag_sc_th[vgtid].depth == 0 || ag_sc_enabled == 0) return;
+   Bool stop;
+   if (ag_clo_sched == AG_SCHED_PCT) {
+      ag_sc_points++;                    /* accesses in regions are PCT points too */
+      stop = ag_sc_pct_change_point();
+   } else {
+      stop = ag_sc_one_in(AG_SC_RANDOM_ACCESS);
+   }
+   if (stop) ag_sched_stop = 1;
+}
+
+void ag_sched_h_stopping(void)
+{
+   ag_sched_stop = 0;
+   ag_sc_stopping = VG_(get_running_tid)();
+}
+
+/* Every return to the scheduler.  If it is the stop exit (the thread is
+   between superblocks, nothing of its translation is in use), preempt it
+   here; a stop asked for but overtaken by a client request, a system call
+   or a translation miss is dropped. */
+static void ag_sc_stop_client_code(ThreadId vgtid, ULong bbs_done)
+{
+   (void)bbs_done;
+   ag_sched_stop = 0;
+   if (ag_sc_stopping != vgtid) return;
+   ag_sc_stopping = VG_INVALID_THREADID;
+   ag_sched_point(vgtid, AG_PT_PREEMPT);
+}
+
+/* ---- threads and system calls ---- */
+
+void ag_sched_thread_new(ThreadId parent, ThreadId child)
+{
+   (void)parent;
+   if (!ag_sc_th) return;
+   ag_sc_thread *c = &ag_sc_th[child];
+   VG_(memset)(c, 0, sizeof *c);
+   ag_sc_threads_seen++;
+   /* distinct random priorities above every change-point priority */
+   c->prio = (ag_sc_rand() >> 16 << 16 | ag_sc_threads_seen) | (1ULL << 62);
+   if (parent == VG_INVALID_THREADID) {
+      c->state = AG_SC_RUNNING;
+      ag_sc_turn = child;
+   } else {
+      ag_sc_set_state(child, AG_SC_NEW);
+   }
+}
+
+/* The holder leaves (or blocks): the turn goes to the enabled thread the
+   strategy prefers, or to nobody. */
+static void ag_sc_pass_turn(ThreadId self)
+{
+   if (ag_sc_turn != self) return;
+   ThreadId next = ag_clo_sched == AG_SCHED_PCT ? ag_sc_highest(self, False)
+                                                : ag_sc_random_other(self);
+   if (next == VG_INVALID_THREADID) {
+      ag_sc_turn = VG_INVALID_THREADID;
+      ag_sc_epoch++;
+   } else {
+      ag_sc_hand(next);
+   }
+}
+
+void ag_sched_thread_exit(ThreadId vgtid)
+{
+   if (!ag_sc_th || ag_sc_th[vgtid].state == AG_SC_GONE) return;
+   ag_sc_set_state(vgtid, AG_SC_GONE);
+   ag_sc_th[vgtid].depth = 0;
+   if (ag_sc_on()) ag_sc_pass_turn(vgtid);
+}
+
+/* System calls during which the thread may wait for another thread. */
+static Bool ag_sc_may_block(UInt sysno, UWord *args)
+{
+   switch (sysno) {
+   case __NR_futex: {
+      UWord op = args[1] & 0x7f;          /* without PRIVATE and CLOCK_REALTIME */
+      return op == VKI_FUTEX_WAIT || op == VKI_FUTEX_WAIT_BITSET || op == VKI_FUTEX_LOCK_PI
+             || op == VKI_FUTEX_WAIT_REQUEUE_PI;
+   }
+   case __NR_sched_yield: case __NR_nanosleep: case __NR_clock_nanosleep:
+   case __NR_read: case __NR_readv: case __NR_recvfrom: case __NR_recvmsg:
+   case __NR_accept: case __NR_accept4: case __NR_connect:
+   case __NR_poll: case __NR_ppoll: case __NR_select: case __NR_pselect6:
+   case __NR_epoll_wait: case __NR_epoll_pwait: case __NR_wait4: case __NR_waitid:
+   case __NR_pause: case __NR_rt_sigsuspend: case __NR_rt_sigtimedwait:
+   case __NR_msgrcv: case __NR_semop: case __NR_semtimedop: case __NR_flock:
+      return True;
+   default:
+      return False;
+   }
+}
+
+/* exit_group: wake everyone, and let nobody wait any more. */
+static void ag_sc_drain(void)
+{
+   ag_sc_draining = True;
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (ag_sc_th[t].state == AG_SC_PARKED) {
+         ag_sc_th[t].word = 1;
+         ag_sc_futex_wake(&ag_sc_th[t].word);
+      }
+}
+
+static void ag_sc_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
+{
+   (void)nargs;
+   if (!ag_sc_on() || !ag_sc_th || ag_sc_draining) return;
+   ag_sched_stop = 0;
+   if (sysno == __NR_exit_group) {
+      ag_sc_drain();
+      return;
+   }
+   if (!ag_sc_may_block(sysno, args) || ag_sc_th[vgtid].state != AG_SC_RUNNING) return;
+   ag_sc_set_state(vgtid, AG_SC_SYSCALL);
+   ag_sc_pass_turn(vgtid);
+}
+
+static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
+                               SysRes res)
+{
+   (void)sysno; (void)args; (void)nargs; (void)res;
+   if (ag_sc_th && ag_sc_th[vgtid].state == AG_SC_SYSCALL)
+      ag_sc_set_state(vgtid, AG_SC_RUNNING);
+}
+
+/* In a fork child only the forking thread exists. */
+static void ag_sc_fork_child(ThreadId vgtid)
+{
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (t != vgtid) ag_sc_set_state(t, AG_SC_GONE);
+   ag_sc_set_state(vgtid, AG_SC_RUNNING);
+   ag_sc_turn = vgtid;
+}
+
+/* ---- set-up and the exit line ---- */
+
+void ag_sched_pre_clo_init(void)
+{
+   VG_(needs_syscall_wrapper)(ag_sc_pre_syscall, ag_sc_post_syscall);
+}
+
+/* A seed that differs between runs: the clock and the pid. */
+static ULong ag_sc_fresh_seed(void)
+{
+   struct vki_timespec ts;
+   VG_(clock_gettime)(&ts, VKI_CLOCK_REALTIME);
+   ULong x = (ULong)ts.tv_nsec ^ ((ULong)ts.tv_sec << 20) ^ ((ULong)VG_(getpid)() << 40);
+   ag_sc_rng = x;
+   return ag_sc_rand() % 1000000000ULL;
+}
+
+void ag_sched_init(void)
+{
+   if (!ag_clo_sched_seed_given) ag_clo_sched_seed = ag_sc_fresh_seed();
+   ag_sc_rng = ag_clo_sched_seed;
+   ag_sc_th = VG_(calloc)("ag.sched", VG_N_THREADS, sizeof(ag_sc_thread));
+   ag_sc_low_prio = 1ULL << 40;
+   if (ag_clo_sched == AG_SCHED_PCT) {
+      ag_sc_nchange = ag_clo_sched_depth > 1 ? ag_clo_sched_depth - 1 : 0;
+      if (ag_sc_nchange > 16) ag_sc_nchange = 16;
+      for (UInt i = 0; i < ag_sc_nchange; i++)
+         ag_sc_change[i] = 1 + ag_sc_rand() % AG_SC_PCT_K;
+   }
+   VG_(track_stop_client_code)(ag_sc_stop_client_code);
+   VG_(atfork)(NULL, NULL, ag_sc_fork_child);
+   if (VG_(clo_verbosity) >= 2 && ag_sc_on())
+      VG_(umsg)("atomgrind: scheduler %s, seed %llu (repeat with --sched-seed=%llu)\n",
+                ag_clo_sched == AG_SCHED_PCT ? "pct" : "random",
+                ag_clo_sched_seed, ag_clo_sched_seed);
+}
+
+void ag_sched_fini(void)
+{
+   if (VG_(clo_verbosity) < 1) return;
+   const HChar *name = ag_clo_sched == AG_SCHED_PCT ? "pct"
+                     : ag_clo_sched == AG_SCHED_RANDOM ? "random" : "native";
+   VG_(umsg)("Checked: %llu region(s), %llu overlapped another thread's work; "
+             "%llu scheduling point(s), %llu switch(es)\n",
+             ag_sc_regions, ag_sc_overlapped, ag_sc_points, ag_sc_switches);
+   if (ag_sc_on())
+      VG_(umsg)("Scheduler: %s, seed %llu (repeat with --sched-seed=%llu)\n",
+                name, ag_clo_sched_seed, ag_clo_sched_seed);
+   else
+      VG_(umsg)("Scheduler: native\n");
+   if (VG_(clo_verbosity) >= 2)
+      VG_(umsg)("atomgrind: scheduler: %llu preemption(s) after accesses, "
+                "%llu takeover(s) after a timeout\n", ag_sc_preempts, ag_sc_timeouts);
+   if (ag_sc_regions > 0 && ag_sc_overlapped == 0 && ag_sc_threads_seen > 1)
+      VG_(umsg)("WARNING: no atomic region overlapped another thread's work: "
+                "this check was vacuous\n");
+}

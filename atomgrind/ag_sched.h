@@ -1,0 +1,48 @@
+/* ag_sched.h -- atomgrind's scheduler: which thread runs next at the points
+ * that matter for atomicity (see ag_sched.c).  Called by the client
+ * requests, the instrumentation and the thread tracker; calls none of them. */
+#ifndef AG_SCHED_H
+#define AG_SCHED_H
+
+#include "pub_tool_basics.h"
+
+typedef enum { AG_SCHED_NATIVE, AG_SCHED_RANDOM, AG_SCHED_PCT } ag_sched_kind;
+
+/* Where a thread is when it reaches a scheduling point. */
+typedef enum {
+   AG_PT_BEGIN,        /* just opened an atomic region (outermost or not) */
+   AG_PT_END,          /* about to close one */
+   AG_PT_SYNC_PRE,     /* about to call a synchronisation function */
+   AG_PT_SYNC_POST,    /* just returned from one */
+   AG_PT_PREEMPT       /* preempted after an access inside a region */
+} ag_point;
+
+extern ag_sched_kind ag_clo_sched;        /* --sched= */
+extern ULong ag_clo_sched_seed;           /* --sched-seed= */
+extern Bool  ag_clo_sched_seed_given;
+extern UInt  ag_clo_sched_depth;          /* --sched-depth= (PCT's d) */
+extern UInt  ag_clo_sched_timeout_ms;     /* --sched-timeout= (debug) */
+
+/* Non-zero when the running thread must stop at the start of its next
+   superblock: instrumented code reads it there (ag_instrument.c). */
+extern volatile UWord ag_sched_stop;
+
+void ag_sched_pre_clo_init(void);     /* registers the syscall callbacks */
+void ag_sched_init(void);             /* after the options are known */
+void ag_sched_fini(void);             /* the line that says what was checked */
+void ag_sched_thread_new(ThreadId parent, ThreadId child);
+void ag_sched_thread_exit(ThreadId vgtid);
+
+/* A scheduling point of the running thread: it may wait here (the big lock
+   released) until the scheduler gives it the turn.  Only from a client
+   request handler. */
+void ag_sched_point(ThreadId vgtid, ag_point kind);
+
+/* An access by the running thread (not to its stack, not ignored): inside
+   a region it may ask for a preemption at the next superblock start. */
+void ag_sched_access(ThreadId vgtid);
+
+/* Called by the exit that ag_sched_stop takes (generated code). */
+void ag_sched_h_stopping(void);
+
+#endif
