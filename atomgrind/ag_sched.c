@@ -20,10 +20,12 @@
  *           d-1 change points at which the holder drops to the lowest
  *           priority; the highest-priority enabled thread holds the turn.
  *
- * Enabled threads: those parked at a point and those created but not yet
- * at their first point.  Threads blocked in a system call that may block
- * (futex waits, sleeps, reads, sched_yield ...) give the turn away before
- * the call; after it they run uncontrolled until their next point.
+ * Enabled threads: those parked at a point, and those on their way to
+ * one: created but not yet at their first point, or back from a system
+ * call that may block (futex waits, sleeps, reads, sched_yield ...).  A
+ * holder gives the turn away before such a call; back from it, the thread
+ * runs uncontrolled until its next point, but it can be handed the turn
+ * (or a lock-barging holder would starve a woken waiter forever).
  *
  * Never hang: a parked thread sleeps at most --sched-timeout ms at a time;
  * if the holder reached no point meanwhile (it spins on a flag, computes,
@@ -83,7 +85,8 @@ typedef enum {
    AG_SC_NEW,        /* created; runs until its first point; enabled */
    AG_SC_RUNNING,    /* running client code */
    AG_SC_PARKED,     /* waiting at a point for the turn; enabled */
-   AG_SC_SYSCALL     /* in a system call that may block */
+   AG_SC_SYSCALL,    /* in a system call that may block */
+   AG_SC_RETURNING   /* back from one, runs until its next point; enabled */
 } ag_sc_state;
 
 typedef struct {
@@ -102,6 +105,9 @@ static ULong ag_sc_epoch;               /* moves whenever the holder progresses 
 static UInt ag_sc_enabled;              /* threads NEW or PARKED */
 static Bool ag_sc_draining;             /* exit_group: nobody waits any more */
 static ThreadId ag_sc_stopping = VG_INVALID_THREADID;  /* took the stop exit */
+static UInt ag_sc_in_futex;             /* threads in a futex wait */
+static Bool ag_sc_woke;                 /* the holder woke futex waiters */
+static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
 static ULong ag_sc_rng;
 static ULong ag_sc_low_prio;            /* PCT: next priority for a change point */
 static ULong ag_sc_change[16];          /* PCT: change points (point numbers) */
@@ -127,7 +133,8 @@ static Bool ag_sc_one_in(UInt n) { return ag_sc_rand() % n == 0; }
 
 static Bool ag_sc_is_enabled(ThreadId t)
 {
-   return ag_sc_th[t].state == AG_SC_NEW || ag_sc_th[t].state == AG_SC_PARKED;
+   UChar s = ag_sc_th[t].state;
+   return s == AG_SC_NEW || s == AG_SC_PARKED || s == AG_SC_RETURNING;
 }
 
 static void ag_sc_set_state(ThreadId t, ag_sc_state s)
@@ -173,7 +180,7 @@ static Bool ag_sc_holder_active(void)
    ThreadId h = ag_sc_turn;
    if (h == VG_INVALID_THREADID) return False;
    UChar s = ag_sc_th[h].state;
-   return s == AG_SC_NEW || s == AG_SC_RUNNING || s == AG_SC_PARKED;
+   return s == AG_SC_NEW || s == AG_SC_RUNNING || s == AG_SC_PARKED || s == AG_SC_RETURNING;
 }
 
 /* Park vgtid until it holds the turn.  The big lock is released while it
@@ -208,6 +215,29 @@ static void ag_sc_wait(ThreadId vgtid)
    }
    t->run = 0;
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
+}
+
+/* The holder made a futex wake (an unlock, a signal, a post) while other
+   threads wait in futex calls.  A woken thread -- or one whose wait found
+   the futex changed before it slept -- needs the big lock to come back,
+   and the holder keeps it until it blocks or its 100,000-superblock
+   quantum ends: a holder that relocks at once would starve it.  So the
+   holder lets one come back (and become enabled) before going on, for at
+   most 2 ms: the wake may have been for nobody. */
+static void ag_sc_settle(ThreadId vgtid)
+{
+   ag_sc_thread *t = &ag_sc_th[vgtid];
+   UInt start = VG_(read_millisecond_timer)();
+   while (ag_sc_woke && ag_sc_in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid)
+          && VG_(read_millisecond_timer)() - start < 2) {
+      ag_sc_settler = vgtid;
+      t->word = 0;
+      VG_(release_BigLock)(vgtid, AG_SC_VGTS_YIELDING, "atomgrind: let woken threads in");
+      ag_sc_futex_wait(&t->word, 1);
+      VG_(acquire_BigLock)(vgtid, "atomgrind: let woken threads in");
+   }
+   ag_sc_settler = VG_INVALID_THREADID;
+   ag_sc_woke = False;
 }
 
 /* ---- strategies ---- */
@@ -286,12 +316,13 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
 {
    ag_sc_count(vgtid, kind);
    if (!ag_sc_on() || ag_sc_draining || ag_sc_th[vgtid].state == AG_SC_GONE) return;
-   if (ag_sc_th[vgtid].state == AG_SC_NEW) ag_sc_set_state(vgtid, AG_SC_RUNNING);
+   if (ag_sc_is_enabled(vgtid)) ag_sc_set_state(vgtid, AG_SC_RUNNING);
    if (ag_sc_turn != vgtid && ag_sc_holder_active()) {
       ag_sc_wait(vgtid);                 /* someone else holds the turn */
       return;
    }
    ag_sc_turn = vgtid;
+   if (ag_sc_woke) ag_sc_settle(vgtid);
    ThreadId next = ag_sc_choose(vgtid, kind);
    if (next == vgtid || next == VG_INVALID_THREADID) {
       ag_sc_th[vgtid].run++;
@@ -399,6 +430,14 @@ static Bool ag_sc_may_block(UInt sysno, UWord *args)
    }
 }
 
+/* Futex operations that wake waiters (their result: how many). */
+static Bool ag_sc_futex_wakes(UWord op)
+{
+   op &= 0x7f;
+   return op == VKI_FUTEX_WAKE || op == VKI_FUTEX_WAKE_OP || op == VKI_FUTEX_WAKE_BITSET
+          || op == VKI_FUTEX_CMP_REQUEUE || op == VKI_FUTEX_UNLOCK_PI;
+}
+
 /* exit_group: wake everyone, and let nobody wait any more. */
 static void ag_sc_drain(void)
 {
@@ -419,17 +458,30 @@ static void ag_sc_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt narg
       ag_sc_drain();
       return;
    }
-   if (!ag_sc_may_block(sysno, args) || ag_sc_th[vgtid].state != AG_SC_RUNNING) return;
+   UChar st = ag_sc_th[vgtid].state;
+   if (!ag_sc_may_block(sysno, args) || (st != AG_SC_RUNNING && st != AG_SC_RETURNING))
+      return;
    ag_sc_set_state(vgtid, AG_SC_SYSCALL);
+   if (sysno == __NR_futex) ag_sc_in_futex++;
    ag_sc_pass_turn(vgtid);
 }
 
 static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
                                SysRes res)
 {
-   (void)sysno; (void)args; (void)nargs; (void)res;
-   if (ag_sc_th && ag_sc_th[vgtid].state == AG_SC_SYSCALL)
-      ag_sc_set_state(vgtid, AG_SC_RUNNING);
+   (void)nargs;
+   if (!ag_sc_on() || !ag_sc_th) return;
+   if (ag_sc_th[vgtid].state == AG_SC_SYSCALL) {
+      ag_sc_set_state(vgtid, AG_SC_RETURNING);
+      if (sysno == __NR_futex && ag_sc_in_futex > 0) ag_sc_in_futex--;
+      if (ag_sc_settler != VG_INVALID_THREADID) {   /* one is back */
+         ag_sc_woke = False;
+         ag_sc_th[ag_sc_settler].word = 1;
+         ag_sc_futex_wake(&ag_sc_th[ag_sc_settler].word);
+      }
+   } else if (sysno == __NR_futex && ag_sc_futex_wakes(args[1]) && ag_sc_in_futex > 0) {
+      ag_sc_woke = True;
+   }
 }
 
 /* In a fork child only the forking thread exists. */
@@ -439,6 +491,8 @@ static void ag_sc_fork_child(ThreadId vgtid)
       if (t != vgtid) ag_sc_set_state(t, AG_SC_GONE);
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
    ag_sc_turn = vgtid;
+   ag_sc_in_futex = 0;
+   ag_sc_woke = False;
 }
 
 /* ---- set-up and the exit line ---- */
