@@ -52,6 +52,31 @@ PROGRAMS = [
     _bug("two_step_publish", "a two-field update done in two lock holds; readers see it half done"),
     _bug("stale_pointer", "a session pointer looked up in one lock hold, its counter bumped in another"),
     _bug("bounded_counter", "atomic load < LIMIT, then atomic fetch_add: the limit is exceeded"),
+
+    # ---- correct programs: serializable in every interleaving
+    _ok("lock_across", "check then act with the mutex held across the region; a restocker"),
+    _ok("two_phase_transfer", "transfers and an auditor under two-phase locking (per-account mutexes)"),
+    _ok("thread_local", "regions touch only __thread data and the thread's own stack"),
+    _ok("read_only_shared", "table written before pthread_create, only read in regions; per-thread results"),
+    _ok("atomic_counter", "a lone __atomic_fetch_add in each region; another thread adds outside regions"),
+    _ok("atomic_fetch_add", "std::atomic fetch_add as the only shared access of a region", ext="cpp"),
+    _ok("lock_guard_registry", "insert-if-absent under one std::lock_guard; the registry on main's stack",
+        ext="cpp"),
+    _ok("prodcons", "condition-variable producer/consumer; regions after the wait, inside the lock hold"),
+    _ok("condvar_queue", "std::condition_variable job queue; regions after the wait", ext="cpp"),
+    _ok("rwlock_readers", "pthread rwlock: readers' and writer's regions each hold the lock throughout"),
+    _ok("shared_mutex", "std::shared_mutex: shared_lock readers, unique_lock check-and-withdraw", ext="cpp"),
+    _ok("per_thread_slots", "each thread writes its own slot of shared arrays and its own byte of one word"),
+    _ok("disjoint_heap", "each thread's regions work on its own heap block"),
+    _ok("malloc_in_region", "regions malloc/realloc/calloc, use and free their own buffers"),
+    _ok("lib_ok", "a correct entry point of a shared library (region and mutex inside the .so)",
+        lib=["ok/lib_counter.c"]),
+    _ok("spinlock", "a pthread spinlock held across each region"),
+    _ok("recursive_nested", "nested regions under a recursive mutex held by the outer region"),
+    _ok("once_init", "pthread_once initialisation inside a region, then reads of the table"),
+    _ok("barrier_phases", "barrier-separated phases: write own slot, then read all slots"),
+    _ok("spin_flag", "threads spin on atomic flags outside regions; locked regions"),
+    _ok("semaphore", "a binary semaphore around each region"),
 ]
 
 BUGS = [p for p in PROGRAMS if p.verdict == "bug"]
