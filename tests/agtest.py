@@ -145,3 +145,32 @@ def run_host(exe, *args, timeout=600):
                UBSAN_OPTIONS="print_stacktrace=1")
     return subprocess.run([exe, *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           text=True, timeout=timeout, env=env)
+
+
+# ---- the program collection (tests/progs/corpus.py) -------------------------
+
+def build_corpus(prog):
+    """Build a corpus.Prog (C or C++, with its shared library if it has one)
+    into tests-bin as corpus-NAME (again only when a source changed) and
+    return the binary's path.  <valgrind/atomgrind.h> is this tree's header."""
+    inc = os.path.join(OUT, "include")
+    os.makedirs(os.path.join(inc, "valgrind"), exist_ok=True)
+    hdr = os.path.join(inc, "valgrind", "atomgrind.h")
+    if not os.path.exists(hdr):
+        os.symlink(os.path.join(REPO, "atomgrind", "atomgrind.h"), hdr)
+    cc = "g++" if prog.lang == "c++" else "cc"
+    flags = ["-g", "-O0", "-pthread", "-I", inc, "-I", os.path.join(REPO, "atomgrind"), *prog.flags]
+    exe = os.path.join(OUT, "corpus-" + prog.name)
+    srcs = [os.path.join(PROGS, s) for s in prog.srcs]
+    libsrcs = [os.path.join(PROGS, s) for s in prog.lib]
+    deps = srcs + libsrcs + [os.path.join(os.path.dirname(s), h) for s in srcs
+                             for h in os.listdir(os.path.dirname(s)) if h.endswith(".h")]
+    if os.path.exists(exe) and all(os.path.getmtime(d) <= os.path.getmtime(exe) for d in deps):
+        return exe
+    libs = []
+    if libsrcs:
+        lib = os.path.join(OUT, "libcorpus-%s.so" % prog.name)
+        subprocess.run([cc, *flags, "-fPIC", "-shared", "-o", lib, *libsrcs], check=True)
+        libs = ["-L", OUT, "-lcorpus-" + prog.name, "-Wl,-rpath,$ORIGIN"]
+    subprocess.run([cc, *flags, "-o", exe, *srcs, *libs], check=True)
+    return exe
