@@ -141,6 +141,16 @@ void ag_sync_object(ThreadId vgtid, Addr obj)
    ag_an_release(th->tid, obj, False);
 }
 
+/* A synchronisation call that only reads the object's state: ordered
+   after the last ag_sync_object on it, not with other readers. */
+void ag_sync_object_read(ThreadId vgtid, Addr obj)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_an_acquire(th->tid, obj, True);
+   ag_an_release(th->tid, obj, True);
+}
+
 Bool ag_sync_holds(ThreadId vgtid, Addr lock)
 {
    ag_thread *th = ag_thread_of(vgtid);

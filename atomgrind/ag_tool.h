@@ -78,6 +78,7 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock);
 void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex);
 void ag_sync_cond_wait_post(ThreadId vgtid, Addr cond, Addr mutex);
 void ag_sync_object(ThreadId vgtid, Addr obj);   /* an RMW on a sync object */
+void ag_sync_object_read(ThreadId vgtid, Addr obj);  /* a read of its state */
 void ag_sync_destroy(ThreadId vgtid, Addr obj);
 Bool ag_sync_holds(ThreadId vgtid, Addr lock);  /* exclusively, by this thread */
 UInt ag_sync_held(void);                  /* locks held now, all threads (RPT's h) */
