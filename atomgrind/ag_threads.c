@@ -5,6 +5,7 @@
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_threadstate.h"
@@ -84,6 +85,17 @@ static void ag_thread_exit(ThreadId vgtid)
    ag_sched_thread_exit(vgtid);
 }
 
+/* In a fork child only the forking thread exists; the core drops the
+   others without telling tools, and reuses their ThreadIds. */
+static void ag_threads_fork_child(ThreadId me)
+{
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (t != me && ag_threads[t].valid) {
+         ag_vgtid_by_tid[ag_threads[t].tid] = VG_INVALID_THREADID;
+         ag_threads[t].valid = False;
+      }
+}
+
 void ag_threads_init(void)
 {
    ag_threads = VG_(calloc)("ag.threads", VG_N_THREADS, sizeof(ag_thread));
@@ -91,6 +103,7 @@ void ag_threads_init(void)
    VG_(track_start_client_code)(ag_start_client_code);
    VG_(track_pre_thread_ll_create)(ag_thread_create);
    VG_(track_pre_thread_ll_exit)(ag_thread_exit);
+   VG_(atfork)(NULL, NULL, ag_threads_fork_child);
 }
 
 ag_thread *ag_thread_of(ThreadId vgtid)
