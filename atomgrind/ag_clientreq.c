@@ -65,10 +65,14 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_THREAD_DETACHED:
       break;   /* nothing orders a detached thread's end */
    case AG_CR_LOCK_ACQUIRED:
-      ag_sync_lock_acquired(vgtid, arg[1], (UInt)arg[2]);
+      /* Locks taken and released inside another synchronisation call are
+         that call's working, like its memory accesses (ld.so's lock in
+         pthread_create; a contended glibc pthread_spin_lock loops back to
+         its own entry point, which enters our wrapper again). */
+      if (th->ignore == 0) ag_sync_lock_acquired(vgtid, arg[1], (UInt)arg[2]);
       break;
    case AG_CR_LOCK_RELEASE:
-      ag_sync_lock_release(vgtid, arg[1]);
+      if (th->ignore == 0) ag_sync_lock_release(vgtid, arg[1]);
       break;
    case AG_CR_COND_WAIT_PRE:
       ag_sync_cond_wait_pre(vgtid, arg[1], arg[2]);
@@ -91,6 +95,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       break;
    case AG_CR_SPIN_INIT_OR_UNLOCK:
       /* one glibc function is both pthread_spin_init and _unlock */
+      if (th->ignore > 0) break;
       if (ag_sync_holds(vgtid, arg[1])) ag_sync_lock_release(vgtid, arg[1]);
       else ag_sync_destroy(vgtid, arg[1]);
       break;

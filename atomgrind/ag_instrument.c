@@ -109,23 +109,37 @@ static void ag_emit_stack_max(ag_ir *ir)
    ir->stack_max = ag_tmp(ir, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, IRExpr_RdTmp(pmax)));
 }
 
-static void ag_h_stopping(void) { ag_sched_h_stopping(); }
+/* Stop here?  Only the thread that asked, and not inside a synchronisation
+   call: the original of a wrapped function runs as a no-redirect
+   translation, and resuming at its address would enter the wrapper again. */
+static UWord ag_h_stopping(void)
+{
+   return ag_cur->ignore == 0 && ag_sched_h_stopping(ag_cur_vgtid);
+}
 
 /* The scheduler's preemption after an access (ag_sched_access) happens at
    the start of the next superblock, where the guest state is exact: if
-   ag_sched_stop is set, note it and leave to the scheduler (a yield exit)
-   to resume at this very block once the thread gets the turn back. */
+   ag_sched_stop is set and ag_h_stopping agrees, leave to the scheduler (a
+   yield exit) to resume at this very block once the thread gets the turn
+   back. */
 static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here)
 {
    IRTemp s = ag_load64(out, (void *)&ag_sched_stop);
    IRTemp set = newIRTemp(out->tyenv, Ity_I1);
    addStmtToIRSB(out, IRStmt_WrTmp(set, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(s),
                                                       IRExpr_Const(IRConst_U64(0)))));
-   IRDirty *di = unsafeIRDirty_0_N(0, "ag_h_stopping", VG_(fnptr_to_fnentry)(ag_h_stopping),
-                                   mkIRExprVec_0());
+   IRTemp agree = newIRTemp(out->tyenv, Ity_I64);
+   IRDirty *di = unsafeIRDirty_1_N(agree, 0, "ag_h_stopping",
+                                   VG_(fnptr_to_fnentry)(ag_h_stopping), mkIRExprVec_0());
    di->guard = IRExpr_RdTmp(set);
    addStmtToIRSB(out, IRStmt_Dirty(di));
-   addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield, IRConst_U64(here), offset_IP));
+   IRTemp yes = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(yes, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(agree),
+                                                      IRExpr_Const(IRConst_U64(0)))));
+   IRTemp go = newIRTemp(out->tyenv, Ity_I1);     /* agree is undefined if !set */
+   addStmtToIRSB(out, IRStmt_WrTmp(go, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(set),
+                                                     IRExpr_RdTmp(yes))));
+   addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(go), Ijk_Yield, IRConst_U64(here), offset_IP));
 }
 
 static void ag_h_tick(void) { ag_an_tick(); }

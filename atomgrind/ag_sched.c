@@ -104,6 +104,7 @@ static ThreadId ag_sc_turn = VG_INVALID_THREADID;
 static ULong ag_sc_epoch;               /* moves whenever the holder progresses */
 static UInt ag_sc_enabled;              /* threads NEW or PARKED */
 static Bool ag_sc_draining;             /* exit_group: nobody waits any more */
+static ThreadId ag_sc_stop_asker = VG_INVALID_THREADID; /* set ag_sched_stop */
 static ThreadId ag_sc_stopping = VG_INVALID_THREADID;  /* took the stop exit */
 static UInt ag_sc_in_futex;             /* threads in a futex wait */
 static Bool ag_sc_woke;                 /* the holder woke futex waiters */
@@ -344,13 +345,18 @@ void ag_sched_access(ThreadId vgtid)
    } else {
       stop = ag_sc_one_in(AG_SC_RANDOM_ACCESS);
    }
-   if (stop) ag_sched_stop = 1;
+   if (stop) {
+      ag_sched_stop = 1;
+      ag_sc_stop_asker = vgtid;
+   }
 }
 
-void ag_sched_h_stopping(void)
+Bool ag_sched_h_stopping(ThreadId vgtid)
 {
    ag_sched_stop = 0;
-   ag_sc_stopping = VG_(get_running_tid)();
+   if (ag_sc_stop_asker != vgtid) return False;
+   ag_sc_stopping = vgtid;
+   return True;
 }
 
 /* Every return to the scheduler.  If it is the stop exit (the thread is

@@ -42,7 +42,8 @@ void ag_sched_point(ThreadId vgtid, ag_point kind);
    a region it may ask for a preemption at the next superblock start. */
 void ag_sched_access(ThreadId vgtid);
 
-/* Called by the exit that ag_sched_stop takes (generated code). */
-void ag_sched_h_stopping(void);
+/* From generated code, when ag_sched_stop is set at a superblock start:
+   does vgtid stop here (it asked for it)?  Clears ag_sched_stop. */
+Bool ag_sched_h_stopping(ThreadId vgtid);
 
 #endif
