@@ -374,6 +374,21 @@ static void ag_sc_stop_client_code(ThreadId vgtid, ULong bbs_done)
 
 /* ---- threads and system calls ---- */
 
+/* A new thread waits for the turn before its first instruction (the core
+   calls this with the big lock held, before the thread's scheduler loop),
+   so that it does not race the others through its start-up code. */
+static void ag_sc_first_insn(ThreadId vgtid)
+{
+   if (!ag_sc_on() || ag_sc_draining || ag_sc_th[vgtid].state != AG_SC_NEW) return;
+   if (ag_sc_turn == vgtid || !ag_sc_holder_active()) {
+      ag_sc_turn = vgtid;
+      ag_sc_epoch++;
+      ag_sc_set_state(vgtid, AG_SC_RUNNING);
+      return;
+   }
+   ag_sc_wait(vgtid);
+}
+
 void ag_sched_thread_new(ThreadId parent, ThreadId child)
 {
    (void)parent;
@@ -531,6 +546,7 @@ void ag_sched_init(void)
          ag_sc_change[i] = 1 + ag_sc_rand() % AG_SC_PCT_K;
    }
    VG_(track_stop_client_code)(ag_sc_stop_client_code);
+   VG_(track_pre_thread_first_insn)(ag_sc_first_insn);
    VG_(atfork)(NULL, NULL, ag_sc_fork_child);
    if (VG_(clo_verbosity) >= 2 && ag_sc_on())
       VG_(umsg)("atomgrind: scheduler %s, seed %llu (repeat with --sched-seed=%llu)\n",
