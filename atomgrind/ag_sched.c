@@ -500,6 +500,10 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
          ag_sc_th[ag_sc_settler].word = 1;
          ag_sc_futex_wake(&ag_sc_th[ag_sc_settler].word);
       }
+      /* back from the call, the thread waits for the turn before it runs
+         on (the core holds no state across this callback) */
+      if (ag_sc_turn != vgtid && ag_sc_holder_active() && !VG_(is_exiting)(vgtid))
+         ag_sc_wait(vgtid);
    } else if (sysno == __NR_futex && ag_sc_futex_wakes(args[1]) && ag_sc_in_futex > 0) {
       ag_sc_woke = True;
    }

@@ -114,13 +114,13 @@ static pthread_cond_t notfull = PTHREAD_COND_INITIALIZER;
 static void *producer(void *arg)
 {
    for (int i = 0; i < ITEMS; i++) {
-      ATOMGRIND_ATOMIC_BEGIN();
       pthread_mutex_lock(&mu);
       while (qn == QCAP) pthread_cond_wait(&notfull, &mu);
+      ATOMGRIND_ATOMIC_BEGIN();          /* not across the wait: that is a bug */
       q[(qhead + qn++) % QCAP] = i;
       pthread_cond_signal(&cv);
-      pthread_mutex_unlock(&mu);
       ATOMGRIND_ATOMIC_END();
+      pthread_mutex_unlock(&mu);
    }
    (void)arg;
    return NULL;
