@@ -68,7 +68,10 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, R
 /* Probabilities (1 in N) of a preemption by the random strategy. */
 #define AG_SC_RANDOM_IN_REGION   4     /* at a point inside a region */
 #define AG_SC_RANDOM_OUTSIDE    32     /* at a point outside regions */
-#define AG_SC_RANDOM_ACCESS     16     /* after an access inside a region */
+#define AG_SC_RANDOM_ACCESS      4     /* after an access inside a region */
+/* Random: a thread preempted in a region is not chosen again for up to
+   this many points (uniformly drawn). */
+#define AG_SC_HOLD             256
 /* PCT draws its change points among the first AG_SC_PCT_K points. */
 #define AG_SC_PCT_K           2000
 
@@ -95,6 +98,7 @@ typedef struct {
    ULong prio;           /* PCT: the higher runs */
    UInt depth;           /* region nesting */
    UInt run;             /* points in a row holding the turn */
+   ULong held_until;     /* random: not chosen before this point number */
    ULong points;         /* this thread's points */
    ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
 } ag_sc_thread;
@@ -207,7 +211,9 @@ static void ag_sc_wait(ThreadId vgtid)
          epoch = ag_sc_epoch;
          continue;
       }
-      if (t->word == 0) {                /* a whole slice without progress */
+      if (t->word == 0 && ag_sc_th[ag_sc_turn].state != AG_SC_PARKED) {
+         /* a whole slice without progress, and the holder is not merely
+            waiting to be scheduled after a hand-over */
          ag_sc_timeouts++;
          ag_sc_turn = vgtid;
          ag_sc_epoch++;
@@ -224,13 +230,18 @@ static void ag_sc_wait(ThreadId vgtid)
    and the holder keeps it until it blocks or its 100,000-superblock
    quantum ends: a holder that relocks at once would starve it.  So the
    holder lets one come back (and become enabled) before going on, for at
-   most 2 ms: the wake may have been for nobody. */
+   most --sched-timeout/8 (at least 2) ms: the wake may have been for nobody. */
+static UInt ag_sc_settle_ms(void)
+{
+   return ag_clo_sched_timeout_ms / 8 > 2 ? ag_clo_sched_timeout_ms / 8 : 2;
+}
+
 static void ag_sc_settle(ThreadId vgtid)
 {
    ag_sc_thread *t = &ag_sc_th[vgtid];
    UInt start = VG_(read_millisecond_timer)();
    while (ag_sc_woke && ag_sc_in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid)
-          && VG_(read_millisecond_timer)() - start < 2) {
+          && VG_(read_millisecond_timer)() - start < ag_sc_settle_ms()) {
       ag_sc_settler = vgtid;
       t->word = 0;
       VG_(release_BigLock)(vgtid, AG_SC_VGTS_YIELDING, "atomgrind: let woken threads in");
@@ -243,19 +254,24 @@ static void ag_sc_settle(ThreadId vgtid)
 
 /* ---- strategies ---- */
 
-/* The i-th enabled thread other than self (0-based), in ThreadId order. */
-static ThreadId ag_sc_nth_enabled(ThreadId self, UInt i)
-{
-   for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != self && ag_sc_is_enabled(t) && i-- == 0) return t;
-   return VG_INVALID_THREADID;
-}
+static Bool ag_sc_held(ThreadId t) { return ag_sc_th[t].held_until > ag_sc_points; }
 
+/* A random enabled thread other than self; threads held back are chosen
+   only if nobody else is enabled. */
 static ThreadId ag_sc_random_other(ThreadId self)
 {
-   UInt n = ag_sc_enabled - (ag_sc_is_enabled(self) ? 1 : 0);
+   UInt n = 0, free = 0;
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (t != self && ag_sc_is_enabled(t)) {
+         n++;
+         free += !ag_sc_held(t);
+      }
    if (n == 0) return VG_INVALID_THREADID;
-   return ag_sc_nth_enabled(self, (UInt)(ag_sc_rand() % n));
+   Bool any = free == 0;
+   UInt i = (UInt)(ag_sc_rand() % (any ? n : free));
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (t != self && ag_sc_is_enabled(t) && (any || !ag_sc_held(t)) && i-- == 0) return t;
+   return VG_INVALID_THREADID;
 }
 
 /* The enabled thread of highest priority; self competes if it is at a point. */
@@ -331,6 +347,10 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
       return;
    }
    if (kind == AG_PT_PREEMPT) ag_sc_preempts++;
+   /* random: a thread preempted inside its region stays out for a while,
+      so that the others get far enough to conflict with it */
+   if (ag_clo_sched == AG_SCHED_RANDOM && ag_sc_th[vgtid].depth > 0)
+      ag_sc_th[vgtid].held_until = ag_sc_points + 1 + ag_sc_rand() % AG_SC_HOLD;
    ag_sc_hand(next);
    ag_sc_wait(vgtid);
 }
