@@ -1,7 +1,7 @@
 /* Check-then-act in a loop, each step under the lock, with no sleeps:
- * only atomgrind's yield after an unlock inside a region makes the two
- * threads' regions interleave under Valgrind.  Violations expected with
- * the default --yield-at-regions=yes. */
+ * only atomgrind's scheduler (a switch after an unlock inside a region)
+ * makes the two threads' regions interleave under Valgrind.  Violations
+ * expected with the default --sched=random. */
 #include "common.h"
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int stock;
