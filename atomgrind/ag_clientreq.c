@@ -4,6 +4,7 @@
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_machine.h"
 #include "pub_tool_tooliface.h"
 #include "ag_tool.h"
 #include "ag_clientreq.h"
@@ -38,7 +39,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    switch (arg[0]) {
    case VG_USERREQ__ATOMGRIND_ATOMIC_BEGIN:
       ag_an_begin(th->tid, vgtid);
-      ag_sched_point(vgtid, AG_PT_BEGIN);     /* others may run inside it */
+      ag_sched_begin(vgtid, VG_(get_IP)(vgtid));   /* others may run inside it */
       break;
    case VG_USERREQ__ATOMGRIND_ATOMIC_END:
       ag_sched_point(vgtid, AG_PT_END);

@@ -51,6 +51,7 @@
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
 #include "ag_sched.h"
+#include "ag_map.h"
 
 /* Core functions that are not in the tool headers but are exported (as
    VG_(vg_yield) is).  ThreadStatus is core-private too: VgTs_Yielding is 4
@@ -69,6 +70,13 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, R
 #define AG_SC_RANDOM_IN_REGION   4     /* at a point inside a region */
 #define AG_SC_RANDOM_OUTSIDE    32     /* at a point outside regions */
 #define AG_SC_RANDOM_ACCESS      4     /* after an access inside a region */
+/* Random: the first AG_SC_KNEE runs of a region (by its BEGIN's code
+   address) get the full rates; the n-th after that 1/(n/AG_SC_KNEE) of
+   them, down to 1/AG_SC_DAMP_MAX: a loop of 100,000 regions costs
+   O(KNEE * log n) switches, not O(n), and its early runs are checked as
+   hard as a short program's. */
+#define AG_SC_KNEE             256
+#define AG_SC_DAMP_MAX        4096
 /* Random: a thread preempted in a region is not chosen again for up to
    this many points (uniformly drawn). */
 #define AG_SC_HOLD             256
@@ -99,6 +107,8 @@ typedef struct {
    UInt depth;           /* region nesting */
    UInt run;             /* points in a row holding the turn */
    ULong held_until;     /* random: not chosen before this point number */
+   UInt damp;            /* random: rates divided by this in the current region */
+   Addr futex;           /* the futex it waits on, in AG_SC_SYSCALL */
    ULong points;         /* this thread's points */
    ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
 } ag_sc_thread;
@@ -120,7 +130,10 @@ static UInt ag_sc_nchange;
 
 /* What the run checked (the exit line). */
 static ULong ag_sc_points, ag_sc_switches, ag_sc_timeouts, ag_sc_preempts;
+static ULong ag_sc_settles, ag_sc_settle_ms_total;
 static ULong ag_sc_regions, ag_sc_overlapped;
+static ag_map *ag_sc_sites;             /* region BEGIN address -> runs (UInt) */
+static UInt ag_sc_in_region;            /* threads inside a region */
 static UInt ag_sc_threads_seen;
 
 static Bool ag_sc_on(void) { return ag_clo_sched != AG_SCHED_NATIVE; }
@@ -224,8 +237,8 @@ static void ag_sc_wait(ThreadId vgtid)
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
 }
 
-/* The holder made a futex wake (an unlock, a signal, a post) while other
-   threads wait in futex calls.  A woken thread -- or one whose wait found
+/* The holder made a futex wake (an unlock, a signal, a post) on a futex
+   that another thread waits on.  A woken thread -- or one whose wait found
    the futex changed before it slept -- needs the big lock to come back,
    and the holder keeps it until it blocks or its 100,000-superblock
    quantum ends: a holder that relocks at once would starve it.  So the
@@ -250,6 +263,8 @@ static void ag_sc_settle(ThreadId vgtid)
    }
    ag_sc_settler = VG_INVALID_THREADID;
    ag_sc_woke = False;
+   ag_sc_settles++;
+   ag_sc_settle_ms_total += VG_(read_millisecond_timer)() - start;
 }
 
 /* ---- strategies ---- */
@@ -305,10 +320,15 @@ static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
       return ag_sc_highest(self, True);
    }
    if (!others) return self;
-   UInt n = kind == AG_PT_PREEMPT ? 1
-          : ag_sc_th[self].depth > 0 || kind == AG_PT_BEGIN || kind == AG_PT_END
-            ? AG_SC_RANDOM_IN_REGION : AG_SC_RANDOM_OUTSIDE;
-   if (starving || ag_sc_one_in(n)) return ag_sc_random_other(self);
+   if (starving || kind == AG_PT_PREEMPT) return ag_sc_random_other(self);
+   Bool in_region = ag_sc_th[self].depth > 0 || kind == AG_PT_END;
+   if (in_region)
+      return ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_th[self].damp)
+             ? ag_sc_random_other(self) : self;
+   /* outside regions a switch matters only if another thread is inside
+      one (this thread's accesses may then break it) */
+   if (ag_sc_in_region > 0 && ag_sc_one_in(AG_SC_RANDOM_OUTSIDE))
+      return ag_sc_random_other(self);
    return self;
 }
 
@@ -321,12 +341,27 @@ static void ag_sc_count(ThreadId vgtid, ag_point kind)
    t->points++;
    if (kind == AG_PT_BEGIN && t->depth++ == 0) {
       ag_sc_regions++;
+      ag_sc_in_region++;
       t->begin_all = ag_sc_points;
       t->begin_own = t->points;
    } else if (kind == AG_PT_END && t->depth > 0 && --t->depth == 0) {
+      ag_sc_in_region--;
       /* another thread reached a point while the region was open */
       if (ag_sc_points - t->begin_all > t->points - t->begin_own) ag_sc_overlapped++;
    }
+}
+
+/* The outermost BEGIN of a region at code address site. */
+void ag_sched_begin(ThreadId vgtid, Addr site)
+{
+   ag_sc_thread *t = &ag_sc_th[vgtid];
+   if (t->depth == 0 && ag_sc_sites) {
+      UInt *runs = ag_map_lookup(ag_sc_sites, site, NULL);
+      UInt n = ++*runs;
+      t->damp = n <= AG_SC_KNEE ? 1 : n / AG_SC_KNEE;
+      if (t->damp > AG_SC_DAMP_MAX) t->damp = AG_SC_DAMP_MAX;
+   }
+   ag_sched_point(vgtid, AG_PT_BEGIN);
 }
 
 void ag_sched_point(ThreadId vgtid, ag_point kind)
@@ -363,7 +398,7 @@ void ag_sched_access(ThreadId vgtid)
       ag_sc_points++;                    /* accesses in regions are PCT points too */
       stop = ag_sc_pct_change_point();
    } else {
-      stop = ag_sc_one_in(AG_SC_RANDOM_ACCESS);
+      stop = ag_sc_one_in(AG_SC_RANDOM_ACCESS * ag_sc_th[vgtid].damp);
    }
    if (stop) {
       ag_sched_stop = 1;
@@ -415,6 +450,7 @@ void ag_sched_thread_new(ThreadId parent, ThreadId child)
    if (!ag_sc_th) return;
    ag_sc_thread *c = &ag_sc_th[child];
    VG_(memset)(c, 0, sizeof *c);
+   c->damp = 1;
    ag_sc_threads_seen++;
    /* distinct random priorities above every change-point priority */
    c->prio = (ag_sc_rand() >> 16 << 16 | ag_sc_threads_seen) | (1ULL << 62);
@@ -445,6 +481,7 @@ void ag_sched_thread_exit(ThreadId vgtid)
 {
    if (!ag_sc_th || ag_sc_th[vgtid].state == AG_SC_GONE) return;
    ag_sc_set_state(vgtid, AG_SC_GONE);
+   if (ag_sc_th[vgtid].depth > 0 && ag_sc_in_region > 0) ag_sc_in_region--;
    ag_sc_th[vgtid].depth = 0;
    if (ag_sc_on()) ag_sc_pass_turn(vgtid);
 }
@@ -469,6 +506,14 @@ static Bool ag_sc_may_block(UInt sysno, UWord *args)
    default:
       return False;
    }
+}
+
+/* Does a thread wait on the futex at a (in a call, or about to be)? */
+static Bool ag_sc_waiter_on(Addr a)
+{
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (ag_sc_th[t].state == AG_SC_SYSCALL && ag_sc_th[t].futex == a) return True;
+   return False;
 }
 
 /* Futex operations that wake waiters (their result: how many). */
@@ -503,6 +548,7 @@ static void ag_sc_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt narg
    if (!ag_sc_may_block(sysno, args) || (st != AG_SC_RUNNING && st != AG_SC_RETURNING))
       return;
    ag_sc_set_state(vgtid, AG_SC_SYSCALL);
+   ag_sc_th[vgtid].futex = sysno == __NR_futex ? args[0] : 0;
    if (sysno == __NR_futex) ag_sc_in_futex++;
    ag_sc_pass_turn(vgtid);
 }
@@ -525,7 +571,8 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
       if (ag_sc_turn != vgtid && ag_sc_holder_active() && !VG_(is_exiting)(vgtid))
          ag_sc_wait(vgtid);
    } else if (sysno == __NR_futex && ag_sc_futex_wakes(args[1]) && ag_sc_in_futex > 0) {
-      ag_sc_woke = True;
+      ag_sc_woke = ag_sc_waiter_on(args[0])
+                   || ((args[1] & 0x7f) != VKI_FUTEX_WAKE && ag_sc_waiter_on(args[4]));
    }
 }
 
@@ -533,7 +580,11 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
 static void ag_sc_fork_child(ThreadId vgtid)
 {
    for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != vgtid) ag_sc_set_state(t, AG_SC_GONE);
+      if (t != vgtid) {
+         ag_sc_set_state(t, AG_SC_GONE);
+         ag_sc_th[t].depth = 0;
+      }
+   ag_sc_in_region = ag_sc_th[vgtid].depth > 0;
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
    ag_sc_turn = vgtid;
    ag_sc_in_futex = 0;
@@ -562,6 +613,7 @@ void ag_sched_init(void)
    if (!ag_clo_sched_seed_given) ag_clo_sched_seed = ag_sc_fresh_seed();
    ag_sc_rng = ag_clo_sched_seed;
    ag_sc_th = VG_(calloc)("ag.sched", VG_N_THREADS, sizeof(ag_sc_thread));
+   ag_sc_sites = ag_map_new(sizeof(UInt));
    ag_sc_low_prio = 1ULL << 40;
    if (ag_clo_sched == AG_SCHED_PCT) {
       ag_sc_nchange = ag_clo_sched_depth > 1 ? ag_clo_sched_depth - 1 : 0;
@@ -593,7 +645,9 @@ void ag_sched_fini(void)
       VG_(umsg)("Scheduler: native\n");
    if (VG_(clo_verbosity) >= 2)
       VG_(umsg)("atomgrind: scheduler: %llu preemption(s) after accesses, "
-                "%llu takeover(s) after a timeout\n", ag_sc_preempts, ag_sc_timeouts);
+                "%llu takeover(s) after a timeout, %llu wait(s) for woken threads "
+                "(%llu ms)\n", ag_sc_preempts, ag_sc_timeouts, ag_sc_settles,
+                ag_sc_settle_ms_total);
    if (ag_sc_regions > 0 && ag_sc_overlapped == 0 && ag_sc_threads_seen > 1)
       VG_(umsg)("WARNING: no atomic region overlapped another thread's work: "
                 "this check was vacuous\n");

@@ -38,6 +38,10 @@ void ag_sched_thread_exit(ThreadId vgtid);
    request handler. */
 void ag_sched_point(ThreadId vgtid, ag_point kind);
 
+/* A region opens at code address site (a BEGIN point; regions run often
+   are preempted less often). */
+void ag_sched_begin(ThreadId vgtid, Addr site);
+
 /* An access by the running thread (not to its stack, not ignored): inside
    a region it may ask for a preemption at the next superblock start. */
 void ag_sched_access(ThreadId vgtid);
