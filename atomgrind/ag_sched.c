@@ -68,7 +68,7 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, R
 #define AG_SC_MAX_RUN 256
 /* Probabilities (1 in N) of a preemption by the random strategy. */
 #define AG_SC_RANDOM_IN_REGION   4     /* at a point inside a region */
-#define AG_SC_RANDOM_OUTSIDE    32     /* at a point outside regions */
+#define AG_SC_RANDOM_OUTSIDE     4     /* at a point outside regions */
 #define AG_SC_RANDOM_ACCESS      4     /* after an access inside a region */
 /* Random: the first AG_SC_KNEE runs of a region (by its BEGIN's code
    address) get the full rates; the n-th after that 1/(n/AG_SC_KNEE) of
@@ -134,6 +134,7 @@ static ULong ag_sc_settles, ag_sc_settle_ms_total;
 static ULong ag_sc_regions, ag_sc_overlapped;
 static ag_map *ag_sc_sites;             /* region BEGIN address -> runs (UInt) */
 static UInt ag_sc_in_region;            /* threads inside a region */
+static ULong ag_sc_outside;             /* points outside regions (random) */
 static UInt ag_sc_threads_seen;
 
 static Bool ag_sc_on(void) { return ag_clo_sched != AG_SCHED_NATIVE; }
@@ -325,11 +326,14 @@ static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
    if (in_region)
       return ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_th[self].damp)
              ? ag_sc_random_other(self) : self;
-   /* outside regions a switch matters only if another thread is inside
-      one (this thread's accesses may then break it) */
-   if (ag_sc_in_region > 0 && ag_sc_one_in(AG_SC_RANDOM_OUTSIDE))
-      return ag_sc_random_other(self);
-   return self;
+   /* outside regions: switches let the others start and catch up (a
+      producer that runs ahead alone hides a consumer's bug), damped like
+      a region site over all points outside regions */
+   ag_sc_outside++;
+   UInt damp = ag_sc_outside <= 16 * AG_SC_KNEE ? 1 : ag_sc_outside / (16 * AG_SC_KNEE);
+   if (damp > AG_SC_DAMP_MAX) damp = AG_SC_DAMP_MAX;
+   if (ag_sc_in_region > 0) damp = 1;     /* this thread may break that region */
+   return ag_sc_one_in(AG_SC_RANDOM_OUTSIDE * damp) ? ag_sc_random_other(self) : self;
 }
 
 /* ---- the points ---- */
