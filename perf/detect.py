@@ -115,14 +115,14 @@ def classify(rc, log, output, timed_out):
     text = log + "\n" + output
     if timed_out:
         return Outcome("timeout", note="timed out")
-    m = re.search(r"ERROR SUMMARY: (\d+) errors", log)
-    if m is None:
+    sums = re.findall(r"ERROR SUMMARY: (\d+) errors", log)   # a forked child adds its own
+    if not sums:
         if REFUSED.search(text):
             line = next((l for l in text.splitlines() if REFUSED.search(l)), "")
             return Outcome("refused", note=re.sub(r"^==\d+== ", "", line.strip()))
         tail = [l for l in text.strip().splitlines() if l.strip()][-1:] or ["no output"]
         return Outcome("crash", note="rc=%d, no error summary: %s" % (rc, tail[0][:120]))
-    errors = int(m.group(1))
+    errors = sum(int(e) for e in sums)
     atom = len(re.findall(r"^==\d+== Atomicity violation", log, re.M))
     if "Process terminating with default action of signal" in log:
         sig = re.search(r"default action of signal (\d+ \(\w+\))", log)
