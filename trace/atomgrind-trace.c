@@ -262,7 +262,7 @@ static const ag_engine_ops *default_engine(int kind)
    if ((o = ag_engine_find("atomsanitizer"))) return o;
    if ((o = ag_engine_find("aerodrome"))) return o;
    for (const ag_engine_ops *const *p = ag_engine_all(); *p; p++)
-      if ((*p)->kind == AG_KIND_ATOMICITY) return *p;
+      if (ag_engine_kind(*p) == AG_KIND_ATOMICITY) return *p;
    return NULL;
 }
 
@@ -307,8 +307,8 @@ int main(int argc, char **argv)
          o.max_threads = (uint32_t)n;
       } else if (strcmp(a, "--list-engines") == 0) {
          for (const ag_engine_ops *const *p = ag_engine_all(); *p; p++)
-            printf("%-14s %-9s %s\n", (*p)->name,
-                   (*p)->kind == AG_KIND_RACE ? "races" : "atomicity", (*p)->help);
+            printf("%-14s %-9s %s\n", ag_engine_name(*p),
+                   ag_engine_kind(*p) == AG_KIND_RACE ? "races" : "atomicity", ag_engine_help(*p));
          return 0;
       } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
          usage(stdout);
@@ -340,13 +340,13 @@ int main(int argc, char **argv)
          if (!o.ops) {
             fprintf(stderr, "atomgrind-trace: unknown engine '%s'; available:", engine);
             for (const ag_engine_ops *const *p = ag_engine_all(); *p; p++)
-               fprintf(stderr, " %s", (*p)->name);
+               fprintf(stderr, " %s", ag_engine_name(*p));
             fprintf(stderr, " none\n");
             return 2;
          }
-         if (kind && o.ops->kind != kind) {
+         if (kind && ag_engine_kind(o.ops) != kind) {
             fprintf(stderr, "atomgrind-trace: engine '%s' checks %s, not %s\n", engine,
-                    o.ops->kind == AG_KIND_RACE ? "races" : "atomicity", check);
+                    ag_engine_kind(o.ops) == AG_KIND_RACE ? "races" : "atomicity", check);
             return 2;
          }
       } else {
@@ -360,7 +360,7 @@ int main(int argc, char **argv)
             return 2;
          }
       }
-      if (o.cfg.cycles_increasing && strcmp(o.ops->name, "atomsanitizer") != 0)
+      if (o.cfg.cycles_increasing && strcmp(ag_engine_name(o.ops), "atomsanitizer") != 0)
          fprintf(stderr, "atomgrind-trace: note: --cycles=increasing only changes "
                  "engine atomsanitizer\n");
    }
@@ -412,9 +412,9 @@ int main(int argc, char **argv)
    if (o.ops)
       fprintf(sf, "atomgrind-trace: %s: %llu events, %llu %s (engine %s)%s\n", name,
               (unsigned long long)st->events, (unsigned long long)nrep,
-              o.ops->kind == AG_KIND_RACE ? (nrep == 1 ? "race" : "races")
+              ag_engine_kind(o.ops) == AG_KIND_RACE ? (nrep == 1 ? "race" : "races")
                                           : (nrep == 1 ? "violation" : "violations"),
-              o.ops->name, rc ? ", stopped at bad input" : "");
+              ag_engine_name(o.ops), rc ? ", stopped at bad input" : "");
    else
       fprintf(sf, "atomgrind-trace: %s: %llu events read%s\n", name,
               (unsigned long long)st->events, rc ? ", stopped at bad input" : "");

@@ -56,7 +56,7 @@
  *    unchanged clock stores nothing new and is skipped.
  *  - After a violation the join that closed the cycle is skipped.
  */
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include "ag_map.h"
 #include "ag_shim.h"
 
