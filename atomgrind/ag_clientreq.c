@@ -1,31 +1,20 @@
 /* ag_clientreq.c -- client requests: the public region markers and the
  * preload library's reports of synchronisation calls. */
 #include "pub_tool_basics.h"
-#include "pub_tool_debuginfo.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_tooliface.h"
-#include "ag_tool.h"
+#include "pub_tool_tooliface.h"    /* VG_IS_TOOL_USERREQ */
+#include "ag_analysis.h"           /* region begin/end, joins */
 #include "ag_clientreq.h"
+#include "ag_requests.h"           /* what the preload library sends */
+#include "ag_errors.h"             /* ag_error_misuse */
+#include "ag_options.h"            /* ag_clo_yield */
+#include "ag_sync.h"               /* what a sync call means */
+#include "ag_threads.h"            /* the requesting thread */
 
-/* Is di a Valgrind preload object whose file name starts with `prefix`?
-   (They have no soname.) */
-Bool ag_is_preload(const DebugInfo *di, const HChar *prefix)
-{
-   const HChar *f = VG_(DebugInfo_get_filename)(di);
-   if (!f) return False;
-   const HChar *base = VG_(strrchr)(f, '/');
-   return VG_(strncmp)(base ? base + 1 : f, prefix, VG_(strlen)(prefix)) == 0;
-}
-
-/* Is vgpreload_atomgrind mapped?  Not in a statically linked program,
-   where nothing can wrap pthread functions or replace malloc. */
-Bool ag_preload_present(void)
-{
-   for (const DebugInfo *di = VG_(next_DebugInfo)(NULL); di; di = VG_(next_DebugInfo)(di))
-      if (ag_is_preload(di, "vgpreload_atomgrind")) return True;
-   return False;
-}
+/* The core's scheduler yield (release the big lock, sched_yield, take it
+   back).  Core-private, so not in the tool headers, but the tool links
+   against libcoregrind and can call it: safe from a client-request handler,
+   where the thread is at a clean point between superblocks. */
+extern void VG_(vg_yield)(void);
 
 /* A region that drops a lock is where a check-then-act breaks: let the
    others run once the unlock is done (at the wrapper's IGNORE_POP). */
@@ -44,8 +33,10 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    switch (arg[0]) {
    case VG_USERREQ__ATOMGRIND_ATOMIC_BEGIN:
       ag_an_begin(th->tid, vgtid);
+      if (ag_clo_yield) VG_(vg_yield)();
       break;
    case VG_USERREQ__ATOMGRIND_ATOMIC_END:
+      if (ag_clo_yield) VG_(vg_yield)();
       ag_an_end(th->tid, vgtid);
       break;
    case AG_CR_IGNORE_PUSH:

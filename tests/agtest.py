@@ -122,18 +122,19 @@ def engine_sources(host_shim=True):
             if host_shim or os.path.basename(f) != "ag_shim_host.c"]
 
 
-def host_binary(name, srcs, libs=(), opt="-O1"):
+def host_binary(name, srcs, libs=(), opt="-O1", includes=()):
     """Build a host C program from srcs with the sanitizers (again only when
     a source changed) and return its path."""
     os.makedirs(HOST_OUT, exist_ok=True)
     exe = os.path.join(HOST_OUT, name)
-    headers = [os.path.join(d, f) for d in (ENGINE_DIR, CTESTS)
+    headers = [os.path.join(d, f) for d in (ENGINE_DIR, CTESTS, *includes)
                for f in os.listdir(d) if f.endswith(".h")]
     if os.path.exists(exe) and all(os.path.getmtime(s) <= os.path.getmtime(exe)
                                    for s in list(srcs) + headers):
         return exe
     cmd = [os.environ.get("CC", "cc"), "-std=gnu99", opt, "-g", *SANITIZE,
-           "-I", ENGINE_DIR, "-I", CTESTS, *srcs, "-o", exe, *libs]
+           "-I", ENGINE_DIR, "-I", CTESTS, *("-I" + i for i in includes),
+           *srcs, "-o", exe, *libs]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
         raise AssertionError("cannot build %s:\n%s\n%s" % (name, " ".join(cmd), p.stdout))
