@@ -8,6 +8,7 @@ more option configurations side by side.
     perf/detect.py -n 20 --opts '--sched-seed={seed}' --opts '--yield-at-regions=no'
     perf/detect.py -n 5 check_act lazy_init          # only these programs
     perf/detect.py --verdict bug -j 2 --log runs.tsv # every run, tab-separated
+    perf/detect.py --times --opts '' --opts '--yield-at-regions=no'   # and CPU per program
 
 Each --opts is one configuration (a string of Valgrind options, split like
 a shell would; '' is the defaults).  {seed} in it becomes the run's seed
@@ -72,6 +73,8 @@ def parse_args(argv):
     ap.add_argument("--build", help="the atomgrind build directory (default $AG_BUILD or ./build)")
     ap.add_argument("--log", metavar="FILE", help="write every run as a tab-separated line")
     ap.add_argument("--keep-logs", metavar="DIR", help="keep every run's Valgrind log in DIR")
+    ap.add_argument("--times", action="store_true",
+                    help="also a table of mean CPU seconds per run, program x configuration")
     ap.add_argument("--list", action="store_true", help="list the corpus and exit")
     a = ap.parse_args(join_opts(argv))
     if a.n < 1 or a.j < 1:
@@ -267,6 +270,20 @@ def table(progs, configs, res, n, refused):
     return "\n".join(rows)
 
 
+def times_table(progs, configs, res, refused):
+    """Mean CPU seconds (user+sys) per run of each program in each configuration."""
+    name_w = max([len(p.name) + 2 for p in progs] + [19])
+    rows = ["mean CPU s per run", "%-*s" % (name_w + 5, "program") +
+            "".join("%12s" % ("c%d" % (i + 1)) for i in range(len(configs)))]
+    for p in progs:
+        cells = []
+        for ci in range(len(configs)):
+            outs = [o for o in res[(p.name, ci)] if o.kind == "ok"]
+            cells.append("-" if ci in refused or not outs else "%.2f" % (sum(o.cpu for o in outs) / len(outs)))
+        rows.append("%-*s" % (name_w + 5, p.name) + "".join("%12s" % c for c in cells))
+    return "\n".join(rows)
+
+
 def main(argv):
     a = parse_args(argv)
     progs = select(a.programs, a.verdict)
@@ -320,6 +337,9 @@ def main(argv):
         list(pool.map(work, jobs))
     prog.end()
     print(table(progs, a.opts, res, a.n, refused))
+    if a.times:
+        print()
+        print(times_table(progs, a.opts, res, refused))
     print("%d runs in %.0f s wall, -j %d, build %s" % (len(jobs), time.monotonic() - t0, a.j, build))
     if a.log:
         with open(a.log, "w") as f:

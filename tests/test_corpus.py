@@ -86,5 +86,21 @@ class Programs(unittest.TestCase):
                 self.assertRegex(r.stdout, r"\d")        # each prints its symptom count
 
 
+class DetectScript(unittest.TestCase):
+    """perf/detect.py: a table cell per program and configuration; options
+    Valgrind refuses are reported as refused, not as "not detected"."""
+    def test_table_and_refused_options(self):
+        script = os.path.join(os.path.dirname(PROGS), "..", "perf", "detect.py")
+        p = subprocess.run([sys.executable, script, "-n", "1", "-j", "1", "lock_across",
+                            "--opts", "", "--opts", "--no-such-option={seed}"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120,
+                           env=dict(os.environ, AG_BUILD=BUILD))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stdout, r"(?m)^lock_across\s+ok\s+0/1\s+refused$")
+        self.assertRegex(p.stdout, r"(?m)^c2: --no-such-option=\{seed\}\s+REFUSED by Valgrind: .*"
+                                   r"Unknown option: --no-such-option=1")
+        self.assertIn("refused by Valgrind", p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
