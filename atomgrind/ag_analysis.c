@@ -4,20 +4,26 @@
  * (--engine=) and/or the race engine.  Events are forwarded to each;
  * reports come back through ag_report and go to the error manager. */
 #include "pub_tool_basics.h"
-#include "pub_tool_execontext.h"
-#include "pub_tool_libcassert.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_machine.h"
-#include "pub_tool_options.h"
-#include "pub_tool_threadstate.h"
-#include "ag_tool.h"
-#include "ag_sampler.h"
+#include "pub_tool_execontext.h"   /* region begin sites are ExeContexts */
+#include "pub_tool_libcbase.h"     /* VG_(memset) */
+#include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(fmsg) */
+#include "pub_tool_libcassert.h"   /* VG_(exit) */
+#include "pub_tool_machine.h"      /* VG_(get_IP) */
+#include "pub_tool_options.h"      /* VG_(clo_verbosity), VG_(clo_stats) */
+#include "pub_tool_threadstate.h"  /* VG_INVALID_THREADID */
+#include "ag_analysis.h"
+#include "ag_errors.h"             /* reports and misuse */
+#include "ag_options.h"            /* --check, --engine, --sample, ... */
+#include "ag_record.h"             /* --record-trace */
+#include "ag_sampler.h"            /* RPT windows */
 
 #define AG_RACE_ENGINE "fasttrack"
 
 static ag_engine *ag_eng[2];
 static UInt ag_neng;
+static ThreadId ag_an_vgtid = VG_INVALID_THREADID;   /* the running thread */
+static UInt ag_an_threads;           /* threads announced (RPT's |T|) */
+static UInt ag_an_held;              /* locks held now, all threads (RPT's h) */
 
 /* Read inline by instrumented code: accesses call the helper only when
    non-zero.  It is cleared between RPT windows, and -- when only atomicity
@@ -54,8 +60,8 @@ ULong ag_an_next = ~0ULL;
 
 void ag_an_tick(void)
 {
-   ag_sampler_note_threads(&ag_smp, ag_threads_created());
-   ag_sampler_note_locks_held(&ag_smp, ag_sync_held());
+   ag_sampler_note_threads(&ag_smp, ag_an_threads);
+   ag_sampler_note_locks_held(&ag_smp, ag_an_held);
    int act = ag_sampler_advance(&ag_smp, ag_an_clock);
    for (UInt i = 0; i < ag_neng; i++) ag_engine_set_active(ag_eng[i], act);
    ag_an_window = act;
@@ -71,10 +77,12 @@ static inline void ag_an_sync_event(void)
    ag_an_tick();
 }
 
+/* Every event is the running thread's (begin, end and exit name theirs
+   explicitly, and are the running thread too). */
 static void ag_report(void *cookie, const ag_violation *v)
 {
    (void)cookie;
-   ag_error_violation(v);
+   ag_error_violation(ag_an_vgtid, v);
 }
 
 static ag_engine *ag_make(const HChar *name, const ag_config *cfg)
@@ -121,7 +129,7 @@ void ag_analysis_fini(void)
       if (VG_(clo_verbosity) >= 2 || VG_(clo_stats)) {
          const ag_engine_ops *ops = ag_engine_ops_of(ag_eng[i]);
          VG_(umsg)("atomgrind: %s: %llu events, %llu analysed, %llu reports, %u threads, "
-                   "%llu bytes of shadow memory\n", ops->name,
+                   "%llu bytes of shadow memory\n", ag_engine_name(ops),
                    (ULong)ag_engine_events(ag_eng[i]), (ULong)ag_engine_analysed(ag_eng[i]),
                    (ULong)ag_engine_reports(ag_eng[i]), ag_engine_threads(ag_eng[i]),
                    (ULong)ag_engine_shadow_bytes(ag_eng[i]));
@@ -131,14 +139,23 @@ void ag_analysis_fini(void)
 
 Bool ag_an_in_region(ag_tid t) { return ag_neng > 0 && ag_engine_depth(ag_eng[0], t) > 0; }
 
+void ag_an_running(ThreadId vgtid) { ag_an_vgtid = vgtid; }
+
+static void ag_an_announce(ag_tid t)
+{
+   if (t + 1 > ag_an_threads) ag_an_threads = t + 1;
+}
+
 void ag_an_thread_new(ag_tid t)
 {
+   ag_an_announce(t);
    ag_rec_thread(t);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_thread_new(ag_eng[i], t);
 }
 
 void ag_an_fork(ag_tid parent, ag_tid child)
 {
+   ag_an_announce(child);
    ag_an_sync_event();
    ag_rec_fork(parent, child);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_fork(ag_eng[i], parent, child, 0);
@@ -154,6 +171,7 @@ void ag_an_join(ag_tid joiner, ag_tid child)
 void ag_an_thread_exit(ag_tid t, ThreadId vgtid)
 {
    int rc = AG_OK;
+   ag_an_vgtid = vgtid;
    ag_rec_exit(t);
    for (UInt i = 0; i < ag_neng; i++) rc |= ag_ev_thread_exit(ag_eng[i], t);
    ag_an_update_gate();
@@ -165,6 +183,7 @@ void ag_an_thread_exit(ag_tid t, ThreadId vgtid)
 void ag_an_begin(ag_tid t, ThreadId vgtid)
 {
    ExeContext *ec = VG_(record_ExeContext)(vgtid, 0);
+   ag_an_vgtid = vgtid;
    ag_an_sync_event();
    ag_rec_begin(t, VG_(get_IP)(vgtid));
    for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
@@ -174,6 +193,7 @@ void ag_an_begin(ag_tid t, ThreadId vgtid)
 void ag_an_end(ag_tid t, ThreadId vgtid)
 {
    int rc = AG_OK;
+   ag_an_vgtid = vgtid;
    ag_an_sync_event();
    ag_rec_end(t, VG_(get_IP)(vgtid));
    for (UInt i = 0; i < ag_neng; i++) rc = ag_ev_end(ag_eng[i], t, 0);
@@ -191,18 +211,44 @@ void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
    if (ag_neng > 1) ag_ev_access(ag_eng[1], t, a, size, flags, ip);
 }
 
-void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
+static void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_acquire(t, lock, shared);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_acquire(ag_eng[i], t, lock, shared, 0);
 }
 
-void ag_an_release(ag_tid t, Addr lock, Bool shared)
+static void ag_an_release(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_release(t, lock, shared);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_release(ag_eng[i], t, lock, shared, 0);
+}
+
+/* The held count changes before the event's tick, so RPT sees a lock as
+   held at its acquire and not at its release. */
+void ag_an_lock_acquire(ag_tid t, Addr lock, Bool shared)
+{
+   ag_an_held++;
+   ag_an_acquire(t, lock, shared);
+}
+
+void ag_an_lock_release(ag_tid t, Addr lock, Bool shared)
+{
+   if (ag_an_held) ag_an_held--;
+   ag_an_release(t, lock, shared);
+}
+
+void ag_an_sync_rmw(ag_tid t, Addr obj)
+{
+   ag_an_acquire(t, obj, False);
+   ag_an_release(t, obj, False);
+}
+
+void ag_an_sync_read(ag_tid t, Addr obj)
+{
+   ag_an_acquire(t, obj, True);
+   ag_an_release(t, obj, True);
 }
 
 void ag_an_forget(Addr a, SizeT len)

@@ -1,34 +1,15 @@
 /* ag_clientreq.c -- client requests: the public region markers and the
  * preload library's reports of synchronisation calls. */
 #include "pub_tool_basics.h"
-#include "pub_tool_debuginfo.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_machine.h"
-#include "pub_tool_tooliface.h"
-#include "ag_tool.h"
+#include "pub_tool_machine.h"      /* VG_(get_IP): a region's site */
+#include "pub_tool_tooliface.h"    /* VG_IS_TOOL_USERREQ */
+#include "ag_analysis.h"           /* region begin/end, joins */
 #include "ag_clientreq.h"
-#include "ag_sched.h"
-
-/* Is di a Valgrind preload object whose file name starts with `prefix`?
-   (They have no soname.) */
-Bool ag_is_preload(const DebugInfo *di, const HChar *prefix)
-{
-   const HChar *f = VG_(DebugInfo_get_filename)(di);
-   if (!f) return False;
-   const HChar *base = VG_(strrchr)(f, '/');
-   return VG_(strncmp)(base ? base + 1 : f, prefix, VG_(strlen)(prefix)) == 0;
-}
-
-/* Is vgpreload_atomgrind mapped?  Not in a statically linked program,
-   where nothing can wrap pthread functions or replace malloc. */
-Bool ag_preload_present(void)
-{
-   for (const DebugInfo *di = VG_(next_DebugInfo)(NULL); di; di = VG_(next_DebugInfo)(di))
-      if (ag_is_preload(di, "vgpreload_atomgrind")) return True;
-   return False;
-}
-
+#include "ag_requests.h"           /* what the preload library sends */
+#include "ag_errors.h"             /* ag_error_misuse */
+#include "ag_sched.h"              /* scheduling points */
+#include "ag_sync.h"               /* what a sync call means */
+#include "ag_threads.h"            /* the requesting thread */
 
 Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
 {

@@ -1,38 +1,10 @@
-/* ag_clientreq.h -- requests from the preload library (ag_intercepts.c)
- * to the tool (ag_clientreq.c).  Not part of the public interface. */
+/* ag_clientreq.h -- the tool's handler of client requests: the public
+ * region markers and the preload library's reports (ag_clientreq.c). */
 #ifndef AG_CLIENTREQ_H
 #define AG_CLIENTREQ_H
 
-#include "atomgrind.h"
+#include "pub_tool_basics.h"     /* ThreadId, UWord, Bool */
 
-enum {
-   /* Accesses by this thread between PUSH and POP are the internals of a
-      synchronisation call, not program accesses: the tool ignores them. */
-   AG_CR_IGNORE_PUSH = VG_USERREQ__ATOMGRIND_INTERNAL,
-   AG_CR_IGNORE_POP,
-   AG_CR_THREAD_CREATED,     /* arg1: pthread_t of the child (in the parent, after create) */
-   AG_CR_THREAD_JOINED,      /* arg1: pthread_t of the joined child (after join) */
-   AG_CR_LOCK_ACQUIRED,      /* arg1: lock address, arg2: AG_LK_* (after success) */
-   AG_CR_LOCK_RELEASE,       /* arg1: lock address (before the real unlock) */
-   AG_CR_COND_WAIT_PRE,      /* arg1: cond, arg2: mutex (before the real wait) */
-   AG_CR_COND_WAIT_POST,     /* arg1: cond, arg2: mutex, arg3: 1 if woken (rc == 0) */
-   AG_CR_COND_SIGNAL,        /* arg1: cond (before signal/broadcast) */
-   AG_CR_SEM_POST,           /* arg1: sem (before the real post) */
-   AG_CR_SEM_WAITED,         /* arg1: sem (after a successful wait/trywait) */
-   AG_CR_BARRIER_PRE,        /* arg1: barrier */
-   AG_CR_BARRIER_POST,       /* arg1: barrier */
-   AG_CR_ONCE_POST,          /* arg1: once control, arg2: 1 when the init routine
-                                finished, 0 when pthread_once returned */
-   AG_CR_LOCK_DESTROY,       /* arg1: lock/cond/sem/barrier address (init or destroy) */
-   AG_CR_THREAD_DETACHED,    /* arg1: pthread_t */
-   /* arg1: spinlock (before the real call).  glibc on x86-64 makes
-      pthread_spin_init and pthread_spin_unlock one function at one address,
-      so the wrapper cannot tell which was called: a release if the calling
-      thread holds the lock, otherwise an init (drop the lock's state). */
-   AG_CR_SPIN_INIT_OR_UNLOCK
-};
-
-/* Lock kinds for AG_CR_LOCK_ACQUIRED */
-enum { AG_LK_MUTEX = 1, AG_LK_SPIN, AG_LK_RWLOCK_RD, AG_LK_RWLOCK_WR };
+Bool ag_handle_client_request(ThreadId vgtid, UWord *args, UWord *ret);
 
 #endif

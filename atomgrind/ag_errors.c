@@ -1,18 +1,19 @@
 /* ag_errors.c -- atomgrind's errors through Valgrind's error manager:
  * printing (text and XML), de-duplication, suppressions. */
 #include "pub_tool_basics.h"
-#include "pub_tool_execontext.h"
-#include "pub_tool_xarray.h"
-#include "pub_tool_debuginfo.h"
-#include "pub_tool_addrinfo.h"
-#include "pub_tool_errormgr.h"
-#include "pub_tool_execontext.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_options.h"
-#include "pub_tool_threadstate.h"
-#include "pub_tool_tooliface.h"
-#include "ag_tool.h"
+#include "pub_tool_execontext.h"   /* stacks: VG_(pp_ExeContext), VG_(eq_ExeContext) */
+#include "pub_tool_xarray.h"       /* (needed by pub_tool_addrinfo.h) */
+#include "pub_tool_debuginfo.h"    /* VG_(current_DiEpoch) */
+#include "pub_tool_addrinfo.h"     /* describing an address */
+#include "pub_tool_errormgr.h"     /* VG_(maybe_record_error), suppressions */
+#include "pub_tool_libcbase.h"     /* VG_(memset), VG_(strcmp) */
+#include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(printf_xml) */
+#include "pub_tool_options.h"      /* VG_(clo_xml) */
+#include "pub_tool_tooliface.h"    /* VG_(needs_tool_errors) */
+#include "ag_errors.h"
+#include "ag_options.h"            /* --trace-reports */
+
+typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE } ag_err_kind;
 
 typedef struct {
    ag_violation v;
@@ -29,14 +30,15 @@ static Addr ag_err_addr(const ag_violation *v)
    return (Addr)(v->addr ? v->addr : v->lock);
 }
 
-ExeContext *ag_site_ec(ULong site)
+/* Region begin sites are ExeContexts (ag_an_begin). */
+static ExeContext *ag_site_ec(ULong site)
 {
    return (ExeContext *)(Addr)site;
 }
 
 /* ---- recording -------------------------------------------------- */
 
-void ag_error_violation(const ag_violation *v)
+void ag_error_violation(ThreadId vgtid, const ag_violation *v)
 {
    ag_err_extra x;
    if (ag_clo_trace_reports)
@@ -47,8 +49,6 @@ void ag_error_violation(const ag_violation *v)
    x.v = *v;
    x.begin_ec = ag_site_ec(v->begin_site);
    x.other_begin_ec = ag_site_ec(v->other_begin_site);
-   ThreadId vgtid = ag_vgtid_of(v->tid);
-   if (vgtid == VG_INVALID_THREADID) vgtid = ag_cur_vgtid;
    VG_(maybe_record_error)(vgtid,
                            v->kind == AG_KIND_RACE ? AG_ERR_RACE : AG_ERR_ATOMICITY,
                            ag_err_addr(v), NULL, &x);

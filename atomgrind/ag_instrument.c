@@ -3,14 +3,16 @@
  * that no helper is called at all between RPT windows, or while no region
  * is open when only atomicity is checked. */
 #include "pub_tool_basics.h"
-#include "pub_tool_debuginfo.h"
-#include "pub_tool_libcassert.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_machine.h"
-#include "pub_tool_tooliface.h"
-#include "pub_tool_transtab.h"
-#include "ag_tool.h"
-#include "ag_sched.h"
+#include "pub_tool_libcassert.h"   /* VG_(tool_panic) */
+#include "pub_tool_machine.h"      /* VG_(fnptr_to_fnentry) */
+#include "pub_tool_threadstate.h"  /* VG_(get_running_tid) */
+#include "pub_tool_tooliface.h"    /* IR, VG_STACK_REDZONE_SZB */
+#include "ag_analysis.h"           /* ag_an_access, the gate, the RPT clock */
+#include "ag_instrument.h"
+#include "ag_objects.h"            /* ag_object_skipped */
+#include "ag_options.h"            /* --check-stack-var, --sample, --sched */
+#include "ag_sched.h"              /* preemption after an access */
+#include "ag_threads.h"            /* ag_cur: the running thread */
 
 /* The hot path.  szfl packs the size (low 16 bits) and AG_* flags.  The
    thread's own stack was already filtered out inline (ag_emit). */
@@ -19,18 +21,7 @@ static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
    ag_thread *th = ag_cur;
    if (th->ignore || !ag_an_gate) return;
    ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
-   if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(ag_cur_vgtid);
-}
-
-/* Code of the dynamic linker and of Valgrind's preload objects is not the
-   program: its accesses (GOT updates, our own wrappers) are not checked. */
-static Bool ag_skip_object(Addr a)
-{
-   DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
-   if (!di) return False;
-   if (ag_is_preload(di, "vgpreload_")) return True;
-   const HChar *so = VG_(DebugInfo_get_soname)(di);
-   return so && VG_(strncmp)(so, "ld-linux", 8) == 0;
+   if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
 }
 
 typedef struct {
@@ -114,7 +105,7 @@ static void ag_emit_stack_max(ag_ir *ir)
    translation, and resuming at its address would enter the wrapper again. */
 static UWord ag_h_stopping(void)
 {
-   return ag_cur->ignore == 0 && ag_sched_h_stopping(ag_cur_vgtid);
+   return ag_cur->ignore == 0 && ag_sched_h_stopping(VG_(get_running_tid)());
 }
 
 /* The scheduler's preemption after an access (ag_sched_access) happens at
@@ -196,7 +187,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
 {
    (void)closure; (void)archinfo_host; (void)hWordTy;
    if (gWordTy != Ity_I64) VG_(tool_panic)("atomgrind supports 64-bit guests only");
-   if (ag_skip_object((Addr)vge->base[0])) return bb;
+   if (ag_object_skipped((Addr)vge->base[0])) return bb;
 
    ag_ir ir;
    ir.out = deepCopyIRSBExceptStmts(bb);

@@ -5,7 +5,7 @@
  * between AG_CR_IGNORE_PUSH and AG_CR_IGNORE_POP, so the memory accesses
  * the library makes to lock words, condvars, semaphores ... are not taken
  * for program accesses, and reports what happened with the requests of
- * ag_clientreq.h (where each request says whether it goes before or after
+ * ag_requests.h (where each request says whether it goes before or after
  * the real call).
  *
  * Names.  glibc 2.34 and later keep the pthread functions in libc.so.6;
@@ -68,7 +68,7 @@
 #include <time.h>
 
 #include <valgrind/valgrind.h>
-#include "ag_clientreq.h"
+#include "ag_requests.h"
 
 #ifndef AG_TRACE_INTERCEPTS
 #define AG_TRACE_INTERCEPTS 0
@@ -920,7 +920,7 @@ AG_INLINE int ag_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
    ag_cond_leave();
    AG_POP();
    if (outer)
-      AG_REQ(AG_CR_COND_WAIT_POST, c, m, ret == 0);
+      AG_REQ(AG_CR_COND_WAIT_POST, c, m, 0);
    AG_TRACE(fn, "pthread_cond_wait", c, m, ret);
    return ret;
 }
@@ -947,7 +947,7 @@ AG_INLINE int ag_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
    ag_cond_leave();
    AG_POP();
    if (outer)
-      AG_REQ(AG_CR_COND_WAIT_POST, c, m, ret == 0);
+      AG_REQ(AG_CR_COND_WAIT_POST, c, m, 0);
    AG_TRACE(fn, "pthread_cond_timedwait", c, m, ret);
    return ret;
 }
@@ -977,7 +977,7 @@ AG_INLINE int ag_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
    ag_cond_leave();
    AG_POP();
    if (outer)
-      AG_REQ(AG_CR_COND_WAIT_POST, c, m, ret == 0);
+      AG_REQ(AG_CR_COND_WAIT_POST, c, m, 0);
    AG_TRACE(fn, "pthread_cond_clockwait", c, m, ret);
    return ret;
 }

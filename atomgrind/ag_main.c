@@ -5,13 +5,17 @@
  * (conflict-serializably) in the observed execution, and optionally looks
  * for happens-before data races.  See docs/atomgrind.md. */
 #include "pub_tool_basics.h"
-#include "pub_tool_libcassert.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_mallocfree.h"
-#include "pub_tool_options.h"
-#include "pub_tool_tooliface.h"
-#include "ag_tool.h"
-#include "ag_sched.h"
+#include "pub_tool_tooliface.h"    /* VG_(details_*), VG_(needs_*), VG_(track_*) */
+#include "ag_analysis.h"           /* ag_analysis_init/fini, ag_an_forget */
+#include "ag_clientreq.h"          /* ag_handle_client_request */
+#include "ag_errors.h"             /* ag_errors_init */
+#include "ag_instrument.h"         /* ag_instrument */
+#include "ag_options.h"            /* option callbacks, ag_options_check */
+#include "ag_record.h"             /* ag_record_init/fini */
+#include "ag_replace_malloc.h"     /* ag_replace_malloc_init */
+#include "ag_sched.h"              /* ag_sched_* set-up and exit line */
+#include "ag_sync.h"               /* ag_sync_init */
+#include "ag_threads.h"            /* ag_threads_init */
 
 static void ag_die_mem(Addr a, SizeT len) { ag_an_forget(a, len); }
 
@@ -51,7 +55,7 @@ static void ag_pre_clo_init(void)
                                    ag_print_usage, ag_print_debug_usage);
    VG_(needs_client_requests)(ag_handle_client_request);
    ag_errors_init();
-   ag_malloc_init();
+   ag_replace_malloc_init();
    ag_sched_pre_clo_init();
 }
 

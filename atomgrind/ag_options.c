@@ -1,17 +1,21 @@
 /* ag_options.c -- command-line options of atomgrind. */
 #include "pub_tool_basics.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_libcassert.h"
-#include "pub_tool_libcproc.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_options.h"
-#include "ag_tool.h"
-#include "ag_sched.h"
+#include "pub_tool_libcbase.h"     /* VG_(strtoll10) & co. */
+#include "pub_tool_libcassert.h"   /* VG_(exit) */
+#include "pub_tool_libcprint.h"    /* VG_(printf), VG_(fmsg) */
+#include "pub_tool_options.h"      /* VG_BOOL_CLO & co. */
+#include "ag_engine.h"             /* ag_engine_find: --engine= names */
+#include "ag_options.h"
 
 const HChar *ag_clo_engine = NULL;        /* NULL: the default engine */
 ag_check_t ag_clo_check = AG_CHECK_ATOMICITY;
 Bool ag_clo_check_stack_var = False;
 Bool ag_clo_cycles_increasing = False;
+ag_sched_kind ag_clo_sched = AG_SCHED_RANDOM;
+ULong ag_clo_sched_seed = 0;
+Bool  ag_clo_sched_seed_given = False;
+UInt  ag_clo_sched_depth = 3;
+UInt  ag_clo_sched_timeout_ms = 20;
 static Bool ag_clo_yield_given = False;  /* --yield-at-regions (deprecated) */
 Bool ag_clo_sample_rpt = False;
 Int  ag_clo_rpt_epsilon_ppm = 10000;      /* 0.01 */
@@ -47,7 +51,7 @@ Bool ag_process_cmd_line_option(const HChar *arg)
 {
    const HChar *str = NULL;
    if VG_STR_CLO(arg, "--engine", str) {
-      if (!ag_engine_find(str) || ag_engine_find(str)->kind != AG_KIND_ATOMICITY)
+      if (!ag_engine_find(str) || ag_engine_kind(ag_engine_find(str)) != AG_KIND_ATOMICITY)
          VG_(fmsg_bad_option)(arg, "unknown atomicity engine '%s' (see --help)\n", str);
       ag_clo_engine = str;
    }
@@ -95,8 +99,8 @@ void ag_print_usage(void)
 "    --check=atomicity|races|all  what to check [atomicity]\n"
 "    --engine=NAME             atomicity engine [%s]:\n", AG_DEFAULT_ENGINE);
    for (e = ag_engine_all(); *e; e++)
-      if ((*e)->kind == AG_KIND_ATOMICITY)
-         VG_(printf)("        %-15s %s\n", (*e)->name, (*e)->help);
+      if (ag_engine_kind(*e) == AG_KIND_ATOMICITY)
+         VG_(printf)("        %-15s %s\n", ag_engine_name(*e), ag_engine_help(*e));
    VG_(printf)(
 "    --cycles=all|increasing   report every non-serializable cycle, or only\n"
 "                              cycles blamed on one region (atomsanitizer) [all]\n"

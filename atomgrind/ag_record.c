@@ -2,18 +2,19 @@
  * written as they happen in atomgrind's binary format (or RAPID's STD
  * text), so that atomgrind-trace can replay them offline. */
 #include "pub_tool_basics.h"
-#include "pub_tool_debuginfo.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_libcfile.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_libcproc.h"
-#include "pub_tool_libcassert.h"
-#include "pub_tool_options.h"
-#include "pub_tool_mallocfree.h"
-#include "pub_tool_vki.h"
-#include "ag_tool.h"
-#include "ag_map.h"
-#include "ag_tracefmt.h"
+#include "pub_tool_debuginfo.h"    /* site names: VG_(get_fnname), file:line */
+#include "pub_tool_libcbase.h"     /* VG_(strncpy), VG_(strlen) */
+#include "pub_tool_libcfile.h"     /* VG_(fd_open), VG_(write), VG_(close) */
+#include "pub_tool_libcassert.h"   /* VG_(exit) */
+#include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(fmsg), VG_(snprintf) */
+#include "pub_tool_libcproc.h"     /* VG_(atfork) */
+#include "pub_tool_options.h"      /* VG_(clo_verbosity) */
+#include "pub_tool_mallocfree.h"   /* VG_(malloc) */
+#include "pub_tool_vki.h"          /* VKI_O_* open flags */
+#include "ag_map.h"                /* sites already written */
+#include "ag_options.h"            /* --record-trace, --record-trace-format */
+#include "ag_record.h"
+#include "ag_tracefmt.h"           /* the trace writer */
 
 static ag_twriter *ag_rec;       /* NULL when not recording */
 static Int ag_rec_fd = -1;

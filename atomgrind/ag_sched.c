@@ -39,19 +39,18 @@
  * back from a blocking call, and takeovers after a timeout, depend on
  * timing. */
 #include "pub_tool_basics.h"
-#include "pub_tool_vki.h"
-#include "pub_tool_vkiscnums.h"
-#include "pub_tool_libcassert.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_libcfile.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_libcproc.h"
-#include "pub_tool_mallocfree.h"
-#include "pub_tool_options.h"
-#include "pub_tool_threadstate.h"
-#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"          /* futex ops, struct vki_timespec */
+#include "pub_tool_vkiscnums.h"    /* __NR_* */
+#include "pub_tool_libcbase.h"     /* VG_(memset) */
+#include "pub_tool_libcprint.h"    /* VG_(umsg) */
+#include "pub_tool_libcproc.h"     /* VG_(atfork), clocks, VG_(getpid) */
+#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
+#include "pub_tool_options.h"      /* VG_(clo_verbosity) */
+#include "pub_tool_threadstate.h"  /* VG_N_THREADS */
+#include "pub_tool_tooliface.h"    /* VG_(track_*), VG_(needs_syscall_wrapper) */
+#include "ag_map.h"                /* region sites -> runs */
+#include "ag_options.h"            /* --sched & co. */
 #include "ag_sched.h"
-#include "ag_map.h"
 
 /* Core functions that are not in the tool headers but are exported (as
    VG_(vg_yield) is).  ThreadStatus is core-private too: VgTs_Yielding is 4
@@ -82,12 +81,6 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, R
 #define AG_SC_HOLD             256
 /* PCT draws its change points among the first AG_SC_PCT_K points. */
 #define AG_SC_PCT_K           2000
-
-ag_sched_kind ag_clo_sched = AG_SCHED_RANDOM;
-ULong ag_clo_sched_seed = 0;
-Bool  ag_clo_sched_seed_given = False;
-UInt  ag_clo_sched_depth = 3;
-UInt  ag_clo_sched_timeout_ms = 20;
 
 volatile UWord ag_sched_stop;
 

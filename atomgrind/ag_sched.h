@@ -4,9 +4,8 @@
 #ifndef AG_SCHED_H
 #define AG_SCHED_H
 
-#include "pub_tool_basics.h"
+#include "pub_tool_basics.h"     /* ThreadId, Addr, Bool */
 
-typedef enum { AG_SCHED_NATIVE, AG_SCHED_RANDOM, AG_SCHED_PCT } ag_sched_kind;
 
 /* Where a thread is when it reaches a scheduling point. */
 typedef enum {
@@ -16,12 +15,6 @@ typedef enum {
    AG_PT_SYNC_POST,    /* just returned from one */
    AG_PT_PREEMPT       /* preempted after an access inside a region */
 } ag_point;
-
-extern ag_sched_kind ag_clo_sched;        /* --sched= */
-extern ULong ag_clo_sched_seed;           /* --sched-seed= */
-extern Bool  ag_clo_sched_seed_given;
-extern UInt  ag_clo_sched_depth;          /* --sched-depth= (PCT's d) */
-extern UInt  ag_clo_sched_timeout_ms;     /* --sched-timeout= (debug) */
 
 /* Non-zero when the running thread must stop at the start of its next
    superblock: instrumented code reads it there (ag_instrument.c). */

@@ -9,20 +9,20 @@
  * previous one on the object, which gives signal -> woken wait,
  * post -> wait, arrivals -> departures and once -> later once. */
 #include "pub_tool_basics.h"
-#include "pub_tool_libcassert.h"
-#include "ag_tool.h"
-#include "ag_clientreq.h"
-#include "ag_map.h"
+#include "ag_analysis.h"           /* the events a sync operation means */
+#include "ag_requests.h"          /* AG_LK_* lock kinds */
+#include "ag_errors.h"             /* ag_error_misuse */
+#include "ag_map.h"                /* lock address -> state */
+#include "ag_sync.h"
+#include "ag_threads.h"            /* the calling thread's engine id */
 
 typedef struct {
    ag_tid owner;        /* exclusive holder, AG_NO_TID if none */
    UInt count;          /* its recursion depth */
-   UInt kind;           /* AG_LK_* of the last acquire */
 } ag_lock;
 
 static ag_map *ag_locks;       /* lock address -> ag_lock */
 static ag_map *ag_readers;     /* (lock, tid) -> read-hold count */
-static UInt ag_held_total;      /* locks held now, all threads together */
 
 static ULong ag_reader_key(Addr lock, ag_tid t)
 {
@@ -44,17 +44,6 @@ void ag_sync_init(void)
    ag_readers = ag_map_new(sizeof(UInt));
 }
 
-static void ag_held_inc(ag_thread *th)
-{
-   th->held++;
-   ag_held_total++;
-}
-
-static void ag_held_dec(ag_thread *th)
-{
-   if (th->held) { th->held--; ag_held_total--; }
-}
-
 void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind)
 {
    ag_thread *th = ag_thread_of(vgtid);
@@ -62,10 +51,7 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind)
    ag_lock *l = ag_lock_of(lock);
    if (kind == AG_LK_RWLOCK_RD) {
       UInt *n = ag_map_lookup(ag_readers, ag_reader_key(lock, th->tid), NULL);
-      if ((*n)++ == 0) {
-         ag_held_inc(th);
-         ag_an_acquire(th->tid, lock, True);
-      }
+      if ((*n)++ == 0) ag_an_lock_acquire(th->tid, lock, True);
       return;
    }
    if (l->owner == th->tid) {       /* recursive mutex */
@@ -74,9 +60,7 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind)
    }
    l->owner = th->tid;
    l->count = 1;
-   l->kind = kind;
-   ag_held_inc(th);
-   ag_an_acquire(th->tid, lock, False);
+   ag_an_lock_acquire(th->tid, lock, False);
 }
 
 void ag_sync_lock_release(ThreadId vgtid, Addr lock)
@@ -87,17 +71,13 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock)
    if (l && l->owner == th->tid) {
       if (--l->count == 0) {
          l->owner = AG_NO_TID;
-         ag_held_dec(th);
-         ag_an_release(th->tid, lock, False);
+         ag_an_lock_release(th->tid, lock, False);
       }
       return;
    }
    UInt *n = ag_map_get(ag_readers, ag_reader_key(lock, th->tid));
    if (n && *n > 0) {
-      if (--*n == 0) {
-         ag_held_dec(th);
-         ag_an_release(th->tid, lock, True);
-      }
+      if (--*n == 0) ag_an_lock_release(th->tid, lock, True);
       return;
    }
    ag_error_misuse(vgtid, "Thread #%u unlocked lock %#lx, which it does not hold",
@@ -119,8 +99,7 @@ void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex)
    /* the wait releases the mutex entirely */
    l->owner = AG_NO_TID;
    l->count = 0;
-   ag_held_dec(th);
-   ag_an_release(th->tid, mutex, False);
+   ag_an_lock_release(th->tid, mutex, False);
 }
 
 void ag_sync_cond_wait_post(ThreadId vgtid, Addr cond, Addr mutex)
@@ -137,8 +116,7 @@ void ag_sync_object(ThreadId vgtid, Addr obj)
 {
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
-   ag_an_acquire(th->tid, obj, False);
-   ag_an_release(th->tid, obj, False);
+   ag_an_sync_rmw(th->tid, obj);
 }
 
 /* A synchronisation call that only reads the object's state: ordered
@@ -147,8 +125,7 @@ void ag_sync_object_read(ThreadId vgtid, Addr obj)
 {
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
-   ag_an_acquire(th->tid, obj, True);
-   ag_an_release(th->tid, obj, True);
+   ag_an_sync_read(th->tid, obj);
 }
 
 Bool ag_sync_holds(ThreadId vgtid, Addr lock)
@@ -169,5 +146,3 @@ void ag_sync_destroy(ThreadId vgtid, Addr obj)
    ag_an_forget(obj, 1);
 }
 
-
-UInt ag_sync_held(void) { return ag_held_total; }

@@ -1,34 +1,33 @@
 /* ag_threads.c -- Valgrind thread ids to atomgrind's dense, never reused
  * engine thread ids; the running thread; pthread_t lookup for joins. */
 #include "pub_tool_basics.h"
-#include "pub_tool_aspacemgr.h"
-#include "pub_tool_libcassert.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_libcproc.h"
-#include "pub_tool_machine.h"
-#include "pub_tool_mallocfree.h"
-#include "pub_tool_threadstate.h"
-#include "pub_tool_tooliface.h"
-#include "ag_tool.h"
-#include "ag_map.h"
-#include "ag_sched.h"
+#include "pub_tool_aspacemgr.h"    /* VG_(am_find_nsegment): a dead thread's stack */
+#include "pub_tool_libcassert.h"   /* tl_assert */
+#include "pub_tool_libcbase.h"     /* VG_(memset) */
+#include "pub_tool_libcprint.h"    /* VG_(umsg) */
+#include "pub_tool_libcproc.h"     /* VG_(atfork) */
+#include "pub_tool_machine.h"      /* VG_(get_SP) */
+#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
+#include "pub_tool_threadstate.h"  /* VG_N_THREADS */
+#include "pub_tool_tooliface.h"    /* VG_(track_*) */
+#include "ag_analysis.h"           /* thread events go to the engines */
+#include "ag_map.h"                /* pthread_t -> ag_tid */
+#include "ag_objects.h"            /* ag_preload_present */
+#include "ag_sched.h"              /* threads come and go for the scheduler */
+#include "ag_threads.h"
 
 static ag_thread *ag_threads;          /* indexed by ThreadId */
 static ag_thread ag_idle = { .ignore = 1, .tid = AG_NO_TID };  /* before any thread runs */
 ag_thread *ag_cur = &ag_idle;
-ThreadId ag_cur_vgtid = VG_INVALID_THREADID;
 
 static ag_tid ag_next_tid;
-static ThreadId *ag_vgtid_by_tid;      /* ag_tid -> ThreadId, 0 once exited */
-static UInt ag_vgtid_cap;
 static ag_map *ag_by_pthread;          /* pthread_t -> ag_tid */
 
 static void ag_start_client_code(ThreadId vgtid, ULong bbs_done)
 {
    (void)bbs_done;
-   ag_cur_vgtid = vgtid;
    ag_cur = &ag_threads[vgtid];
+   ag_an_running(vgtid);
    if (ag_cur->valid && ag_cur->stack_max == 0)
       ag_cur->stack_max = VG_(thread_get_stack_max)(vgtid);
 }
@@ -41,12 +40,6 @@ static void ag_thread_create(ThreadId parent, ThreadId child)
    c->valid = True;
    c->tid = ag_next_tid++;
    c->last_child = AG_NO_TID;
-   if (c->tid >= ag_vgtid_cap) {
-      ag_vgtid_cap = ag_vgtid_cap ? 2 * ag_vgtid_cap : 64;
-      ag_vgtid_by_tid = VG_(realloc)("ag.threads.bytid", ag_vgtid_by_tid,
-                                     ag_vgtid_cap * sizeof(ThreadId));
-   }
-   ag_vgtid_by_tid[c->tid] = child;
    ag_sched_thread_new(parent, child);
    if (parent != VG_INVALID_THREADID && ag_threads[parent].valid) {
       static Bool checked;
@@ -80,7 +73,6 @@ static void ag_thread_exit(ThreadId vgtid)
    const NSegment *seg = VG_(am_find_nsegment)(VG_(get_SP)(vgtid));
    if (vgtid != 1 && seg && seg->kind == SkAnonC)
       ag_an_forget(seg->start, seg->end + 1 - seg->start);
-   ag_vgtid_by_tid[t->tid] = VG_INVALID_THREADID;
    t->valid = False;
    ag_sched_thread_exit(vgtid);
 }
@@ -90,10 +82,7 @@ static void ag_thread_exit(ThreadId vgtid)
 static void ag_threads_fork_child(ThreadId me)
 {
    for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != me && ag_threads[t].valid) {
-         ag_vgtid_by_tid[ag_threads[t].tid] = VG_INVALID_THREADID;
-         ag_threads[t].valid = False;
-      }
+      if (t != me) ag_threads[t].valid = False;
 }
 
 void ag_threads_init(void)
@@ -122,10 +111,3 @@ void ag_threads_set_pthread(ag_tid t, UWord pt)
 {
    *(ag_tid *)ag_map_lookup(ag_by_pthread, pt, NULL) = t;
 }
-
-ThreadId ag_vgtid_of(ag_tid t)
-{
-   return t < ag_next_tid ? ag_vgtid_by_tid[t] : VG_INVALID_THREADID;
-}
-
-UInt ag_threads_created(void) { return ag_next_tid; }

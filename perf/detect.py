@@ -8,6 +8,7 @@ more option configurations side by side.
     perf/detect.py -n 20 --opts '--sched-seed={seed}' --opts '--yield-at-regions=no'
     perf/detect.py -n 5 check_act lazy_init          # only these programs
     perf/detect.py --verdict bug -j 2 --log runs.tsv # every run, tab-separated
+    perf/detect.py --times --opts '' --opts '--yield-at-regions=no'   # and CPU per program
 
 Each --opts is one configuration (a string of Valgrind options, split like
 a shell would; '' is the defaults).  {seed} in it becomes the run's seed
@@ -72,6 +73,8 @@ def parse_args(argv):
     ap.add_argument("--build", help="the atomgrind build directory (default $AG_BUILD or ./build)")
     ap.add_argument("--log", metavar="FILE", help="write every run as a tab-separated line")
     ap.add_argument("--keep-logs", metavar="DIR", help="keep every run's Valgrind log in DIR")
+    ap.add_argument("--times", action="store_true",
+                    help="also a table of mean CPU seconds per run, program x configuration")
     ap.add_argument("--list", action="store_true", help="list the corpus and exit")
     a = ap.parse_args(join_opts(argv))
     if a.n < 1 or a.j < 1:
@@ -115,14 +118,14 @@ def classify(rc, log, output, timed_out):
     text = log + "\n" + output
     if timed_out:
         return Outcome("timeout", note="timed out")
-    m = re.search(r"ERROR SUMMARY: (\d+) errors", log)
-    if m is None:
+    sums = re.findall(r"ERROR SUMMARY: (\d+) errors", log)   # a forked child adds its own
+    if not sums:
         if REFUSED.search(text):
             line = next((l for l in text.splitlines() if REFUSED.search(l)), "")
             return Outcome("refused", note=re.sub(r"^==\d+== ", "", line.strip()))
         tail = [l for l in text.strip().splitlines() if l.strip()][-1:] or ["no output"]
         return Outcome("crash", note="rc=%d, no error summary: %s" % (rc, tail[0][:120]))
-    errors = int(m.group(1))
+    errors = sum(int(e) for e in sums)
     atom = len(re.findall(r"^==\d+== Atomicity violation", log, re.M))
     if "Process terminating with default action of signal" in log:
         sig = re.search(r"default action of signal (\d+ \(\w+\))", log)
@@ -267,6 +270,20 @@ def table(progs, configs, res, n, refused):
     return "\n".join(rows)
 
 
+def times_table(progs, configs, res, refused):
+    """Mean CPU seconds (user+sys) per run of each program in each configuration."""
+    name_w = max([len(p.name) + 2 for p in progs] + [19])
+    rows = ["mean CPU s per run", "%-*s" % (name_w + 5, "program") +
+            "".join("%12s" % ("c%d" % (i + 1)) for i in range(len(configs)))]
+    for p in progs:
+        cells = []
+        for ci in range(len(configs)):
+            outs = [o for o in res[(p.name, ci)] if o.kind == "ok"]
+            cells.append("-" if ci in refused or not outs else "%.2f" % (sum(o.cpu for o in outs) / len(outs)))
+        rows.append("%-*s" % (name_w + 5, p.name) + "".join("%12s" % c for c in cells))
+    return "\n".join(rows)
+
+
 def main(argv):
     a = parse_args(argv)
     progs = select(a.programs, a.verdict)
@@ -320,6 +337,9 @@ def main(argv):
         list(pool.map(work, jobs))
     prog.end()
     print(table(progs, a.opts, res, a.n, refused))
+    if a.times:
+        print()
+        print(times_table(progs, a.opts, res, refused))
     print("%d runs in %.0f s wall, -j %d, build %s" % (len(jobs), time.monotonic() - t0, a.j, build))
     if a.log:
         with open(a.log, "w") as f:

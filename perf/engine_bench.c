@@ -18,7 +18,7 @@
  * the dispatcher and shadow memory alone.  Rates are per CPU second of the
  * feeding loop (the machine may be shared); peak memory excludes the trace. */
 #define _GNU_SOURCE
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

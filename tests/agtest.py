@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -121,18 +122,19 @@ def engine_sources(host_shim=True):
             if host_shim or os.path.basename(f) != "ag_shim_host.c"]
 
 
-def host_binary(name, srcs, libs=(), opt="-O1"):
+def host_binary(name, srcs, libs=(), opt="-O1", includes=()):
     """Build a host C program from srcs with the sanitizers (again only when
     a source changed) and return its path."""
     os.makedirs(HOST_OUT, exist_ok=True)
     exe = os.path.join(HOST_OUT, name)
-    headers = [os.path.join(d, f) for d in (ENGINE_DIR, CTESTS)
+    headers = [os.path.join(d, f) for d in (ENGINE_DIR, CTESTS, *includes)
                for f in os.listdir(d) if f.endswith(".h")]
     if os.path.exists(exe) and all(os.path.getmtime(s) <= os.path.getmtime(exe)
                                    for s in list(srcs) + headers):
         return exe
     cmd = [os.environ.get("CC", "cc"), "-std=gnu99", opt, "-g", *SANITIZE,
-           "-I", ENGINE_DIR, "-I", CTESTS, *srcs, "-o", exe, *libs]
+           "-I", ENGINE_DIR, "-I", CTESTS, *("-I" + i for i in includes),
+           *srcs, "-o", exe, *libs]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
         raise AssertionError("cannot build %s:\n%s\n%s" % (name, " ".join(cmd), p.stdout))
@@ -152,14 +154,18 @@ def run_host(exe, *args, timeout=600):
 def build_corpus(prog):
     """Build a corpus.Prog (C or C++, with its shared library if it has one)
     into tests-bin as corpus-NAME (again only when a source changed) and
-    return the binary's path.  <valgrind/atomgrind.h> is this tree's header."""
+    return the binary's path.  <valgrind/atomgrind.h> is this tree's header.
+    Safe to call from several threads or processes at once: each output is
+    written under a temporary name and renamed into place."""
     inc = os.path.join(OUT, "include")
     os.makedirs(os.path.join(inc, "valgrind"), exist_ok=True)
     hdr = os.path.join(inc, "valgrind", "atomgrind.h")
     if not os.path.exists(hdr):
-        os.symlink(os.path.join(REPO, "atomgrind", "atomgrind.h"), hdr)
+        tmp = "%s.%d.%d" % (hdr, os.getpid(), threading.get_ident())
+        os.symlink(os.path.join(REPO, "atomgrind", "atomgrind.h"), tmp)
+        os.replace(tmp, hdr)
     cc = "g++" if prog.lang == "c++" else "cc"
-    flags = ["-g", "-O0", "-pthread", "-I", inc, "-I", os.path.join(REPO, "atomgrind"), *prog.flags]
+    flags = ["-g", "-O0", "-pthread", "-I", inc, *prog.flags]
     exe = os.path.join(OUT, "corpus-" + prog.name)
     srcs = [os.path.join(PROGS, s) for s in prog.srcs]
     libsrcs = [os.path.join(PROGS, s) for s in prog.lib]
@@ -167,10 +173,14 @@ def build_corpus(prog):
                              for h in os.listdir(os.path.dirname(s)) if h.endswith(".h")]
     if os.path.exists(exe) and all(os.path.getmtime(d) <= os.path.getmtime(exe) for d in deps):
         return exe
+
+    def cc_to(out, *args):
+        tmp = "%s.tmp%d.%d" % (out, os.getpid(), threading.get_ident())
+        subprocess.run([cc, *flags, "-o", tmp, *args], check=True)
+        os.replace(tmp, out)
     libs = []
     if libsrcs:
-        lib = os.path.join(OUT, "libcorpus-%s.so" % prog.name)
-        subprocess.run([cc, *flags, "-fPIC", "-shared", "-o", lib, *libsrcs], check=True)
+        cc_to(os.path.join(OUT, "libcorpus-%s.so" % prog.name), "-fPIC", "-shared", *libsrcs)
         libs = ["-L", OUT, "-lcorpus-" + prog.name, "-Wl,-rpath,$ORIGIN"]
-    subprocess.run([cc, *flags, "-o", exe, *srcs, *libs], check=True)
+    cc_to(exe, *srcs, *libs)
     return exe

@@ -5,7 +5,7 @@ under Valgrind's 'none' tool, which ignores atomgrind's requests.  This
 needs gcc and Valgrind only, not the atomgrind tool.
 
 Checked: every wrapped function's wrapper runs (tests/progs/sync_zoo.c uses
-them all), the request stream keeps the protocol of ag_clientreq.h
+them all), the request stream keeps the protocol of ag_requests.h
 (tests/intercepts/check_protocol.py), the GLIBC_2.2.5 condvar versions are
 wrapped and report once (tests/progs/glibc_aliases.c), cancellation inside
 a wrapped wait leaves a consistent state (tests/progs/cancel_waits.c), and

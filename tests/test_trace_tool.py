@@ -1,8 +1,7 @@
 """Offline traces: atomgrind-trace, the trace formats, the Velodrome engine.
 
-Binaries come from $AG_BUILD (default /work/main/build) when they are there;
-otherwise they are compiled here with cc from the sources (with ASan/UBSan
-when the compiler has them), so the test does not depend on the build system.
+The programs are built from the sources with the sanitizers, as every host
+test is (agtest.host_binary), so the test does not depend on the build system.
 """
 import glob
 import json
@@ -13,13 +12,12 @@ import subprocess
 import tempfile
 import unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ENGINE_DIR = os.path.join(ROOT, 'atomgrind', 'engine')
+from agtest import ENGINE_DIR, REPO as ROOT, engine_sources, host_binary
+
 TRACE_DIR = os.path.join(ROOT, 'trace')
 TRACES = os.path.join(ROOT, 'tests', 'traces')
 BAD = os.path.join(TRACES, 'bad')
 CORPUS = os.path.join(ROOT, 'tests', 'fuzz', 'corpus')
-BUILD = os.environ.get('AG_BUILD', os.path.join(ROOT, 'build'))
 
 _tmp = None
 _cache = {}
@@ -35,78 +33,11 @@ def tearDownModule():
         shutil.rmtree(_tmp, ignore_errors=True)
 
 
-def _engine_sources(shim='ag_shim_host.c'):
-    srcs = sorted(glob.glob(os.path.join(ENGINE_DIR, 'ag_*.c')))
-    srcs = [s for s in srcs if os.path.basename(s) != 'ag_shim_host.c']
-    if shim == 'ag_shim_host.c':
-        srcs.append(os.path.join(ENGINE_DIR, 'ag_shim_host.c'))
-    else:
-        srcs.append(shim)
-    return srcs
-
-
-def _sanitize_flags():
-    if 'san' in _cache:
-        return _cache['san']
-    src = os.path.join(_tmp, 'san.c')
-    with open(src, 'w') as f:
-        f.write('int main(void){return 0;}\n')
-    flags = ['-fsanitize=address,undefined', '-fno-sanitize-recover=undefined']
-    r = subprocess.run(['cc'] + flags + [src, '-o', os.path.join(_tmp, 'san')],
-                       capture_output=True)
-    if r.returncode != 0 or subprocess.run([os.path.join(_tmp, 'san')]).returncode != 0:
-        flags = []
-    _cache['san'] = flags
-    return flags
-
-
-def _prebuilt(name, sources):
-    """A binary from $AG_BUILD, unless it is older than its sources."""
-    newest = max(os.path.getmtime(f) for f in sources + glob.glob(os.path.join(ENGINE_DIR, '*.h'))
-                 + glob.glob(os.path.join(TRACE_DIR, '*.h')))
-    for d in ('', 'trace', 'tests', 'tests-bin', os.path.join('tests', 'engine'),
-              os.path.join('tests', 'fuzz'), 'perf'):
-        p = os.path.join(BUILD, d, name)
-        if os.path.isfile(p) and os.access(p, os.X_OK) and os.path.getmtime(p) >= newest:
-            return p
-    return None
-
-
-def _object(src, includes):
-    """Compile one source once per test run (engine files are shared)."""
-    key = ('obj', src)
-    if key not in _cache:
-        obj = os.path.join(_tmp, '%d_%s.o' % (len(_cache), os.path.basename(src)[:-2]))
-        cmd = ['cc', '-std=gnu99', '-O1', '-g', '-c'] + _sanitize_flags()
-        cmd += ['-I' + i for i in includes] + [src, '-o', obj]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            raise AssertionError('cannot compile %s:\n%s' % (src, r.stderr))
-        _cache[key] = obj
-    return _cache[key]
-
-
-def _build(name, sources, includes):
-    if name in _cache:
-        return _cache[name]
-    exe = _prebuilt(name, sources)
-    if not exe:
-        exe = os.path.join(_tmp, name)
-        incs = [ENGINE_DIR, TRACE_DIR] + includes
-        objs = [_object(s, incs) for s in sources]
-        r = subprocess.run(['cc'] + _sanitize_flags() + objs + ['-o', exe],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise AssertionError('cannot build %s:\n%s' % (name, r.stderr))
-    _cache[name] = exe
-    return exe
-
-
 def tool():
-    return _build('atomgrind-trace',
-                  _engine_sources() + [os.path.join(TRACE_DIR, 'ag_replay.c'),
-                                       os.path.join(TRACE_DIR, 'atomgrind-trace.c')],
-                  [ENGINE_DIR, TRACE_DIR])
+    return host_binary('atomgrind-trace',
+                       engine_sources() + [os.path.join(TRACE_DIR, 'ag_replay.c'),
+                                           os.path.join(TRACE_DIR, 'atomgrind-trace.c')],
+                       includes=[TRACE_DIR])
 
 
 def run(args, stdin=None, cwd=None):
@@ -376,9 +307,9 @@ class BinaryTraces(unittest.TestCase):
         self.assertNotIn('line', v)
 
     def test_generated(self):
-        gen = _build('gen_trace', [os.path.join(ENGINE_DIR, 'ag_tracefmt.c'),
-                                   os.path.join(ENGINE_DIR, 'ag_shim_host.c'),
-                                   os.path.join(ROOT, 'perf', 'gen_trace.c')], [ENGINE_DIR])
+        gen = host_binary('gen_trace', [os.path.join(ENGINE_DIR, 'ag_tracefmt.c'),
+                                        os.path.join(ENGINE_DIR, 'ag_shim_host.c'),
+                                        os.path.join(ROOT, 'perf', 'gen_trace.c')])
         out = os.path.join(_tmp, 'gen.bin')
         subprocess.run([gen, '--events=20000', '--seed=5', out], check=True)
         r = run(['--parse-only', '--stats', out])
@@ -399,23 +330,23 @@ class UnitPrograms(unittest.TestCase):
         return r.stdout
 
     def test_velodrome(self):
-        exe = _build('test_velodrome',
-                     _engine_sources(os.path.join(ROOT, 'tests', 'engine', 'ag_test_shim.c')) +
-                     [os.path.join(ROOT, 'tests', 'engine', 'test_velodrome.c')], [ENGINE_DIR])
+        exe = host_binary('test_velodrome',
+                          engine_sources(host_shim=False) +
+                          [os.path.join(ROOT, 'tests', 'engine', 'ag_test_shim.c'),
+                           os.path.join(ROOT, 'tests', 'engine', 'test_velodrome.c')])
         self.assertIn('all passed', self.run_prog(exe))
 
     def test_tracefmt(self):
-        exe = _build('test_tracefmt',
-                     _engine_sources() + [os.path.join(ROOT, 'tests', 'engine', 'test_tracefmt.c')],
-                     [ENGINE_DIR])
+        exe = host_binary('test_tracefmt',
+                          engine_sources() + [os.path.join(ROOT, 'tests', 'engine', 'test_tracefmt.c')])
         self.assertIn('all passed', self.run_prog(exe))
 
     def test_fuzz_corpus(self):
-        exe = _build('fuzz_trace_replay',
-                     _engine_sources() + [os.path.join(TRACE_DIR, 'ag_replay.c'),
-                                          os.path.join(ROOT, 'tests', 'fuzz', 'fuzz_trace.c'),
-                                          os.path.join(ROOT, 'tests', 'fuzz', 'fuzz_main.c')],
-                     [ENGINE_DIR, TRACE_DIR])
+        exe = host_binary('fuzz_trace_replay',
+                          engine_sources() + [os.path.join(TRACE_DIR, 'ag_replay.c'),
+                                              os.path.join(ROOT, 'tests', 'fuzz', 'fuzz_trace.c'),
+                                              os.path.join(ROOT, 'tests', 'fuzz', 'fuzz_main.c')],
+                          includes=[TRACE_DIR])
         out = self.run_prog(exe, [CORPUS, TRACES, BAD])
         n = int(out.split()[1])
         self.assertGreater(n, 40)

@@ -1,5 +1,6 @@
 /* ag_replay.c -- see ag_replay.h. */
 #include "ag_replay.h"
+#include "ag_map.h"          /* site texts, sets of locations */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,52 +79,20 @@ static void ag_ntab_free(ag_ntab *t)
    memset(t, 0, sizeof *t);
 }
 
-/* ---- uint64 sets / maps (binary: sites, distinct locations) ------- */
+/* ---- binary traces: site texts, distinct locations ---------------- */
 
-typedef struct { uint64_t key; char *val; int used; } ag_uslot;
-typedef struct { ag_uslot *slots; size_t cap, n; } ag_umap;
-
-static uint64_t ag_mix(uint64_t k)
+static void ag_free_text(void *arg, uint64_t key, void *rec)
 {
-   k ^= k >> 33; k *= 0xff51afd7ed558ccdull; k ^= k >> 33;
-   return k;
+   (void)arg; (void)key;
+   free(*(char **)rec);
 }
 
-static ag_uslot *ag_umap_get(ag_umap *m, uint64_t key, int create)
+/* Add key to a set; 1 if it was not there. */
+static int ag_set_add(ag_map *set, uint64_t key)
 {
-   if (create && (m->n + 1) * 2 > m->cap) {
-      size_t ncap = m->cap ? m->cap * 2 : 64;
-      ag_uslot *ns = ag_xrealloc(NULL, ncap * sizeof *ns);
-      memset(ns, 0, ncap * sizeof *ns);
-      for (size_t i = 0; i < m->cap; i++) {
-         if (!m->slots[i].used) continue;
-         size_t j = ag_mix(m->slots[i].key) & (ncap - 1);
-         while (ns[j].used) j = (j + 1) & (ncap - 1);
-         ns[j] = m->slots[i];
-      }
-      free(m->slots);
-      m->slots = ns;
-      m->cap = ncap;
-   }
-   if (!m->cap) return NULL;
-   size_t j = ag_mix(key) & (m->cap - 1);
-   while (m->slots[j].used) {
-      if (m->slots[j].key == key) return &m->slots[j];
-      j = (j + 1) & (m->cap - 1);
-   }
-   if (!create) return NULL;
-   m->slots[j].used = 1;
-   m->slots[j].key = key;
-   m->slots[j].val = NULL;
-   m->n++;
-   return &m->slots[j];
-}
-
-static void ag_umap_free(ag_umap *m)
-{
-   for (size_t i = 0; i < m->cap; i++) free(m->slots[i].val);
-   free(m->slots);
-   memset(m, 0, sizeof *m);
+   int created;
+   ag_map_lookup(set, key, &created);
+   return created;
 }
 
 /* ---- state ------------------------------------------------------- */
@@ -145,7 +114,8 @@ struct ag_replay {
    uint64_t reports;
    ag_replay_stats st;
    ag_ntab threads, locks, vars;
-   ag_umap sites, blocks, bvars;
+   ag_map *sites;     /* site -> its text (char *) */
+   ag_map *blocks, *bvars;   /* --stats: distinct locks, locations (sets) */
    /* per tid: 1 announced, 2 has run (event or fork) ; region depth */
    uint8_t *tstate;
    uint32_t *depth;
@@ -172,6 +142,9 @@ ag_replay *ag_replay_new(const ag_replay_opts *o)
    if (rp->o.bufsize < 64) rp->o.bufsize = rp->o.bufsize ? 64 : 1u << 20;
    if (!rp->o.err) rp->o.err = stderr;
    if (o->ops) rp->eng = ag_engine_new(o->ops, &o->cfg, ag_on_report, rp);
+   rp->sites = ag_map_new(sizeof(char *));
+   rp->blocks = ag_map_new(1);
+   rp->bvars = ag_map_new(1);
    return rp;
 }
 
@@ -182,9 +155,10 @@ void ag_replay_delete(ag_replay *rp)
    ag_ntab_free(&rp->threads);
    ag_ntab_free(&rp->locks);
    ag_ntab_free(&rp->vars);
-   ag_umap_free(&rp->sites);
-   ag_umap_free(&rp->blocks);
-   ag_umap_free(&rp->bvars);
+   ag_map_foreach(rp->sites, ag_free_text, NULL);
+   ag_map_delete(rp->sites);
+   ag_map_delete(rp->blocks);
+   ag_map_delete(rp->bvars);
    free(rp->tstate);
    free(rp->depth);
    free(rp);
@@ -588,12 +562,12 @@ static int ag_run_bin(ag_replay *rp, ag_peek *pk)
          continue;
       case AG_TK_SITE: {
          if (rp->o.tee) ag_tw_site(rp->o.tee, rec.site, rec.text, rec.len);
-         ag_uslot *sl = ag_umap_get(&rp->sites, rec.site, 1);
-         sl->val = ag_xrealloc(sl->val, rec.len + 1);
-         memcpy(sl->val, rec.text, rec.len);
-         sl->val[rec.len] = 0;
+         char **text = ag_map_lookup(rp->sites, rec.site, NULL);
+         *text = ag_xrealloc(*text, rec.len + 1);
+         memcpy(*text, rec.text, rec.len);
+         (*text)[rec.len] = 0;
          for (size_t i = 0; i < rec.len; i++)      /* keep reports printable */
-            if ((unsigned char)sl->val[i] < 32 || sl->val[i] == 127) sl->val[i] = '?';
+            if ((unsigned char)(*text)[i] < 32 || (*text)[i] == 127) (*text)[i] = '?';
          continue;
       }
       default:
@@ -602,19 +576,13 @@ static int ag_run_bin(ag_replay *rp, ag_peek *pk)
       if (ag_announce(rp, rec.tid) < 0) goto bad;
       switch (rec.kind) {
       case AG_TK_ACCESS:
-         if (rp->o.stats && !ag_umap_get(&rp->bvars, rec.addr, 0)) {
-            ag_umap_get(&rp->bvars, rec.addr, 1);
-            rp->st.variables++;
-         }
+         if (rp->o.stats) rp->st.variables += ag_set_add(rp->bvars, rec.addr);
          ag_event(rp, (rec.flags & AG_WRITE) ? EV_W : EV_R, rec.tid, rec.addr, rec.size,
                   rec.flags, 0, rec.site);
          break;
       case AG_TK_ACQUIRE:
       case AG_TK_RELEASE:
-         if (rp->o.stats && !ag_umap_get(&rp->blocks, rec.addr, 0)) {
-            ag_umap_get(&rp->blocks, rec.addr, 1);
-            rp->st.locks++;
-         }
+         if (rp->o.stats) rp->st.locks += ag_set_add(rp->blocks, rec.addr);
          ag_event(rp, rec.kind == AG_TK_ACQUIRE ? EV_ACQ : EV_REL, rec.tid, rec.addr, 0, 0,
                   rec.shared, rec.site);
          break;
@@ -706,7 +674,6 @@ const char *ag_replay_op_text(ag_replay *rp)
 }
 uint64_t ag_replay_bytes(const ag_replay *rp) { return rp->bytes; }
 uint64_t ag_replay_reports(const ag_replay *rp) { return rp->reports; }
-ag_engine *ag_replay_engine(ag_replay *rp) { return rp->eng; }
 
 const char *ag_replay_thread_name(ag_replay *rp, ag_tid t)
 {
@@ -731,8 +698,8 @@ const char *ag_replay_lock_name(const ag_replay *rp, ag_addr lock)
 
 const char *ag_replay_site_text(const ag_replay *rp, uint64_t site)
 {
-   ag_uslot *sl = ag_umap_get((ag_umap *)&rp->sites, site, 0);
-   return sl ? sl->val : NULL;
+   char **text = ag_map_get(rp->sites, site);
+   return text ? *text : NULL;
 }
 
 const ag_replay_stats *ag_replay_get_stats(ag_replay *rp) { return &rp->st; }

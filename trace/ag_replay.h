@@ -75,6 +75,5 @@ const char *ag_replay_site_text(const ag_replay *rp, uint64_t site);
 const ag_replay_stats *ag_replay_get_stats(ag_replay *rp);
 uint64_t ag_replay_bytes(const ag_replay *rp);          /* input consumed */
 uint64_t ag_replay_reports(const ag_replay *rp);
-ag_engine *ag_replay_engine(ag_replay *rp);             /* NULL when only reading */
 
 #endif

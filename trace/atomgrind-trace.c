@@ -262,7 +262,7 @@ static const ag_engine_ops *default_engine(int kind)
    if ((o = ag_engine_find("atomsanitizer"))) return o;
    if ((o = ag_engine_find("aerodrome"))) return o;
    for (const ag_engine_ops *const *p = ag_engine_all(); *p; p++)
-      if ((*p)->kind == AG_KIND_ATOMICITY) return *p;
+      if (ag_engine_kind(*p) == AG_KIND_ATOMICITY) return *p;
    return NULL;
 }
 
@@ -273,30 +273,37 @@ static double now(void)
    return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-int main(int argc, char **argv)
-{
-   tool tl;
-   memset(&tl, 0, sizeof tl);
-   const char *engine = NULL, *check = NULL;
-   ag_replay_opts o;
-   memset(&o, 0, sizeof o);
-   int parse_only = 0;
-   const char *convert = NULL;
-   int convert_fmt = AG_TW_BIN;
+/* Command-line choices that are not the replay's own (ag_replay_opts) nor
+   the printer's (tool). */
+typedef struct {
+   const char *engine, *check, *convert;
+   int convert_fmt;          /* AG_TW_BIN or AG_TW_STD */
+   int parse_only;
+} args;
 
+static void list_engines(void)
+{
+   for (const ag_engine_ops *const *p = ag_engine_all(); *p; p++)
+      printf("%-14s %-9s %s\n", ag_engine_name(*p),
+             ag_engine_kind(*p) == AG_KIND_RACE ? "races" : "atomicity", ag_engine_help(*p));
+}
+
+/* Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, args *ar, tool *tl, ag_replay_opts *o)
+{
    for (int i = 1; i < argc; i++) {
       const char *a = argv[i];
-      if (strncmp(a, "--engine=", 9) == 0) engine = a + 9;
-      else if (strncmp(a, "--check=", 8) == 0) check = a + 8;
-      else if (strcmp(a, "--json") == 0) tl.json = 1;
-      else if (strcmp(a, "--stats") == 0) tl.stats = 1;
-      else if (strcmp(a, "--time") == 0) tl.timing = 1;
-      else if (strcmp(a, "--parse-only") == 0) parse_only = 1;
-      else if (strncmp(a, "--convert=", 10) == 0) convert = a + 10;
-      else if (strcmp(a, "--convert-format=bin") == 0) convert_fmt = AG_TW_BIN;
-      else if (strcmp(a, "--convert-format=std") == 0) convert_fmt = AG_TW_STD;
-      else if (strcmp(a, "--cycles=increasing") == 0) o.cfg.cycles_increasing = 1;
-      else if (strcmp(a, "--cycles=all") == 0) o.cfg.cycles_increasing = 0;
+      if (strncmp(a, "--engine=", 9) == 0) ar->engine = a + 9;
+      else if (strncmp(a, "--check=", 8) == 0) ar->check = a + 8;
+      else if (strcmp(a, "--json") == 0) tl->json = 1;
+      else if (strcmp(a, "--stats") == 0) tl->stats = 1;
+      else if (strcmp(a, "--time") == 0) tl->timing = 1;
+      else if (strcmp(a, "--parse-only") == 0) ar->parse_only = 1;
+      else if (strncmp(a, "--convert=", 10) == 0) ar->convert = a + 10;
+      else if (strcmp(a, "--convert-format=bin") == 0) ar->convert_fmt = AG_TW_BIN;
+      else if (strcmp(a, "--convert-format=std") == 0) ar->convert_fmt = AG_TW_STD;
+      else if (strcmp(a, "--cycles=increasing") == 0) o->cfg.cycles_increasing = 1;
+      else if (strcmp(a, "--cycles=all") == 0) o->cfg.cycles_increasing = 0;
       else if (strncmp(a, "--max-threads=", 14) == 0) {
          char *end;
          unsigned long n = strtoul(a + 14, &end, 10);
@@ -304,11 +311,9 @@ int main(int argc, char **argv)
             fprintf(stderr, "atomgrind-trace: bad --max-threads value '%s'\n", a + 14);
             return 2;
          }
-         o.max_threads = (uint32_t)n;
+         o->max_threads = (uint32_t)n;
       } else if (strcmp(a, "--list-engines") == 0) {
-         for (const ag_engine_ops *const *p = ag_engine_all(); *p; p++)
-            printf("%-14s %-9s %s\n", (*p)->name,
-                   (*p)->kind == AG_KIND_RACE ? "races" : "atomicity", (*p)->help);
+         list_engines();
          return 0;
       } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
          usage(stdout);
@@ -317,78 +322,136 @@ int main(int argc, char **argv)
          fprintf(stderr, "atomgrind-trace: unknown option '%s'\n", a);
          usage(stderr);
          return 2;
-      } else if (tl.path) {
+      } else if (tl->path) {
          fprintf(stderr, "atomgrind-trace: only one trace can be given\n");
          return 2;
-      } else tl.path = a;
+      } else tl->path = a;
    }
-   if (!tl.path) tl.path = "-";
+   if (!tl->path) tl->path = "-";
+   if (ar->engine && strcmp(ar->engine, "none") == 0) ar->parse_only = 1;
+   return -1;
+}
 
+/* o->ops from --engine and --check (left NULL when only parsing).
+   Returns -1 to go on, else the exit code. */
+static int choose_engine(const args *ar, ag_replay_opts *o)
+{
    int kind = 0;
-   if (check) {
-      if (strcmp(check, "atomicity") == 0) kind = AG_KIND_ATOMICITY;
-      else if (strcmp(check, "races") == 0) kind = AG_KIND_RACE;
+   if (ar->check) {
+      if (strcmp(ar->check, "atomicity") == 0) kind = AG_KIND_ATOMICITY;
+      else if (strcmp(ar->check, "races") == 0) kind = AG_KIND_RACE;
       else {
-         fprintf(stderr, "atomgrind-trace: --check must be atomicity or races, not '%s'\n", check);
+         fprintf(stderr, "atomgrind-trace: --check must be atomicity or races, not '%s'\n",
+                 ar->check);
          return 2;
       }
    }
-   if (engine && strcmp(engine, "none") == 0) parse_only = 1;
-   if (!parse_only) {
-      if (engine) {
-         o.ops = ag_engine_find(engine);
-         if (!o.ops) {
-            fprintf(stderr, "atomgrind-trace: unknown engine '%s'; available:", engine);
-            for (const ag_engine_ops *const *p = ag_engine_all(); *p; p++)
-               fprintf(stderr, " %s", (*p)->name);
-            fprintf(stderr, " none\n");
-            return 2;
-         }
-         if (kind && o.ops->kind != kind) {
-            fprintf(stderr, "atomgrind-trace: engine '%s' checks %s, not %s\n", engine,
-                    o.ops->kind == AG_KIND_RACE ? "races" : "atomicity", check);
-            return 2;
-         }
-      } else {
-         o.ops = default_engine(kind ? kind : AG_KIND_ATOMICITY);
-         if (!o.ops) {
-            if (kind == AG_KIND_RACE)
-               fprintf(stderr, "atomgrind-trace: --check=races needs the fasttrack engine, "
-                       "which this build does not have\n");
-            else
-               fprintf(stderr, "atomgrind-trace: no atomicity engine in this build\n");
-            return 2;
-         }
+   if (ar->parse_only) return -1;
+   if (ar->engine) {
+      o->ops = ag_engine_find(ar->engine);
+      if (!o->ops) {
+         fprintf(stderr, "atomgrind-trace: unknown engine '%s'; available:", ar->engine);
+         for (const ag_engine_ops *const *p = ag_engine_all(); *p; p++)
+            fprintf(stderr, " %s", ag_engine_name(*p));
+         fprintf(stderr, " none\n");
+         return 2;
       }
-      if (o.cfg.cycles_increasing && strcmp(o.ops->name, "atomsanitizer") != 0)
-         fprintf(stderr, "atomgrind-trace: note: --cycles=increasing only changes "
-                 "engine atomsanitizer\n");
+      if (kind && ag_engine_kind(o->ops) != kind) {
+         fprintf(stderr, "atomgrind-trace: engine '%s' checks %s, not %s\n", ar->engine,
+                 ag_engine_kind(o->ops) == AG_KIND_RACE ? "races" : "atomicity", ar->check);
+         return 2;
+      }
+   } else {
+      o->ops = default_engine(kind ? kind : AG_KIND_ATOMICITY);
+      if (!o->ops) {
+         if (kind == AG_KIND_RACE)
+            fprintf(stderr, "atomgrind-trace: --check=races needs the fasttrack engine, "
+                    "which this build does not have\n");
+         else
+            fprintf(stderr, "atomgrind-trace: no atomicity engine in this build\n");
+         return 2;
+      }
    }
+   if (o->cfg.cycles_increasing && strcmp(ag_engine_name(o->ops), "atomsanitizer") != 0)
+      fprintf(stderr, "atomgrind-trace: note: --cycles=increasing only changes "
+              "engine atomsanitizer\n");
+   return -1;
+}
 
+/* The trace's file descriptor (0 for stdin), or -1 after a message. */
+static int open_trace(tool *tl)
+{
    int fd = 0;
-   const char *name = tl.path;
-   if (strcmp(tl.path, "-") == 0) name = "<stdin>";
-   else {
-      fd = open(tl.path, O_RDONLY);
+   if (strcmp(tl->path, "-") != 0) {
+      fd = open(tl->path, O_RDONLY);
       if (fd < 0) {
-         fprintf(stderr, "atomgrind-trace: cannot open '%s': %s\n", tl.path, strerror(errno));
-         return 2;
+         fprintf(stderr, "atomgrind-trace: cannot open '%s': %s\n", tl->path, strerror(errno));
+         return -1;
       }
    }
    struct stat sb;
-   if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) tl.total_bytes = (uint64_t)sb.st_size;
+   if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) tl->total_bytes = (uint64_t)sb.st_size;
+   return fd;
+}
+
+static void print_summary(tool *tl, const ag_replay_opts *o, const char *name, int rc)
+{
+   const ag_replay_stats *st = ag_replay_get_stats(tl->rp);
+   uint64_t nrep = ag_replay_reports(tl->rp);
+   FILE *sf = tl->json ? stderr : stdout;
+   if (o->ops)
+      fprintf(sf, "atomgrind-trace: %s: %llu events, %llu %s (engine %s)%s\n", name,
+              (unsigned long long)st->events, (unsigned long long)nrep,
+              ag_engine_kind(o->ops) == AG_KIND_RACE ? (nrep == 1 ? "race" : "races")
+                                          : (nrep == 1 ? "violation" : "violations"),
+              ag_engine_name(o->ops), rc ? ", stopped at bad input" : "");
+   else
+      fprintf(sf, "atomgrind-trace: %s: %llu events read%s\n", name,
+              (unsigned long long)st->events, rc ? ", stopped at bad input" : "");
+   if (st->warnings)
+      fprintf(stderr, "atomgrind-trace: %llu warning%s\n", (unsigned long long)st->warnings,
+              st->warnings == 1 ? "" : "s");
+   if (tl->stats) print_stats(sf, st);
+}
+
+static void print_timing(const ag_replay_stats *st, double dt)
+{
+   struct rusage ru;
+   getrusage(RUSAGE_SELF, &ru);
+   double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+                (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+   fprintf(stderr, "time: %.3f s wall, %.3f s cpu, %.2f M events/s (cpu), "
+           "peak RSS %.1f MiB\n", dt, cpu,
+           cpu > 0 ? (double)st->events / cpu / 1e6 : 0.0, ru.ru_maxrss / 1024.0);
+}
+
+int main(int argc, char **argv)
+{
+   tool tl;
+   args ar = { .convert_fmt = AG_TW_BIN };
+   ag_replay_opts o;
+   memset(&tl, 0, sizeof tl);
+   memset(&o, 0, sizeof o);
+   int rc = parse_args(argc, argv, &ar, &tl, &o);
+   if (rc < 0) rc = choose_engine(&ar, &o);
+   if (rc >= 0) return rc;
+
+   const char *name = strcmp(tl.path, "-") == 0 ? "<stdin>" : tl.path;
+   int fd = open_trace(&tl);
+   if (fd < 0) return 2;
    if (isatty(2) && (tl.total_bytes == 0 || tl.total_bytes >= (32u << 20)))
       o.progress = on_progress;
 
    static ag_twriter tw;
    int cfd = -1;
-   if (convert) {
-      cfd = open(convert, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+   if (ar.convert) {
+      cfd = open(ar.convert, O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (cfd < 0) {
-         fprintf(stderr, "atomgrind-trace: cannot create '%s': %s\n", convert, strerror(errno));
+         fprintf(stderr, "atomgrind-trace: cannot create '%s': %s\n", ar.convert,
+                 strerror(errno));
          return 2;
       }
-      ag_tw_init(&tw, convert_fmt, ag_fd_write, &cfd);
+      ag_tw_init(&tw, ar.convert_fmt, ag_fd_write, &cfd);
       o.tee = &tw;
    }
    o.stats = tl.stats;
@@ -396,42 +459,18 @@ int main(int argc, char **argv)
    o.cookie = &tl;
    tl.rp = ag_replay_new(&o);
    double t0 = now();
-   int rc = ag_replay_run(tl.rp, name, fd_read, &fd);
+   rc = ag_replay_run(tl.rp, name, fd_read, &fd);
    double t1 = now();
    clear_progress(&tl);
    if (fd) close(fd);
-   if (convert && (ag_tw_flush(&tw) || close(cfd) != 0)) {
-      fprintf(stderr, "atomgrind-trace: cannot write '%s'\n", convert);
+   if (ar.convert && (ag_tw_flush(&tw) || close(cfd) != 0)) {
+      fprintf(stderr, "atomgrind-trace: cannot write '%s'\n", ar.convert);
       rc = 2;
    }
    fflush(stdout);
-
-   const ag_replay_stats *st = ag_replay_get_stats(tl.rp);
+   print_summary(&tl, &o, name, rc);
+   if (tl.timing) print_timing(ag_replay_get_stats(tl.rp), t1 - t0);
    uint64_t nrep = ag_replay_reports(tl.rp);
-   FILE *sf = tl.json ? stderr : stdout;
-   if (o.ops)
-      fprintf(sf, "atomgrind-trace: %s: %llu events, %llu %s (engine %s)%s\n", name,
-              (unsigned long long)st->events, (unsigned long long)nrep,
-              o.ops->kind == AG_KIND_RACE ? (nrep == 1 ? "race" : "races")
-                                          : (nrep == 1 ? "violation" : "violations"),
-              o.ops->name, rc ? ", stopped at bad input" : "");
-   else
-      fprintf(sf, "atomgrind-trace: %s: %llu events read%s\n", name,
-              (unsigned long long)st->events, rc ? ", stopped at bad input" : "");
-   if (st->warnings)
-      fprintf(stderr, "atomgrind-trace: %llu warning%s\n", (unsigned long long)st->warnings,
-              st->warnings == 1 ? "" : "s");
-   if (tl.stats) print_stats(sf, st);
-   if (tl.timing) {
-      struct rusage ru;
-      getrusage(RUSAGE_SELF, &ru);
-      double dt = t1 - t0;
-      double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-                   (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-      fprintf(stderr, "time: %.3f s wall, %.3f s cpu, %.2f M events/s (cpu), "
-              "peak RSS %.1f MiB\n", dt, cpu,
-              cpu > 0 ? (double)st->events / cpu / 1e6 : 0.0, ru.ru_maxrss / 1024.0);
-   }
    ag_replay_delete(tl.rp);
    if (rc) return 2;
    return nrep ? 1 : 0;

@@ -56,7 +56,7 @@
  *    unchanged clock stores nothing new and is skipped.
  *  - After a violation the join that closed the cycle is skipped.
  */
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include "ag_map.h"
 #include "ag_shim.h"
 
@@ -68,7 +68,7 @@ typedef struct ad_vc {
    uint32_t v[];
 } ad_vc;
 
-static ad_vc *vc_new(uint32_t len)
+static ad_vc *ad_vc_new(uint32_t len)
 {
    ad_vc *c = ag_malloc(sizeof(ad_vc) + (size_t)len * sizeof(uint32_t));
    c->refs = 1;
@@ -77,30 +77,30 @@ static ad_vc *vc_new(uint32_t len)
    return c;
 }
 
-static inline ad_vc *vc_ref(ad_vc *c) { if (c) c->refs++; return c; }
-static inline void vc_unref(ad_vc *c) { if (c && --c->refs == 0) ag_free(c); }
-static inline uint32_t vc_get(const ad_vc *c, uint32_t i)
+static inline ad_vc *ad_vc_ref(ad_vc *c) { if (c) c->refs++; return c; }
+static inline void ad_vc_unref(ad_vc *c) { if (c && --c->refs == 0) ag_free(c); }
+static inline uint32_t ad_vc_get(const ad_vc *c, uint32_t i)
 {
    return c && i < c->len ? c->v[i] : 0;
 }
 
 /* a ⊔ b as a new reference, sharing an operand when it is the result */
-static ad_vc *vc_join(ad_vc *a, ad_vc *b)
+static ad_vc *ad_vc_join(ad_vc *a, ad_vc *b)
 {
-   if (!a || a == b) return vc_ref(b);
-   if (!b) return vc_ref(a);
+   if (!a || a == b) return ad_vc_ref(b);
+   if (!b) return ad_vc_ref(a);
    uint32_t n = a->len > b->len ? a->len : b->len;
    int a_le = 1, b_le = 1;
    for (uint32_t i = 0; i < n && (a_le || b_le); i++) {
-      uint32_t x = vc_get(a, i), y = vc_get(b, i);
+      uint32_t x = ad_vc_get(a, i), y = ad_vc_get(b, i);
       if (x > y) a_le = 0;
       if (y > x) b_le = 0;
    }
-   if (a_le) return vc_ref(b);
-   if (b_le) return vc_ref(a);
-   ad_vc *c = vc_new(n);
+   if (a_le) return ad_vc_ref(b);
+   if (b_le) return ad_vc_ref(a);
+   ad_vc *c = ad_vc_new(n);
    for (uint32_t i = 0; i < n; i++) {
-      uint32_t x = vc_get(a, i), y = vc_get(b, i);
+      uint32_t x = ad_vc_get(a, i), y = ad_vc_get(b, i);
       c->v[i] = x > y ? x : y;
    }
    return c;
@@ -121,25 +121,25 @@ static inline uint32_t ad_hash(uint32_t x)
    return x;
 }
 
-static void idset_place(ad_idset *s, uint32_t id)
+static void ad_idset_place(ad_idset *s, uint32_t id)
 {
    uint32_t h = ad_hash(id) & (s->tsize - 1);
    while ((uint32_t)(s->tab[h] >> 32) == s->cur) h = (h + 1) & (s->tsize - 1);
    s->tab[h] = (uint64_t)s->cur << 32 | id;
 }
 
-static void idset_retable(ad_idset *s, uint32_t tsize)
+static void ad_idset_retable(ad_idset *s, uint32_t tsize)
 {
    ag_free(s->tab);
    s->tsize = tsize;
    s->tab = ag_calloc(tsize, sizeof(uint64_t));
    s->cur = 1;
-   for (uint32_t i = 0; i < s->n; i++) idset_place(s, s->ids[i]);
+   for (uint32_t i = 0; i < s->n; i++) ad_idset_place(s, s->ids[i]);
 }
 
-static void idset_add(ad_idset *s, uint32_t id)
+static void ad_idset_add(ad_idset *s, uint32_t id)
 {
-   if (2 * (s->n + 1) > s->tsize) idset_retable(s, s->tsize ? 2 * s->tsize : 16);
+   if (2 * (s->n + 1) > s->tsize) ad_idset_retable(s, s->tsize ? 2 * s->tsize : 16);
    uint32_t h = ad_hash(id) & (s->tsize - 1);
    for (;;) {
       uint64_t x = s->tab[h];
@@ -155,7 +155,7 @@ static void idset_add(ad_idset *s, uint32_t id)
    s->ids[s->n++] = id;
 }
 
-static void idset_clear(ad_idset *s)
+static void ad_idset_clear(ad_idset *s)
 {
    uint32_t n = s->n;
    s->n = 0;
@@ -163,14 +163,14 @@ static void idset_clear(ad_idset *s)
       s->cap = 0;
       ag_free(s->ids);
       s->ids = NULL;
-      idset_retable(s, 64);
+      ad_idset_retable(s, 64);
    } else if (++s->cur == 0) {
       ag_memzero(s->tab, s->tsize * sizeof(uint64_t));
       s->cur = 1;
    }
 }
 
-static void idset_free(ad_idset *s) { ag_free(s->ids); ag_free(s->tab); }
+static void ad_idset_free(ad_idset *s) { ag_free(s->ids); ag_free(s->tab); }
 
 /* ---- engine state ----------------------------------------------------- */
 
@@ -256,34 +256,34 @@ typedef struct {
 /* ---- threads and what they know --------------------------------------- */
 
 /* Make t's clock private and at least len long, before changing it. */
-static void thr_own(ad_thr *th, uint32_t len)
+static void ad_thr_own(ad_thr *th, uint32_t len)
 {
    ad_vc *c = th->c;
    if (c->refs == 1 && c->len >= len) return;
-   ad_vc *n = vc_new(c->len > len ? c->len : len);
+   ad_vc *n = ad_vc_new(c->len > len ? c->len : len);
    for (uint32_t i = 0; i < c->len; i++) n->v[i] = c->v[i];
-   vc_unref(c);
+   ad_vc_unref(c);
    th->c = n;
 }
 
-static inline int txn_open(const ad *e, ag_tid t, uint32_t cb)
+static inline int ad_txn_open(const ad *e, ag_tid t, uint32_t cb)
 {
    return t < e->nthr && e->thr[t].active && e->thr[t].cb == cb;
 }
 
-static uint32_t act_compact(ad *e, ad_thr *th);
+static uint32_t ad_act_compact(ad *e, ad_thr *th);
 
 /* C_u := C_u ⊔ k, noting the open transactions u comes to know. */
-static void thr_learn(ad *e, ag_tid u, ad_vc *k)
+static void ad_thr_learn(ad *e, ag_tid u, ad_vc *k)
 {
    ad_thr *th = &e->thr[u];
    if (!k || k == th->c) return;
    uint32_t i, n = k->len;
-   for (i = 0; i < n; i++) if (k->v[i] > vc_get(th->c, i)) break;
+   for (i = 0; i < n; i++) if (k->v[i] > ad_vc_get(th->c, i)) break;
    if (i == n) return;
    th->learned = 1;
    th->ver++;
-   thr_own(th, n);
+   ad_thr_own(th, n);
    for (; i < n; i++) {
       uint32_t old = th->c->v[i], nv = k->v[i];
       if (nv <= old) continue;
@@ -291,7 +291,7 @@ static void thr_learn(ad *e, ag_tid u, ad_vc *k)
       if (i == u || i >= e->nthr) continue;
       ad_thr *o = &e->thr[i];
       if (o->active && old < o->cb && nv >= o->cb) {     /* crossed i's begin */
-         if (th->nact == th->capact) act_compact(e, th);
+         if (th->nact == th->capact) ad_act_compact(e, th);
          GROW(th->act, th->nact, th->capact);
          th->act[th->nact].t = i;
          th->act[th->nact++].cb = o->cb;
@@ -303,11 +303,11 @@ static void thr_learn(ad *e, ag_tid u, ad_vc *k)
 }
 
 /* Drop u's act entries whose transaction is over; returns how many remain. */
-static uint32_t act_compact(ad *e, ad_thr *th)
+static uint32_t ad_act_compact(ad *e, ad_thr *th)
 {
    uint32_t j = 0;
    for (uint32_t i = 0; i < th->nact; i++)
-      if (txn_open(e, th->act[i].t, th->act[i].cb)) th->act[j++] = th->act[i];
+      if (ad_txn_open(e, th->act[i].t, th->act[i].cb)) th->act[j++] = th->act[i];
    th->nact = j;
    return j;
 }
@@ -315,7 +315,7 @@ static uint32_t act_compact(ad *e, ad_thr *th)
 /* Something (a location if lock == 0, else a lock) now holds a clock that
    knows what C_u knows: put it in the update set of each open transaction
    C_u knows (u's own included). */
-static void note_holder(ad *e, ag_tid u, uint32_t id, int lock)
+static void ad_note_holder(ad *e, ag_tid u, uint32_t id, int lock)
 {
    ad_thr *th = &e->thr[u];
    if (!lock) {               /* done already for this version of C_u? */
@@ -324,15 +324,15 @@ static void note_holder(ad *e, ag_tid u, uint32_t id, int lock)
       l->regt = u;
       l->regv = th->regver;
    }
-   if (th->active) idset_add(lock ? &th->lus : &th->us, id);
-   if (th->nact && act_compact(e, th))
+   if (th->active) ad_idset_add(lock ? &th->lus : &th->us, id);
+   if (th->nact && ad_act_compact(e, th))
       for (uint32_t i = 0; i < th->nact; i++) {
          ad_thr *o = &e->thr[th->act[i].t];
-         idset_add(lock ? &o->lus : &o->us, id);
+         ad_idset_add(lock ? &o->lus : &o->us, id);
       }
 }
 
-static void report(ad *e, ag_tid t, ag_tid o, uint32_t ocb, uint64_t oevent,
+static void ad_report(ad *e, ag_tid t, ag_tid o, uint32_t ocb, uint64_t oevent,
                    uint64_t osite, unsigned oflags, int at_end)
 {
    ag_violation v;
@@ -343,48 +343,48 @@ static void report(ad *e, ag_tid t, ag_tid o, uint32_t ocb, uint64_t oevent,
    v.other_event = oevent;
    v.other_site = osite;
    v.other_flags = oflags;
-   if (ocb && txn_open(e, o, ocb)) ag_ctx_other_region(e->ctx, &v, o);
+   if (ocb && ad_txn_open(e, o, ocb)) ag_ctx_other_region(e->ctx, &v, o);
    ag_ctx_report(e->ctx, &v);
 }
 
 /* The paper's checkAndGet(k, t): the source is another thread's event. */
-static void check_get(ad *e, ag_tid t, ad_vc *k, ag_tid o, uint32_t ocb,
+static void ad_check_get(ad *e, ag_tid t, ad_vc *k, ag_tid o, uint32_t ocb,
                       uint64_t oevent, uint64_t osite, unsigned oflags)
 {
    ad_thr *th = &e->thr[t];
-   if (th->active && vc_get(k, t) >= th->cb) {
-      report(e, t, o, ocb, oevent, osite, oflags, 0);
+   if (th->active && ad_vc_get(k, t) >= th->cb) {
+      ad_report(e, t, o, ocb, oevent, osite, oflags, 0);
       return;                 /* keep the state of the acyclic prefix */
    }
-   thr_learn(e, t, k);
+   ad_thr_learn(e, t, k);
 }
 
-static inline uint32_t cur_cb(const ad_thr *th) { return th->active ? th->cb : 0; }
+static inline uint32_t ad_cur_cb(const ad_thr *th) { return th->active ? th->cb : 0; }
 
 /* A kept event of t now: snapshot of C_t plus where it happened. */
-static void ev_set(ad *e, ad_ev *x, ag_tid t, ad_vc *snap)
+static void ad_ev_set(ad *e, ad_ev *x, ag_tid t, ad_vc *snap)
 {
-   vc_ref(snap);
-   vc_unref(x->c);
+   ad_vc_ref(snap);
+   ad_vc_unref(x->c);
    x->c = snap;
    x->tid = t;
-   x->cb = cur_cb(&e->thr[t]);
+   x->cb = ad_cur_cb(&e->thr[t]);
    x->event = e->ctx->event;
    x->site = e->ctx->site;
 }
 
 /* ---- locations -------------------------------------------------------- */
 
-static inline ad_ev *loc_rd(ad_loc *l, uint32_t i) { return i ? &l->more[i - 1] : &l->rd0; }
+static inline ad_ev *ad_loc_rd(ad_loc *l, uint32_t i) { return i ? &l->more[i - 1] : &l->rd0; }
 
-static void loc_drop_reads(ad_loc *l)
+static void ad_loc_drop_reads(ad_loc *l)
 {
-   for (uint32_t i = 0; i < l->nrd; i++) vc_unref(loc_rd(l, i)->c);
+   for (uint32_t i = 0; i < l->nrd; i++) ad_vc_unref(ad_loc_rd(l, i)->c);
    l->rd0.c = NULL;
    l->nrd = 0;
 }
 
-static uint32_t loc_alloc(ad *e)
+static uint32_t ad_loc_alloc(ad *e)
 {
    uint32_t idx;
    if (e->freel) {
@@ -406,28 +406,28 @@ static uint32_t loc_alloc(ad *e)
    return idx;
 }
 
-static void loc_release(ad *e, uint32_t idx)
+static void ad_loc_release(ad *e, uint32_t idx)
 {
    ad_loc *l = &e->locs[idx];
-   vc_unref(l->w);
-   loc_drop_reads(l);
+   ad_vc_unref(l->w);
+   ad_loc_drop_reads(l);
    ag_free(l->more);
    ag_memzero(l, sizeof *l);
    l->lastw = e->freel;       /* live = 0 */
    e->freel = idx;
 }
 
-static int loc_knows(const ad_loc *l, ag_tid a, uint32_t cb)
+static int ad_loc_knows(const ad_loc *l, ag_tid a, uint32_t cb)
 {
-   if (vc_get(l->w, a) >= cb) return 1;
+   if (ad_vc_get(l->w, a) >= cb) return 1;
    for (uint32_t i = 0; i < l->nrd; i++)
-      if (vc_get(loc_rd((ad_loc *)l, i)->c, a) >= cb) return 1;
+      if (ad_vc_get(ad_loc_rd((ad_loc *)l, i)->c, a) >= cb) return 1;
    return 0;
 }
 
 /* ---- locks ------------------------------------------------------------ */
 
-static ad_lock *lock_get(ad *e, ag_addr a)
+static ad_lock *ad_lock_get(ad *e, ag_addr a)
 {
    int created;
    ad_lock *k = ag_map_lookup(e->locks, a, &created);
@@ -457,23 +457,23 @@ static void ad_destroy(void *self)
 {
    ad *e = self;
    for (uint32_t i = 1; i < e->nlocs; i++)
-      if (e->locs[i].live) loc_release(e, i);
+      if (e->locs[i].live) ad_loc_release(e, i);
    ag_free(e->locs);
    for (uint32_t i = 0; i < e->nlocks; i++) {
       ad_lock *k = e->lockv[i];
-      vc_unref(k->l);
-      for (uint32_t j = 0; j < k->nsh; j++) vc_unref(k->sh[j].c);
+      ad_vc_unref(k->l);
+      for (uint32_t j = 0; j < k->nsh; j++) ad_vc_unref(k->sh[j].c);
       ag_free(k->sh);
    }
    ag_free(e->lockv);
    ag_map_delete(e->locks);
    for (uint32_t t = 0; t < e->nthr; t++) {
       ad_thr *th = &e->thr[t];
-      vc_unref(th->c);
+      ad_vc_unref(th->c);
       ag_free(th->act);
       ag_free(th->kn);
-      idset_free(&th->us);
-      idset_free(&th->lus);
+      ad_idset_free(&th->us);
+      ad_idset_free(&th->lus);
    }
    ag_free(e->thr);
    ag_free(e->actv);
@@ -491,7 +491,7 @@ static void ad_loc_fini(void *self, void *loc)
 {
    ad *e = self;
    ad_cell *c = loc;
-   if (c->idx && --e->locs[c->idx].refs == 0) loc_release(e, c->idx);
+   if (c->idx && --e->locs[c->idx].refs == 0) ad_loc_release(e, c->idx);
    ag_memzero(c, sizeof *c);
 }
 
@@ -507,31 +507,31 @@ static void ad_loc_copy(void *self, void *dst, const void *src)
 
 /* A private copy of location sidx's state for n of its cells (a read is
    about to change it); it enters the update sets the original is in. */
-static uint32_t loc_unshare(ad *e, uint32_t sidx, uint32_t n)
+static uint32_t ad_loc_unshare(ad *e, uint32_t sidx, uint32_t n)
 {
-   uint32_t idx = loc_alloc(e);          /* may move e->locs */
+   uint32_t idx = ad_loc_alloc(e);          /* may move e->locs */
    ad_loc *s = &e->locs[sidx], *d = &e->locs[idx];
    s->refs -= n;
    d->refs = n;
-   d->w = vc_ref(s->w);
+   d->w = ad_vc_ref(s->w);
    d->lastw = s->lastw;
    d->wcb = s->wcb;
    d->wevent = s->wevent;
    d->wsite = s->wsite;
    d->nrd = s->nrd;
    d->rd0 = s->rd0;
-   vc_ref(d->rd0.c);
+   ad_vc_ref(d->rd0.c);
    if (s->nrd > 1) {
       d->caprd = s->nrd - 1;
       d->more = ag_malloc(d->caprd * sizeof(ad_ev));
       for (uint32_t i = 0; i + 1 < s->nrd; i++) {
          d->more[i] = s->more[i];
-         vc_ref(d->more[i].c);
+         ad_vc_ref(d->more[i].c);
       }
    }
    for (uint32_t i = 0; i < e->nactv; i++) {
       ad_thr *a = &e->thr[e->actv[i]];
-      if (loc_knows(d, e->actv[i], a->cb)) idset_add(&a->us, idx);
+      if (ad_loc_knows(d, e->actv[i], a->cb)) ad_idset_add(&a->us, idx);
    }
    return idx;
 }
@@ -549,7 +549,7 @@ static void ad_thread_new(void *self, ag_tid t)
    ad_thr *th = &e->thr[t];
    if (th->exists) return;
    th->exists = 1;
-   th->c = vc_new(t + 1);
+   th->c = ad_vc_new(t + 1);
    th->c->v[t] = 1;           /* C_t = bottom[1/t] */
    th->ver = 1;
 }
@@ -560,7 +560,7 @@ static void ad_begin(void *self, ag_tid t)
    ad_thr *th = &e->thr[t];
    th->ran = 1;
    if (th->active) return;
-   thr_own(th, t + 1);
+   ad_thr_own(th, t + 1);
    if (th->c->v[t] == 0xffffffffu)
       ag_fatal("aerodrome: transaction counter overflow (2^32 transactions of one thread)");
    th->cb = ++th->c->v[t];
@@ -574,22 +574,22 @@ static void ad_begin(void *self, ag_tid t)
 }
 
 /* The end-push of one transaction: *p := *p ⊔ ct, memoised per input. */
-static int push(ad *e, ad_vc **p, ad_vc *ct)
+static int ad_push(ad *e, ad_vc **p, ad_vc *ct)
 {
    ad_vc *in = *p;
    unsigned h = (unsigned)((uintptr_t)in >> 4) & (AD_MEMO - 1);
    ad_vc *out;
    if (e->memo_in[h] == in) {
-      out = vc_ref(e->memo_out[h]);
+      out = ad_vc_ref(e->memo_out[h]);
    } else {
-      out = vc_join(in, ct);
-      vc_unref(e->memo_in[h]);
-      vc_unref(e->memo_out[h]);
-      e->memo_in[h] = vc_ref(in);
-      e->memo_out[h] = vc_ref(out);
+      out = ad_vc_join(in, ct);
+      ad_vc_unref(e->memo_in[h]);
+      ad_vc_unref(e->memo_out[h]);
+      e->memo_in[h] = ad_vc_ref(in);
+      e->memo_out[h] = ad_vc_ref(out);
    }
    *p = out;
-   vc_unref(in);
+   ad_vc_unref(in);
    return out != in;
 }
 
@@ -609,47 +609,47 @@ static void ad_end(void *self, ag_tid t)
    /* GC: a T that knows no open transaction can't be on a future cycle;
       a T that learned nothing has C_t = its begin's clock, which every
       clock knowing the begin already holds (and nothing can report). */
-   if (act_compact(e, th) && th->learned) {
-      ad_vc *ct = vc_ref(th->c);
+   if (ad_act_compact(e, th) && th->learned) {
+      ad_vc *ct = ad_vc_ref(th->c);
       for (uint32_t i = 0; i < th->nkn; i++) {
          ag_tid u = th->kn[i];
          ad_thr *uh = &e->thr[u];
-         if (uh->active && vc_get(ct, u) >= uh->cb)
-            report(e, t, u, uh->cb, 0, 0, 0, 1);
+         if (uh->active && ad_vc_get(ct, u) >= uh->cb)
+            ad_report(e, t, u, uh->cb, 0, 0, 0, 1);
          else
-            thr_learn(e, u, ct);
+            ad_thr_learn(e, u, ct);
       }
       for (uint32_t i = 0; i < th->lus.n; i++) {
          uint32_t id = th->lus.ids[i];
          ad_lock *k = e->lockv[id];
          int ch = 0;
-         if (vc_get(k->l, t) >= cb) ch |= push(e, &k->l, ct);
+         if (ad_vc_get(k->l, t) >= cb) ch |= ad_push(e, &k->l, ct);
          for (uint32_t j = 0; j < k->nsh; j++)
-            if (vc_get(k->sh[j].c, t) >= cb) ch |= push(e, &k->sh[j].c, ct);
-         if (ch) note_holder(e, t, id, 1);
+            if (ad_vc_get(k->sh[j].c, t) >= cb) ch |= ad_push(e, &k->sh[j].c, ct);
+         if (ch) ad_note_holder(e, t, id, 1);
       }
       for (uint32_t i = 0; i < th->us.n; i++) {
          uint32_t idx = th->us.ids[i];
          ad_loc *l = &e->locs[idx];
          if (!l->live) continue;
          int ch = 0;
-         if (vc_get(l->w, t) >= cb) ch |= push(e, &l->w, ct);
+         if (ad_vc_get(l->w, t) >= cb) ch |= ad_push(e, &l->w, ct);
          for (uint32_t j = 0; j < l->nrd; j++) {
-            ad_ev *r = loc_rd(l, j);
-            if (vc_get(r->c, t) >= cb) ch |= push(e, &r->c, ct);
+            ad_ev *r = ad_loc_rd(l, j);
+            if (ad_vc_get(r->c, t) >= cb) ch |= ad_push(e, &r->c, ct);
          }
-         if (ch) note_holder(e, t, idx, 0);
+         if (ch) ad_note_holder(e, t, idx, 0);
       }
       for (int h = 0; h < AD_MEMO; h++) {
-         vc_unref(e->memo_in[h]);
-         vc_unref(e->memo_out[h]);
+         ad_vc_unref(e->memo_in[h]);
+         ad_vc_unref(e->memo_out[h]);
          e->memo_in[h] = e->memo_out[h] = NULL;
       }
-      vc_unref(ct);
+      ad_vc_unref(ct);
    }
    th->nkn = 0;
-   idset_clear(&th->us);
-   idset_clear(&th->lus);
+   ad_idset_clear(&th->us);
+   ad_idset_clear(&th->lus);
 }
 
 static void ad_access_start(void *self, ag_tid t, unsigned flags)
@@ -686,37 +686,37 @@ static void ad_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned fl
          cell->idx = e->fresh_idx;
          e->locs[cell->idx].refs++;
       } else {
-         cell->idx = e->fresh_idx = loc_alloc(e);
+         cell->idx = e->fresh_idx = ad_loc_alloc(e);
       }
    }
    if (cell->idx == e->last_idx) return;     /* bytes sharing one state */
    e->last_idx = cell->idx;
    ad_loc *l = &e->locs[cell->idx];
    if (l->w && l->lastw != t)
-      check_get(e, t, l->w, l->lastw, l->wcb, l->wevent, l->wsite, AG_WRITE);
+      ad_check_get(e, t, l->w, l->lastw, l->wcb, l->wevent, l->wsite, AG_WRITE);
    if (flags & AG_WRITE)
       for (uint32_t i = 0; i < l->nrd; i++) {
-         ad_ev *r = loc_rd(l, i);
-         if (r->tid != t) check_get(e, t, r->c, r->tid, r->cb, r->event, r->site, 0);
+         ad_ev *r = ad_loc_rd(l, i);
+         if (r->tid != t) ad_check_get(e, t, r->c, r->tid, r->cb, r->event, r->site, 0);
       }
 }
 
 /* Location idx takes t's event (clock snap). */
-static void loc_store(ad *e, uint32_t idx, ag_tid t, ad_vc *snap, unsigned flags)
+static void ad_loc_store(ad *e, uint32_t idx, ag_tid t, ad_vc *snap, unsigned flags)
 {
    ad_thr *th = &e->thr[t];
    ad_loc *l = &e->locs[idx];
    if (flags & AG_WRITE) {
-      loc_drop_reads(l);               /* W_x knows them now */
-      vc_unref(l->w);
-      l->w = vc_ref(snap);
+      ad_loc_drop_reads(l);               /* W_x knows them now */
+      ad_vc_unref(l->w);
+      l->w = ad_vc_ref(snap);
       l->lastw = t;
-      l->wcb = cur_cb(th);
+      l->wcb = ad_cur_cb(th);
       l->wevent = e->ctx->event;
       l->wsite = e->ctx->site;
    } else {
       uint32_t j;
-      for (j = 0; j < l->nrd; j++) if (loc_rd(l, j)->tid == t) break;
+      for (j = 0; j < l->nrd; j++) if (ad_loc_rd(l, j)->tid == t) break;
       if (j == l->nrd) {
          if (j > 0) {
             if (j - 1 == l->caprd) {
@@ -727,9 +727,9 @@ static void loc_store(ad *e, uint32_t idx, ag_tid t, ad_vc *snap, unsigned flags
          }
          l->nrd++;
       }
-      ev_set(e, loc_rd(l, j), t, snap);
+      ad_ev_set(e, ad_loc_rd(l, j), t, snap);
    }
-   note_holder(e, t, idx, 0);
+   ad_note_holder(e, t, idx, 0);
 }
 
 static void ad_access_done(void *self, ag_tid t)
@@ -760,25 +760,25 @@ static void ad_access_done(void *self, ag_tid t)
          uint32_t n = l->mcnt, to = idx;
          if (l->refs != n) {
             if (flags & AG_WRITE) {
-               to = loc_alloc(e);
+               to = ad_loc_alloc(e);
                e->locs[to].refs = n;
                e->locs[idx].refs -= n;
             } else {
-               to = loc_unshare(e, idx, n);
+               to = ad_loc_unshare(e, idx, n);
             }
             e->locs[to].mark = ev;
          }
          e->locs[idx].mnew = to;
          e->locs[to].mnew = to;
-         if (!snap) snap = vc_ref(th->c);
-         loc_store(e, to, t, snap, flags);
+         if (!snap) snap = ad_vc_ref(th->c);
+         ad_loc_store(e, to, t, snap, flags);
       }
       cell->idx = e->locs[idx].mnew;
       cell->ft = t;
       cell->fver = th->ver;
       cell->fw = (flags & AG_WRITE) != 0;
    }
-   vc_unref(snap);
+   ad_vc_unref(snap);
    e->npend = 0;
 }
 
@@ -786,13 +786,13 @@ static void ad_acquire(void *self, ag_tid t, ag_addr lock, int shared)
 {
    ad *e = self;
    e->thr[t].ran = 1;
-   ad_lock *k = lock_get(e, lock);
+   ad_lock *k = ad_lock_get(e, lock);
    if (k->l && k->lastrel != t)
-      check_get(e, t, k->l, k->lastrel, k->relcb, k->relevent, k->relsite, 0);
+      ad_check_get(e, t, k->l, k->lastrel, k->relcb, k->relevent, k->relsite, 0);
    if (!shared)                /* a writer comes after the readers too */
       for (uint32_t i = 0; i < k->nsh; i++)
          if (k->sh[i].tid != t)
-            check_get(e, t, k->sh[i].c, k->sh[i].tid, k->sh[i].cb,
+            ad_check_get(e, t, k->sh[i].c, k->sh[i].tid, k->sh[i].cb,
                       k->sh[i].event, k->sh[i].site, 0);
 }
 
@@ -801,14 +801,14 @@ static void ad_release(void *self, ag_tid t, ag_addr lock, int shared)
    ad *e = self;
    ad_thr *th = &e->thr[t];
    th->ran = 1;
-   ad_lock *k = lock_get(e, lock);
+   ad_lock *k = ad_lock_get(e, lock);
    if (!shared) {
-      for (uint32_t i = 0; i < k->nsh; i++) vc_unref(k->sh[i].c);
+      for (uint32_t i = 0; i < k->nsh; i++) ad_vc_unref(k->sh[i].c);
       k->nsh = 0;             /* the acquire joined them: L_l knows them */
-      vc_unref(k->l);
-      k->l = vc_ref(th->c);
+      ad_vc_unref(k->l);
+      k->l = ad_vc_ref(th->c);
       k->lastrel = t;
-      k->relcb = cur_cb(th);
+      k->relcb = ad_cur_cb(th);
       k->relevent = e->ctx->event;
       k->relsite = e->ctx->site;
    } else {
@@ -818,9 +818,9 @@ static void ad_release(void *self, ag_tid t, ag_addr lock, int shared)
          GROW(k->sh, k->nsh, k->capsh);
          k->sh[k->nsh++].c = NULL;
       }
-      ev_set(e, &k->sh[i], t, th->c);
+      ad_ev_set(e, &k->sh[i], t, th->c);
    }
-   note_holder(e, t, k->id, 1);
+   ad_note_holder(e, t, k->id, 1);
 }
 
 static void ad_lock_forget(void *self, ag_addr lock)
@@ -828,9 +828,9 @@ static void ad_lock_forget(void *self, ag_addr lock)
    ad *e = self;
    ad_lock *k = ag_map_get(e->locks, lock);
    if (!k) return;
-   for (uint32_t i = 0; i < k->nsh; i++) vc_unref(k->sh[i].c);
+   for (uint32_t i = 0; i < k->nsh; i++) ad_vc_unref(k->sh[i].c);
    k->nsh = 0;
-   vc_unref(k->l);
+   ad_vc_unref(k->l);
    k->l = NULL;              /* update sets may still name it: harmless */
    k->lastrel = AG_NO_TID;
 }
@@ -840,7 +840,7 @@ static void ad_fork(void *self, ag_tid parent, ag_tid child)
    ad *e = self;
    e->thr[parent].ran = 1;
    if (child >= e->nthr || !e->thr[child].exists) ad_thread_new(e, child);
-   thr_learn(e, child, e->thr[parent].c);
+   ad_thr_learn(e, child, e->thr[parent].c);
 }
 
 static void ad_join(void *self, ag_tid joiner, ag_tid child)
@@ -850,7 +850,7 @@ static void ad_join(void *self, ag_tid joiner, ag_tid child)
    /* a child that ran nothing adds no edge (fork and join in one txn) */
    if (child >= e->nthr || !e->thr[child].exists || !e->thr[child].ran) return;
    ad_thr *ch = &e->thr[child];
-   check_get(e, joiner, ch->c, child, cur_cb(ch), 0, 0, 0);
+   ad_check_get(e, joiner, ch->c, child, ad_cur_cb(ch), 0, 0, 0);
 }
 
 const ag_engine_ops ag_aerodrome_ops = {

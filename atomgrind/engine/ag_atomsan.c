@@ -22,7 +22,7 @@
  *
  * After a violation the closing edge is not inserted, so the state stays
  * that of an acyclic prefix, and the run goes on. */
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include "ag_map.h"
 #include "ag_shim.h"
 

@@ -1,7 +1,7 @@
 /* ag_engine.c -- the dispatcher between front-ends and engines: event
  * numbering, region nesting, shadow memory, per-event report de-duplication,
  * sampling activation, and the registry of engines.  See ag_engine.h. */
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include "ag_map.h"
 #include "ag_shadow.h"
 #include "ag_shim.h"
@@ -29,6 +29,10 @@ const ag_engine_ops *ag_engine_find(const char *name)
 }
 
 const ag_engine_ops *const *ag_engine_all(void) { return registry; }
+
+const char *ag_engine_name(const ag_engine_ops *ops) { return ops->name; }
+const char *ag_engine_help(const ag_engine_ops *ops) { return ops->help; }
+int ag_engine_kind(const ag_engine_ops *ops) { return ops->kind; }
 
 /* ---- instance ---------------------------------------------------- */
 

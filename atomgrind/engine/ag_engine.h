@@ -1,4 +1,5 @@
-/* ag_engine.h -- the event stream every analysis consumes.
+/* ag_engine.h -- the event stream every analysis consumes: what front ends
+ * call.  (What an engine implements: ag_engine_impl.h.)
  *
  * Front-ends (the Valgrind tool, atomgrind-trace, unit tests) create an
  * engine instance by name and feed it events through the ag_ev_* calls.
@@ -16,7 +17,8 @@
  *   - the addresses each engine keeps lock state for, so that memory freed
  *     or re-initialised makes its locks new (ops->lock_forget);
  *   - the per-event de-duplication of reports, and report sites.
- * An engine implements ag_engine_ops over already-resolved locations.
+ * An engine implements ag_engine_ops (ag_engine_impl.h) over
+ * already-resolved locations.
  *
  * Engines never see Valgrind; see ag_shim.h.
  */
@@ -70,80 +72,12 @@ typedef struct ag_config {
    int keep_quiescent;       /* forward accesses made while no region is open */
 } ag_config;
 
-/* ------------------------------------------------------------------ */
-/* The context the dispatcher shares with an engine instance.          */
-
-typedef struct ag_region {
-   uint32_t depth;           /* nesting depth; 0 = outside any region */
-   uint64_t begin_event;     /* outermost begin's event index */
-   uint64_t begin_site;
-   int live;                 /* thread announced and not exited */
-   int reported;             /* this region instance was reported ... */
-   ag_tid reported_other;    /* ... as interleaved by this thread */
-} ag_region;
-
-typedef struct ag_ctx {
-   uint64_t event;           /* index of the event being processed */
-   uint64_t site;            /* its site */
-   ag_addr addr;             /* if it is an access: its first byte, */
-   unsigned size;            /* size (0 for other events) */
-   unsigned flags;           /* and AG_WRITE/AG_ATOMIC */
-   ag_config cfg;
-   ag_region *regions;       /* per thread, indexed by ag_tid */
-   uint32_t nthreads;        /* threads announced so far (max tid + 1) */
-   /* set by the dispatcher, used by ag_ctx_report */
-   void *disp;
-} ag_ctx;
-
-/* Engines call this to report.  It fills the region fields and drops
-   repeats: a second report within one event, and a second atomicity report
-   for one region instance interleaved by the same other thread (the same
-   bug seen at its next access).  Returns 1 if it was delivered. */
-int ag_ctx_report(ag_ctx *ctx, ag_violation *v);
-
-/* Fill v->other_begin_* when the other transaction on the cycle is known to
-   be u's currently open region. */
-void ag_ctx_other_region(ag_ctx *ctx, ag_violation *v, ag_tid u);
-
-/* ------------------------------------------------------------------ */
-/* What an engine implements.  `loc` points to loc_size bytes of
-   per-location (per byte of memory) state owned by the engine. */
-
-typedef struct ag_engine_ops {
-   const char *name;          /* --engine=NAME */
-   const char *help;          /* one line for --help */
-   int kind;                  /* AG_KIND_* it checks */
-   unsigned loc_size;         /* bytes of per-location state (>0) */
-
-   void *(*create)(ag_ctx *ctx);
-   void  (*destroy)(void *self);
-
-   void  (*loc_init)(void *self, void *loc);              /* fresh, never accessed */
-   void  (*loc_copy)(void *self, void *dst, const void *src); /* dst is uninitialised */
-   void  (*loc_fini)(void *self, void *loc);              /* memory freed/reused */
-
-   void  (*thread_new)(void *self, ag_tid t);             /* before t's first event */
-   void  (*thread_exit)(void *self, ag_tid t);            /* after its last; may be NULL */
-   void  (*begin)(void *self, ag_tid t);                  /* outermost only */
-   void  (*end)(void *self, ag_tid t);                    /* outermost only */
-   /* One access event: access_start (may be NULL), then one access call
-      per location touched (addr is that location's first byte; a location
-      is a run of bytes within an aligned 8-byte word that every access so
-      far covered entirely or not at all -- see ag_shadow.h), then
-      access_done (may be NULL).  The event is one unary transaction when
-      t is outside any region. */
-   void  (*access_start)(void *self, ag_tid t, unsigned flags);
-   void  (*access)(void *self, ag_tid t, void *loc, ag_addr addr, unsigned flags);
-   void  (*acquire)(void *self, ag_tid t, ag_addr lock, int shared);
-   void  (*release)(void *self, ag_tid t, ag_addr lock, int shared);
-   void  (*fork)(void *self, ag_tid parent, ag_tid child);
-   void  (*join)(void *self, ag_tid joiner, ag_tid child);
-   void  (*access_done)(void *self, ag_tid t);
-   /* The lock (or sync object) at this address was re-initialised,
-      destroyed or freed: a later one there is a new object and starts
-      fresh.  May be NULL if the engine keeps no per-lock state. */
-   void  (*lock_forget)(void *self, ag_addr lock);
-} ag_engine_ops;
+/* An engine, as front ends see it: a name, a help line, a kind.  What an
+   engine implements is in ag_engine_impl.h. */
+typedef struct ag_engine_ops ag_engine_ops;
+const char *ag_engine_name(const ag_engine_ops *ops);
+const char *ag_engine_help(const ag_engine_ops *ops);
+int ag_engine_kind(const ag_engine_ops *ops);      /* AG_KIND_* */
 
 /* Registry */
 const ag_engine_ops *ag_engine_find(const char *name);   /* NULL if unknown */

@@ -38,7 +38,7 @@
  * state at the window start) is reported at the same event by the full
  * analysis -- tests/engine/test_rpt_sound.c checks both on random traces.
  */
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include "ag_map.h"
 #include "ag_shim.h"
 

@@ -13,7 +13,7 @@
 #define AG_SHADOW_H
 
 #include <stdint.h>
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 
 typedef struct ag_shadow ag_shadow;
 

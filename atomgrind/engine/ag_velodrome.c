@@ -21,7 +21,7 @@
  * longer matches the slot's is to a collected node and is ignored.
  * So the graph holds only what is reachable from open transactions.
  */
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include "ag_map.h"
 #include "ag_shim.h"
 

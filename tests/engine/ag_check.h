@@ -3,7 +3,7 @@
  * Header-only (static functions): each test is one C file. */
 #ifndef AG_CHECK_H
 #define AG_CHECK_H
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -15,7 +15,7 @@
  *   tests/engine/ag_ref.c tests/engine/test_aerodrome.c
  * Usage: test_aerodrome [ntraces]
  */
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include "ag_check.h"
 #include "ag_ref.h"
 #include <string.h>

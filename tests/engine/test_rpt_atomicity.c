@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include "ag_ref.h"
 #include "ag_sampler.h"
 

@@ -8,7 +8,7 @@
  * Build: cc -std=gnu99 -I atomgrind/engine atomgrind/engine/ag_*.c
  *        tests/engine/test_tracefmt.c   (ag_shim_host.c included)
  */
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include "ag_tracefmt.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  *   atomgrind/engine/ag_velodrome.c (and the other engines ag_engine.c
  *   registers) tests/engine/ag_test_shim.c tests/engine/test_velodrome.c
  */
-#include "ag_engine.h"
+#include "ag_engine_impl.h"
 #include "ag_check.h"
 #include <string.h>
 

@@ -52,6 +52,8 @@ PROGRAMS = [
     _bug("two_step_publish", "a two-field update done in two lock holds; readers see it half done"),
     _bug("stale_pointer", "a session pointer looked up in one lock hold, its counter bumped in another"),
     _bug("bounded_counter", "atomic load < LIMIT, then atomic fetch_add: the limit is exceeded"),
+    _bug("cache_refresh", "a cache's rare miss path drops the lock to compute, then inserts and counts blindly"),
+    _bug("unlocked_reset", "a locked append; another thread resets the length without the lock (outside regions)"),
 
     # ---- correct programs: serializable in every interleaving
     _ok("lock_across", "check then act with the mutex held across the region; a restocker"),
@@ -77,6 +79,11 @@ PROGRAMS = [
     _ok("barrier_phases", "barrier-separated phases: write own slot, then read all slots"),
     _ok("spin_flag", "threads spin on atomic flags outside regions; locked regions"),
     _ok("semaphore", "a binary semaphore around each region"),
+    _ok("fork_child", "a thread forks a child and waits for it while others run locked regions"),
+    _ok("sleep_in_region", "regions sleep (nanosleep) while holding the lock that protects their data"),
+    _ok("timed_wait", "consumers loop on pthread_cond_timedwait; regions after the wait"),
+    _ok("thread_waves", "waves of short-lived threads, each a few locked regions; stacks reused"),
+    _ok("signals", "SIGUSR1 sent to threads running locked regions; the handler touches thread-local data"),
 ]
 
 BUGS = [p for p in PROGRAMS if p.verdict == "bug"]

@@ -76,6 +76,7 @@ int main(void)
    pthread_create(&t[2], NULL, auditor, NULL);
    for (int i = 0; i < 3; i++)
       pthread_join(t[i], NULL);
-   printf("bad audits %d\n", bad_audits);
+   printf("%s\n", bad_audits == 0 && acct[0] + acct[1] + acct[2] + acct[3] == ACCOUNTS * START
+          ? "consistent" : "INCONSISTENT");
    return 0;
 }

@@ -1,0 +1,38 @@
+/* ag_analysis.h -- the engines the tool runs and the events it feeds
+ * them (ag_analysis.c).  Callers pass engine thread ids; reports go on
+ * to the error manager with the Valgrind thread of the event. */
+#ifndef AG_ANALYSIS_H
+#define AG_ANALYSIS_H
+
+#include "pub_tool_basics.h"     /* ThreadId, Addr, SizeT, Bool */
+#include "ag_engine.h"           /* ag_tid */
+
+void ag_analysis_init(void);
+void ag_analysis_fini(void);
+void ag_an_running(ThreadId vgtid);       /* this thread runs from now on */
+void ag_an_thread_new(ag_tid t);
+void ag_an_fork(ag_tid parent, ag_tid child);
+void ag_an_join(ag_tid joiner, ag_tid child);
+void ag_an_thread_exit(ag_tid t, ThreadId vgtid);
+void ag_an_begin(ag_tid t, ThreadId vgtid);
+void ag_an_end(ag_tid t, ThreadId vgtid);
+void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip);
+/* A lock (or a read side) taken or let go: outermost only. */
+void ag_an_lock_acquire(ag_tid t, Addr lock, Bool shared);
+void ag_an_lock_release(ag_tid t, Addr lock, Bool shared);
+/* A read-modify-write of a synchronisation object (condvar, semaphore,
+   barrier, once): ordered after the previous one on the object. */
+void ag_an_sync_rmw(ag_tid t, Addr obj);
+/* A read of a synchronisation object's state (pthread_once returning):
+   after the last RMW on it, unordered with other reads. */
+void ag_an_sync_read(ag_tid t, Addr obj);
+void ag_an_forget(Addr a, SizeT len);     /* memory freed, unmapped, reused */
+Bool ag_an_in_region(ag_tid t);
+void ag_an_disable(void);                 /* nothing is analysed from now on */
+
+/* Read inline by instrumented code. */
+extern volatile UWord ag_an_gate;         /* 0: accesses need not be reported */
+extern ULong ag_an_clock, ag_an_next;     /* RPT time, and when to tick */
+void ag_an_tick(void);
+
+#endif

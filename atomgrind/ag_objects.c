@@ -1,0 +1,36 @@
+/* ag_objects.c -- which loaded objects are atomgrind's own, Valgrind's
+ * preloads or the dynamic linker: their code is not the program. */
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"  /* VG_(next_DebugInfo), file and soname */
+#include "pub_tool_libcbase.h"   /* VG_(strncmp) */
+#include "ag_objects.h"
+
+/* Is di a Valgrind preload object whose file name starts with `prefix`?
+   (They have no soname.) */
+static Bool ag_is_preload(const DebugInfo *di, const HChar *prefix)
+{
+   const HChar *f = VG_(DebugInfo_get_filename)(di);
+   if (!f) return False;
+   const HChar *base = VG_(strrchr)(f, '/');
+   return VG_(strncmp)(base ? base + 1 : f, prefix, VG_(strlen)(prefix)) == 0;
+}
+
+/* Is vgpreload_atomgrind mapped?  Not in a statically linked program,
+   where nothing can wrap pthread functions or replace malloc. */
+Bool ag_preload_present(void)
+{
+   for (const DebugInfo *di = VG_(next_DebugInfo)(NULL); di; di = VG_(next_DebugInfo)(di))
+      if (ag_is_preload(di, "vgpreload_atomgrind")) return True;
+   return False;
+}
+
+/* Code of the dynamic linker and of Valgrind's preload objects is not the
+   program: its accesses (GOT updates, our own wrappers) are not checked. */
+Bool ag_object_skipped(Addr a)
+{
+   DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
+   if (!di) return False;
+   if (ag_is_preload(di, "vgpreload_")) return True;
+   const HChar *so = VG_(DebugInfo_get_soname)(di);
+   return so && VG_(strncmp)(so, "ld-linux", 8) == 0;
+}

@@ -1,0 +1,62 @@
+/* ag_replace_malloc.c -- the program's malloc & co. replaced (as Helgrind
+ * and DRD do) so the allocator's bookkeeping never looks like program
+ * data, and a freed block's locations start fresh when the address is
+ * reused.  (The engines' own allocator is ag_malloc in ag_shim.h.) */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"        /* VG_(memset), VG_(memcpy) */
+#include "pub_tool_replacemalloc.h"   /* VG_(cli_malloc), VG_(clo_alignment) */
+#include "pub_tool_tooliface.h"       /* VG_(needs_malloc_replacement) */
+#include "ag_analysis.h"              /* ag_an_forget */
+#include "ag_replace_malloc.h"
+
+static void *ag_rm_alloc(SizeT align, SizeT n, Bool zero)
+{
+   void *p;
+   if ((SSizeT)n < 0) return NULL;
+   p = VG_(cli_malloc)(align, n);
+   if (p && zero) VG_(memset)(p, 0, n);
+   return p;
+}
+
+static void ag_rm_free_block(void *p)
+{
+   if (!p) return;
+   ag_an_forget((Addr)p, VG_(cli_malloc_usable_size)(p));
+   VG_(cli_free)(p);
+}
+
+static void *ag_rm_malloc_fn(ThreadId t, SizeT n) { (void)t; return ag_rm_alloc(VG_(clo_alignment), n, False); }
+static void *ag_rm_memalign_fn(ThreadId t, SizeT align, SizeT n) { (void)t; return ag_rm_alloc(align, n, False); }
+static void *ag_rm_new_aligned(ThreadId t, SizeT n, SizeT align) { (void)t; return ag_rm_alloc(align, n, False); }
+static void *ag_rm_calloc_fn(ThreadId t, SizeT nmemb, SizeT size)
+{
+   (void)t;
+   if (size && nmemb > ((SizeT)-1) / size) return NULL;
+   return ag_rm_alloc(VG_(clo_alignment), nmemb * size, True);
+}
+static void ag_rm_free_fn(ThreadId t, void *p) { (void)t; ag_rm_free_block(p); }
+static void ag_rm_delete_aligned(ThreadId t, void *p, SizeT align) { (void)t; (void)align; ag_rm_free_block(p); }
+
+static void *ag_rm_realloc_fn(ThreadId t, void *old, SizeT n)
+{
+   (void)t;
+   if (!old) return ag_rm_alloc(VG_(clo_alignment), n, False);
+   if (n == 0) { ag_rm_free_block(old); return NULL; }
+   void *p = ag_rm_alloc(VG_(clo_alignment), n, False);
+   if (!p) return NULL;
+   SizeT oldn = VG_(cli_malloc_usable_size)(old);
+   VG_(memcpy)(p, old, oldn < n ? oldn : n);
+   ag_rm_free_block(old);
+   return p;
+}
+
+static SizeT ag_rm_usable_size(ThreadId t, void *p) { (void)t; return VG_(cli_malloc_usable_size)(p); }
+
+void ag_replace_malloc_init(void)
+{
+   VG_(needs_malloc_replacement)(ag_rm_malloc_fn, ag_rm_malloc_fn, ag_rm_new_aligned,
+                                 ag_rm_malloc_fn, ag_rm_new_aligned, ag_rm_memalign_fn,
+                                 ag_rm_calloc_fn, ag_rm_free_fn, ag_rm_free_fn,
+                                 ag_rm_delete_aligned, ag_rm_free_fn, ag_rm_delete_aligned,
+                                 ag_rm_realloc_fn, ag_rm_usable_size, 0);
+}

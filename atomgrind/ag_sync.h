@@ -1,0 +1,19 @@
+/* ag_sync.h -- pthread synchronisation objects as events: locks with
+ * recursion and reader/writer sides, condvars, semaphores, barriers
+ * (ag_sync.c). */
+#ifndef AG_SYNC_H
+#define AG_SYNC_H
+
+#include "pub_tool_basics.h"     /* ThreadId, Addr, Bool, UInt */
+
+void ag_sync_init(void);
+void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind);   /* kind: AG_LK_* */
+void ag_sync_lock_release(ThreadId vgtid, Addr lock);
+void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex);
+void ag_sync_cond_wait_post(ThreadId vgtid, Addr cond, Addr mutex);
+void ag_sync_object(ThreadId vgtid, Addr obj);   /* an RMW on a sync object */
+void ag_sync_object_read(ThreadId vgtid, Addr obj);  /* a read of its state */
+void ag_sync_destroy(ThreadId vgtid, Addr obj);
+Bool ag_sync_holds(ThreadId vgtid, Addr lock);  /* exclusively, by this thread */
+
+#endif

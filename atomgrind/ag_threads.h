@@ -1,0 +1,24 @@
+/* ag_threads.h -- Valgrind thread ids to atomgrind's dense engine thread
+ * ids, the running thread, pthread_t lookup (ag_threads.c). */
+#ifndef AG_THREADS_H
+#define AG_THREADS_H
+
+#include "pub_tool_basics.h"     /* ThreadId, Addr, UWord */
+#include "ag_engine.h"           /* ag_tid */
+
+typedef struct {
+   Bool valid;
+   ag_tid tid;           /* dense engine id; never reused */
+   UInt ignore;          /* >0 while inside a synchronisation call */
+   Addr stack_max;       /* highest address of the thread's stack (read
+                            inline by instrumented code) */
+   ag_tid last_child;    /* most recent child created by this thread */
+} ag_thread;
+
+extern ag_thread *ag_cur;                 /* the running thread */
+void ag_threads_init(void);
+ag_thread *ag_thread_of(ThreadId vgtid);
+ag_tid ag_tid_of_pthread(UWord pt);       /* AG_NO_TID if unknown */
+void ag_threads_set_pthread(ag_tid t, UWord pt);
+
+#endif
