@@ -18,10 +18,7 @@ EXES = {}
 
 # Correct programs that atomgrind reports today because of a tool bug, not
 # a mistake in the program; each is skipped (visibly) until the bug is fixed.
-KNOWN_TOOL_BUGS = {
-    "once_init": "pthread_once: the initialising thread sends two once events (after the routine, and "
-                 "after the real call); another thread's pthread_once between them closes a false cycle",
-}
+KNOWN_TOOL_BUGS = {}
 
 
 def setUpModule():

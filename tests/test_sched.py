@@ -45,10 +45,10 @@ class Corpus(unittest.TestCase):
         self.assertEqual([m[0] for m in missed], [], missed[:1])
 
     def test_ok_programs_clean(self):
-        # correct programs: no report under any seed (three seeds, spread
-        # over the programs)
+        # correct programs: no report (test_corpus runs them with a seed from
+        # the clock, perf/detect.py with 5 more)
         oks = [p for p in corpus.PROGRAMS if p.verdict == "ok"]
-        jobs = [(p, seed) for i, p in enumerate(oks) for seed in (10 + i, 40 + i)]
+        jobs = [(p, 10 + i) for i, p in enumerate(oks)]
 
         def run(job):
             p, seed = job
