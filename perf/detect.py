@@ -142,17 +142,23 @@ def run_once(vg, env, exe, opts, timeout, keep):
         t0 = time.monotonic()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env=env, start_new_session=True)
-        fired = []
+        fired, reaped, guard = [], [], threading.Lock()
 
         def kill():
-            fired.append(1)
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            with guard:              # never signal a group whose leader is reaped (ids get reused)
+                if reaped:
+                    return
+                fired.append(1)
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
         timer = threading.Timer(timeout, kill)
         timer.start()
-        _, status, ru = os.wait4(proc.pid, 0)
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)   # exited, not yet reaped
+        with guard:
+            _, status, ru = os.wait4(proc.pid, 0)
+            reaped.append(1)
         timer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - t0
