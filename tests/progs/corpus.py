@@ -8,7 +8,23 @@ Each entry: name, source files (relative to tests/progs; the first is the
 program), language ('c' or 'c++'), lib (sources of a shared library
 lib<name>.so the program is linked with, or ()), flags (extra compiler
 flags), verdict ('bug' or 'ok') and a one-line description.  Build one with
-tests/agtest.py's build_corpus(entry); run them with perf/detect.py."""
+tests/agtest.py's build_corpus(entry); run them with perf/detect.py;
+tests/test_corpus.py checks them.
+
+Adding a program: a header comment that opens with "Bug:" or "Correct:";
+for a bug, the pattern, the interleaving that breaks it and the cycle it
+closes ("Cycle: ..."), and the data involved; 2-4 threads, a fixed amount
+of work (well under 2 s under Valgrind), no sleeps to force the
+interleaving (finding it is the scheduler's job), no stdio inside regions,
+a count printed at the end (a correct program prints "consistent").  A
+correct program must be serializable in EVERY interleaving, counting each
+access outside a region as a transaction of its own: every region holds
+one lock (or locks taken two-phase) from before its first shared access to
+after its last, or touches only data no other thread writes meanwhile, or
+has exactly one shared access (one atomic instruction).  Two regions that
+meet on two locations in opposite orders are a violation; so is a region
+that releases a lock and takes it again (a wait on a condition variable
+too) if anyone else can take it in between."""
 import collections
 
 Prog = collections.namedtuple("Prog", "name srcs lang lib flags verdict desc")
