@@ -69,6 +69,8 @@ PROGRAMS = [
     _bug("stale_pointer", "a session pointer looked up in one lock hold, its counter bumped in another"),
     _bug("bounded_counter", "atomic load < LIMIT, then atomic fetch_add: the limit is exceeded"),
     _bug("cache_refresh", "a cache's rare miss path drops the lock to compute, then inserts and counts blindly"),
+    _bug("pipeline_snapshot", "a monitor reads a pipeline's two ends in two lock holds: needs 3 threads in order"),
+    _bug("config_reload", "readers read two config fields unlocked; a rare reload (3 in a run) changes both"),
     _bug("unlocked_reset", "a locked append; another thread resets the length without the lock (outside regions)"),
 
     # ---- correct programs: serializable in every interleaving
