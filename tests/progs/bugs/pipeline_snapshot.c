@@ -8,7 +8,7 @@
  * enters AND leaves between its two reads, the monitor sees it finished
  * but not entered (in flight < 0).  Interleaving: M reads entered; the
  * intake thread takes an item (entered++, mid++); the output thread moves
- * it (mid--, finished++); M reads finished.  Cycle, through all three:
+ * it (mid--, finished++); M reads finished.  Cycle: through all three,
  * M's read of `entered` precedes I's write (M -> I), I's write of `mid`
  * precedes O's read of it (I -> O), O's write of `finished` precedes M's
  * read (O -> M).  Data: `entered`, `mid`, `finished`.
