@@ -480,7 +480,11 @@ void ag_sched_thread_exit(ThreadId vgtid)
    ag_sc_set_state(vgtid, AG_SC_GONE);
    if (ag_sc_th[vgtid].depth > 0 && ag_sc_in_region > 0) ag_sc_in_region--;
    ag_sc_th[vgtid].depth = 0;
-   if (ag_sc_on()) ag_sc_pass_turn(vgtid);
+   if (!ag_sc_on()) return;
+   /* its exit wakes a joiner (the kernel's futex wake on the thread id):
+      the next holder lets it come back first, as after a futex wake */
+   if (ag_sc_in_futex > 0) ag_sc_woke = True;
+   ag_sc_pass_turn(vgtid);
 }
 
 /* System calls during which the thread may wait for another thread. */
