@@ -7,6 +7,7 @@
 #include "ag_requests.h"           /* what the preload library sends */
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_options.h"            /* ag_clo_yield */
+#include "ag_spec.h"               /* frames of marked regions */
 #include "ag_sync.h"               /* what a sync call means */
 #include "ag_threads.h"            /* the requesting thread */
 
@@ -33,10 +34,12 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    switch (arg[0]) {
    case VG_USERREQ__ATOMGRIND_ATOMIC_BEGIN:
       ag_an_begin(th->tid, vgtid);
+      ag_spec_marker_begin(vgtid);
       if (ag_clo_yield) VG_(vg_yield)();
       break;
    case VG_USERREQ__ATOMGRIND_ATOMIC_END:
       if (ag_clo_yield) VG_(vg_yield)();
+      ag_spec_marker_end(vgtid);
       ag_an_end(th->tid, vgtid);
       break;
    case AG_CR_IGNORE_PUSH:
