@@ -3,7 +3,8 @@
  * refinement of them.
  *
  * A pattern is a glob on a function's name, matched as suppressions match
- * fun: (VG_(string_match): * and ?); !PATTERN excludes, and an exclusion
+ * fun: (VG_(string_match): * and ?) -- a C++ name with or without its
+ * parameter list; !PATTERN excludes, and an exclusion
  * wins over any inclusion.  'all' is every function with a symbol in the
  * main executable or in an object named by --atomic-objs.  Functions the
  * program does not write itself (main, below main, names the
@@ -261,19 +262,52 @@ static Int ag_fs_intern(const HChar *name, Bool explicit)
    return (Int)ag_fs_nfns - 1;
 }
 
+/* A demangled C++ name without its parameter list ("Account::withdraw"
+   for "Account::withdraw(int) const") into buf; False if it has none. */
+static Bool ag_fs_unparamed(const HChar *name, HChar *buf, SizeT n)
+{
+   const HChar *close = VG_(strrchr)(name, ')');
+   Int depth = 0;
+   if (!close || name[0] == '(') return False;
+   for (const HChar *c = close; c >= name; c--) {
+      if (*c == ')') depth++;
+      else if (*c == '(' && --depth == 0) {
+         SizeT len = c - name;
+         if (len == 0 || len >= n) return False;
+         VG_(memcpy)(buf, name, len);
+         buf[len] = 0;
+         return True;
+      }
+   }
+   return False;
+}
+
+/* A pattern matches a function's name, or (C++) its name without the
+   parameter list; 'explicit' when it is one of them exactly. */
+static Bool ag_fs_names(const ag_fs_pattern *p, const HChar *name, const HChar *bare,
+                        Bool *explicit)
+{
+   if (VG_(string_match)(p->pat, name) || (bare && VG_(string_match)(p->pat, bare))) {
+      *explicit |= VG_STREQ(p->pat, name) || (bare && VG_STREQ(p->pat, bare));
+      return True;
+   }
+   return False;
+}
+
 Int ag_fnspec_match(Addr a)
 {
-   const HChar *name;
+   const HChar *name, *bare = NULL;
+   HChar buf[256];
    Bool included = False, explicit = False;
    if (ag_fs_npats == 0) return AG_NO_FN;
    if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &name)) return AG_NO_FN;
+   if (ag_fs_unparamed(name, buf, sizeof buf)) bare = buf;
    for (UInt i = 0; i < ag_fs_npats; i++) {
       const ag_fs_pattern *p = &ag_fs_pats[i];
-      Bool m = p->all ? ag_fs_in_scope(a) : VG_(string_match)(p->pat, name);
+      Bool m = p->all ? ag_fs_in_scope(a) : ag_fs_names(p, name, bare, &explicit);
       if (!m) continue;
       if (p->exclude) return AG_NO_FN;
       included = True;
-      explicit |= !p->all && VG_STREQ(p->pat, name);
    }
    if (!included || (!explicit && ag_fs_not_the_programs(name))) return AG_NO_FN;
    return ag_fs_intern(name, explicit);
@@ -314,18 +348,17 @@ static void ag_fs_put(Int fd, const HChar *s)
    VG_(write)(fd, s, VG_(strlen)(s));
 }
 
-/* "# " before each line of a multi-line text. */
+/* "#   " before each line of a multi-line text. */
 static void ag_fs_put_comment(Int fd, const HChar *text)
 {
-   HChar line[512];
    const HChar *s = text;
    while (*s) {
       const HChar *nl = VG_(strchr)(s, '\n');
       SizeT n = nl ? (SizeT)(nl - s) : VG_(strlen)(s);
-      if (n > sizeof line - 8) n = sizeof line - 8;
-      VG_(snprintf)(line, sizeof line, "#   %.*s\n", (Int)n, s);
-      ag_fs_put(fd, line);
-      s = nl ? nl + 1 : s + VG_(strlen)(s);
+      ag_fs_put(fd, "#   ");
+      VG_(write)(fd, s, n);
+      ag_fs_put(fd, "\n");
+      s += n + (nl != NULL);
    }
 }
 

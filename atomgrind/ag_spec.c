@@ -44,6 +44,7 @@ typedef struct {
    Addr slot;            /* the frame's return-address slot */
    Int fn;               /* the atomic function, or AG_NO_FN: a source marker */
    Addr begin_ip;        /* a marker's ATOMGRIND_ATOMIC_BEGIN */
+   Addr ret;             /* a marker's return address, as it was then */
 } ag_sp_frame;
 
 typedef struct {
@@ -59,13 +60,13 @@ static Bool ag_sp_tracking;
 
 Bool ag_spec_tracking(void) { return ag_sp_tracking; }
 
-static void ag_sp_push(ag_sp_stack *st, Addr slot, Int fn, Addr begin_ip)
+static void ag_sp_push(ag_sp_stack *st, Addr slot, Int fn, Addr begin_ip, Addr ret)
 {
    if (st->n == st->cap) {
       st->cap = st->cap ? 2 * st->cap : 16;
       st->f = VG_(realloc)("ag.spec.frames", st->f, st->cap * sizeof *st->f);
    }
-   st->f[st->n++] = (ag_sp_frame){ slot, fn, begin_ip };
+   st->f[st->n++] = (ag_sp_frame){ slot, fn, begin_ip, ret };
    ag_sp_open++;
 }
 
@@ -79,19 +80,23 @@ static void ag_sp_remove(ag_sp_stack *st, UInt i)
 /* ---- function entry ------------------------------------------------ */
 
 /* Is the call whose return address sits at slot the start routine of a
-   thread (called by glibc's start_thread)? */
+   thread (called by glibc's start_thread, or by our pthread_create
+   wrapper's trampoline)? */
 static Bool ag_sp_called_by_start_thread(Addr slot)
 {
    const HChar *name;
    Addr ret = *(Addr *)slot;
    return VG_(get_fnname)(VG_(current_DiEpoch)(), ret - 1, &name)
-          && VG_STREQ(name, "start_thread");
+          && (VG_STREQ(name, "start_thread") || VG_STREQ(name, "ag_thread_start"));
 }
 
-/* Ask for a thread switch without yielding inside generated code (the
-   block being run could be discarded meanwhile): zero the event counter
-   so that the thread returns to the scheduler at the next block, and
-   yield there (ag_sp_stop_client_code). */
+/* Ask for a thread switch.  Not by yielding here, inside generated code
+   (the block could be discarded meanwhile), nor when the run returns to
+   the scheduler (it may have a chain-me request pending, which another
+   thread could serve first): zero the event counter, so that the thread's
+   time slice ends at the next block, and yield at the scheduler's
+   time-slice point, where it calls the tool's sanity check
+   (ag_sp_sanity_yield). */
 static void ag_sp_request_yield(ag_sp_stack *st, void *gsp)
 {
    st->yield = True;
@@ -117,7 +122,7 @@ static VG_REGPARM(3) void ag_h_enter(UWord fn, Addr sp, void *gsp)
    Bool outermost = !ag_an_in_region(th->tid);
    ULong site = ag_an_begin(th->tid, vgtid);
    if (site) ag_fnspec_entered((Int)fn, site);
-   ag_sp_push(st, sp, (Int)fn, 0);
+   ag_sp_push(st, sp, (Int)fn, 0, 0);
    if (outermost && ag_clo_yield) ag_sp_request_yield(st, gsp);
 }
 
@@ -140,13 +145,19 @@ void ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
    addStmtToIRSB(out, IRStmt_Dirty(di));
 }
 
-static void ag_sp_stop_client_code(ThreadId vgtid, ULong bbs_done)
+/* The scheduler's time-slice point: it has just let go of the big lock
+   and taken it back, so yielding here is as safe. */
+static Bool ag_sp_sanity_yield(void)
 {
-   (void)bbs_done;
-   if (!ag_sp_threads[vgtid].yield) return;
-   ag_sp_threads[vgtid].yield = False;
-   VG_(vg_yield)();
+   ThreadId vgtid = VG_(get_running_tid)();
+   if (vgtid != VG_INVALID_THREADID && ag_sp_threads[vgtid].yield) {
+      ag_sp_threads[vgtid].yield = False;
+      VG_(vg_yield)();
+   }
+   return True;
 }
+
+static Bool ag_sp_sanity_expensive(void) { return True; }
 
 /* ---- frames end ---------------------------------------------------- */
 
@@ -157,9 +168,8 @@ static void ag_sp_close(ThreadId vgtid, const ag_sp_frame *f, Bool returned)
    if (f->fn != AG_NO_FN) {
       ag_an_end(th->tid, vgtid);
    } else if (!returned) {
-      ag_error_misuse(vgtid, "An atomic region was left by a longjmp or an exception "
-                      "before its ATOMGRIND_ATOMIC_END (the region is closed here); "
-                      "it began at %s",
+      ag_error_misuse(vgtid, "Atomic region abandoned by a longjmp or an exception "
+                      "(closed here); it began at %s",
                       VG_(describe_IP)(VG_(current_DiEpoch)(), f->begin_ip, NULL));
       ag_an_end(th->tid, vgtid);
    }
@@ -178,7 +188,10 @@ static void ag_sp_rise(Addr old_sp, Addr new_sp)
       if (f.slot >= new_sp || new_sp - f.slot > (Addr)VG_(clo_max_stackframe)) break;
       st->n--;
       ag_sp_open--;
-      ag_sp_close(vgtid, &f, f.slot == old_sp);
+      /* returned: SP stepped off the slot, and the slot still holds the
+         return address (C++ unwinding ends with a ret too, but through a
+         slot it rewrote to the landing pad) */
+      ag_sp_close(vgtid, &f, f.slot == old_sp && *(Addr *)f.slot == f.ret);
    }
 }
 
@@ -210,7 +223,8 @@ void ag_spec_marker_begin(ThreadId vgtid)
    if (!ag_sp_tracking) return;
    /* sps[1]: SP in the caller once the marker's function has returned */
    if (VG_(get_StackTrace)(vgtid, ips, 2, sps, NULL, 0) < 2) return;
-   ag_sp_push(&ag_sp_threads[vgtid], sps[1] - sizeof(Addr), AG_NO_FN, ips[0]);
+   Addr slot = sps[1] - sizeof(Addr);
+   ag_sp_push(&ag_sp_threads[vgtid], slot, AG_NO_FN, ips[0], *(Addr *)slot);
 }
 
 /* The innermost marker frame is the one this END closes. */
@@ -254,7 +268,7 @@ void ag_spec_init(void)
       /* entries are recognised at the start of a block: a call must not
          be chased into its callee's block (callgrind does the same) */
       VG_(clo_vex_control).guest_chase = False;
-      VG_(track_stop_client_code)(ag_sp_stop_client_code);
+      VG_(needs_sanity_checks)(ag_sp_sanity_yield, ag_sp_sanity_expensive);
    }
    if (ag_sp_tracking) {
       VG_(track_die_mem_stack)(ag_clo_check_stack_var ? ag_sp_die_forget : ag_sp_die);
