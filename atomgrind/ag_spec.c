@@ -18,6 +18,8 @@
  * Frames are tracked only when a spec is given or --track-frames=yes:
  * die_mem_stack costs a helper call at every rise of SP. */
 #include "pub_tool_basics.h"
+#include "pub_tool_vki.h"          /* VKI_PROT_READ */
+#include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client) */
 #include "pub_tool_debuginfo.h"    /* VG_(get_fnname), VG_(describe_IP) */
 #include "pub_tool_guest.h"        /* VexGuestArchState: the event counter */
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
@@ -75,6 +77,13 @@ static void ag_sp_remove(ag_sp_stack *st, UInt i)
    for (; i + 1 < st->n; i++) st->f[i] = st->f[i + 1];
    st->n--;
    ag_sp_open--;
+}
+
+/* Can the tool read the client's word at a (a slot found by unwinding, or
+   one on a stack that may have been unmapped since)? */
+static Bool ag_sp_readable(Addr a)
+{
+   return VG_(am_is_valid_for_client)(a, sizeof(Addr), VKI_PROT_READ);
 }
 
 /* ---- function entry ------------------------------------------------ */
@@ -191,7 +200,8 @@ static void ag_sp_rise(Addr old_sp, Addr new_sp)
       /* returned: SP stepped off the slot, and the slot still holds the
          return address (C++ unwinding ends with a ret too, but through a
          slot it rewrote to the landing pad) */
-      ag_sp_close(vgtid, &f, f.slot == old_sp && *(Addr *)f.slot == f.ret);
+      ag_sp_close(vgtid, &f, f.slot == old_sp
+                  && (f.fn != AG_NO_FN || (ag_sp_readable(f.slot) && *(Addr *)f.slot == f.ret)));
    }
 }
 
@@ -224,6 +234,7 @@ void ag_spec_marker_begin(ThreadId vgtid)
    /* sps[1]: SP in the caller once the marker's function has returned */
    if (VG_(get_StackTrace)(vgtid, ips, 2, sps, NULL, 0) < 2) return;
    Addr slot = sps[1] - sizeof(Addr);
+   if (sps[1] <= sps[0] || !ag_sp_readable(slot)) return;   /* no usable unwind info */
    ag_sp_push(&ag_sp_threads[vgtid], slot, AG_NO_FN, ips[0], *(Addr *)slot);
 }
 
