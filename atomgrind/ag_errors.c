@@ -8,6 +8,7 @@
 #include "pub_tool_errormgr.h"     /* VG_(maybe_record_error), suppressions */
 #include "pub_tool_libcbase.h"     /* VG_(memset), VG_(strcmp) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(printf_xml) */
+#include "pub_tool_machine.h"      /* VG_(get_IP) */
 #include "pub_tool_options.h"      /* VG_(clo_xml) */
 #include "pub_tool_tooliface.h"    /* VG_(needs_tool_errors) */
 #include "ag_errors.h"
@@ -52,14 +53,16 @@ static const HChar *ag_call_of(ULong site, HChar *buf, SizeT n)
    serializable -- and, if that region is not a call (source markers),
    on the other thread's region on the cycle.  The blamed function stops
    being atomic; the report goes into the spec as the reason. */
-static void ag_infer(const ag_violation *v)
+static void ag_infer(ThreadId vgtid, const ag_violation *v)
 {
    Int fn = ag_fnspec_of_site(v->begin_site);
    if (fn == AG_NO_FN) fn = ag_fnspec_of_site(v->other_begin_site);
    if (fn == AG_NO_FN) return;
    HChar why[400], other[32] = "another thread";
-   const HChar *at = v->site ? VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)v->site, NULL)
-                             : "?";
+   /* an access's site is its address; a lock's event has none: where the
+      thread is now */
+   Addr ip = v->site ? (Addr)v->site : VG_(get_IP)(vgtid);
+   const HChar *at = VG_(describe_IP)(VG_(current_DiEpoch)(), ip, NULL);
    if (v->other_tid != AG_NO_TID)
       VG_(snprintf)(other, sizeof other, "thread #%u", v->other_tid + 1);
    VG_(snprintf)(why, sizeof why, "Atomicity violation: thread #%u's region interleaved "
@@ -81,7 +84,7 @@ void ag_error_violation(ThreadId vgtid, const ag_violation *v)
    x.v = *v;
    x.begin_ec = ag_site_ec(v->begin_site);
    x.other_begin_ec = ag_site_ec(v->other_begin_site);
-   if (v->kind == AG_KIND_ATOMICITY && ag_fnspec_inferring()) ag_infer(v);
+   if (v->kind == AG_KIND_ATOMICITY && ag_fnspec_inferring()) ag_infer(vgtid, v);
    VG_(maybe_record_error)(vgtid,
                            v->kind == AG_KIND_RACE ? AG_ERR_RACE : AG_ERR_ATOMICITY,
                            ag_err_addr(v), NULL, &x);

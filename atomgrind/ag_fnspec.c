@@ -236,6 +236,8 @@ static Bool ag_fs_not_the_programs(const HChar *name)
    return VG_(get_fnname_kind)(name) != Vg_FnNameNormal
        || name[0] == '_'                       /* reserved: _start, _init, ... */
        || name[0] == '('                       /* "(below main)" */
+       || VG_STREQ(name, "start_thread")          /* a thread's whole life */
+       || VG_STREQ(name, "clone") || VG_STREQ(name, "clone3")
        || VG_STREQ(name, "frame_dummy")
        || VG_STREQ(name, "register_tm_clones")
        || VG_STREQ(name, "deregister_tm_clones");

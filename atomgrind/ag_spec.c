@@ -52,7 +52,8 @@ typedef struct {
 typedef struct {
    ag_sp_frame *f;
    UInt n, cap;
-   Bool entered;         /* an atomic function was entered in this thread */
+   Addr last_ret;        /* the last return address checked at depth 0 ... */
+   Bool last_start;      /* ... and whether it returns into start_thread */
    Bool yield;           /* yield when the thread next leaves generated code */
 } ag_sp_stack;
 
@@ -91,12 +92,16 @@ static Bool ag_sp_readable(Addr a)
 /* Is the call whose return address sits at slot the start routine of a
    thread (called by glibc's start_thread, or by our pthread_create
    wrapper's trampoline)? */
-static Bool ag_sp_called_by_start_thread(Addr slot)
+static Bool ag_sp_called_by_start_thread(ag_sp_stack *st, Addr slot)
 {
    const HChar *name;
    Addr ret = *(Addr *)slot;
-   return VG_(get_fnname)(VG_(current_DiEpoch)(), ret - 1, &name)
-          && (VG_STREQ(name, "start_thread") || VG_STREQ(name, "ag_thread_start"));
+   if (ret != st->last_ret) {    /* one symbol lookup per new call site */
+      st->last_ret = ret;
+      st->last_start = VG_(get_fnname)(VG_(current_DiEpoch)(), ret - 1, &name)
+         && (VG_STREQ(name, "start_thread") || VG_STREQ(name, "ag_thread_start"));
+   }
+   return st->last_start;
 }
 
 /* Ask for a thread switch.  Not by yielding here, inside generated code
@@ -121,12 +126,11 @@ static VG_REGPARM(3) void ag_h_enter(UWord fn, Addr sp, void *gsp)
    if (!th->valid || !ag_fnspec_atomic((Int)fn)) return;
    /* the same frame: a tail call, or a loop back to the entry */
    if (st->n > 0 && st->f[st->n - 1].slot == sp) return;
-   if (!st->entered) {
-      st->entered = True;
-      if (vgtid != 1 && !ag_fnspec_explicit((Int)fn) && ag_sp_called_by_start_thread(sp)) {
-         ag_fnspec_start_routine((Int)fn);
-         return;
-      }
+   /* a thread's start routine holds the whole thread: not unless named */
+   if (st->n == 0 && vgtid != 1 && !ag_fnspec_explicit((Int)fn)
+       && ag_sp_called_by_start_thread(st, sp)) {
+      ag_fnspec_start_routine((Int)fn);
+      return;
    }
    Bool outermost = !ag_an_in_region(th->tid);
    ULong site = ag_an_begin(th->tid, vgtid);
@@ -263,7 +267,7 @@ void ag_spec_thread_exit(ThreadId vgtid)
    }
    ag_sp_open -= st->n;
    st->n = 0;
-   st->entered = False;
+   st->last_ret = 0;
    st->yield = False;
 }
 
