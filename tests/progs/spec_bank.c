@@ -5,7 +5,8 @@
  * write is in a tail-called function), longjmp (the call is left by a
  * longjmp before the deposit: clean), recurse, signal (a handler runs
  * inside the region), plt (the function is in libspecbank.so), loop (many
- * short calls, for inference). */
+ * short calls, for inference), tight (many short calls without a syscall:
+ * only the tool's yield at the entry interleaves them). */
 #include <setjmp.h>
 #include <signal.h>
 #include "common.h"
@@ -91,6 +92,22 @@ __attribute__((noinline)) int audit(void)
    return b;
 }
 
+/* no syscall, no sleep, no lock: interleaved only if the tool makes the
+   thread give way at the entry of the call */
+__attribute__((noinline)) void withdraw_tight(int amount)
+{
+   int seen = balance;
+   for (volatile int k = 0; k < 20; k++) {}
+   balance = seen - amount;
+}
+
+static void *tight_looper(void *arg)
+{
+   (void)arg;
+   for (int i = 0; i < 3000; i++) withdraw_tight(1);
+   return NULL;
+}
+
 static void *depositor(void *arg)
 {
    (void)arg;
@@ -114,8 +131,9 @@ static void *looper(void *arg)
 int main(int argc, char **argv)
 {
    const char *mode = argc > 1 ? argv[1] : "plain";
-   if (!strcmp(mode, "loop")) {
-      pthread_t a = spawn(looper, NULL), b = spawn(looper, NULL);
+   if (!strcmp(mode, "loop") || !strcmp(mode, "tight")) {
+      void *(*fn)(void *) = !strcmp(mode, "loop") ? looper : tight_looper;
+      pthread_t a = spawn(fn, NULL), b = spawn(fn, NULL);
       pthread_join(a, NULL);
       pthread_join(b, NULL);
       printf("balance %d\n", balance);
