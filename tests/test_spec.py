@@ -145,8 +145,7 @@ class Exceptions(unittest.TestCase):
 
     def test_marked_region_abandoned_is_a_misuse(self):
         r = valgrind(self.exe, "--track-frames=yes", args=["marker"])
-        self.assertEqual(r.atomicity, 0, r)
-        self.assertEqual(r.errors, 1, r)
+        self.assertEqual((r.atomicity, r.misuse, r.errors), (0, 1, 1), r)
         self.assertRegex(r.text, r"(?m)^Atomic region abandoned by a longjmp or an exception "
                          r"\(closed here\); it began at 0x[0-9A-F]+: withdraw_marked\(int\) "
                          r"\(spec_throw.cpp:\d+\)", r)
