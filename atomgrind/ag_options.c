@@ -131,7 +131,8 @@ void ag_print_usage(void)
 "    --infer-spec=FILE         a function blamed for a violation stops being\n"
 "                              atomic; write the refined spec to FILE at exit\n"
 "    --track-frames=auto|yes|no  close regions whose frame is gone (return,\n"
-"                              longjmp, exception); auto: with a spec [auto]\n"
+"                              longjmp, exception); auto: with a spec or\n"
+"                              when atomicity is checked [auto]\n"
    );
 }
 

@@ -144,7 +144,7 @@ class Exceptions(unittest.TestCase):
         self.assertRegex(r.text, r"\(call of withdraw_throw\(int\)\)", r)
 
     def test_marked_region_abandoned_is_a_misuse(self):
-        r = valgrind(self.exe, "--track-frames=yes", args=["marker"])
+        r = valgrind(self.exe, args=["marker"])      # frames are tracked by default
         self.assertEqual((r.atomicity, r.misuse, r.errors), (0, 1, 1), r)
         self.assertRegex(r.text, r"(?m)^Atomic region abandoned by a longjmp or an exception "
                          r"\(closed here\); it began at 0x[0-9A-F]+: withdraw_marked\(int\) "
