@@ -24,6 +24,7 @@ static UInt ag_neng;
 static ThreadId ag_an_vgtid = VG_INVALID_THREADID;   /* the running thread */
 static UInt ag_an_threads;           /* threads announced (RPT's |T|) */
 static UInt ag_an_held;              /* locks held now, all threads (RPT's h) */
+static ULong ag_an_regions;          /* regions begun, all threads */
 
 /* Read inline by instrumented code: accesses call the helper only when
    non-zero.  It is cleared between RPT windows, and -- when only atomicity
@@ -120,6 +121,15 @@ void ag_analysis_init(void)
 
 void ag_analysis_fini(void)
 {
+   /* a clean report on a program nobody marked is not a clean bill */
+   if ((ag_clo_check & AG_CHECK_ATOMICITY) && ag_neng > 0 && ag_an_regions == 0
+       && VG_(clo_verbosity) >= 1) {
+      VG_(umsg)("atomgrind: WARNING: no atomic region was entered, so atomicity "
+                "was not checked.\n");
+      VG_(umsg)("atomgrind: Mark regions with ATOMGRIND_ATOMIC_BEGIN/END, or name "
+                "atomic functions\n");
+      VG_(umsg)("atomgrind: with --atomic-fns=PATTERN or --atomic-spec=FILE.\n");
+   }
    if (ag_clo_sample_rpt && VG_(clo_verbosity) >= 1)
       VG_(umsg)("RPT sampling: %llu window(s) analysed, %llu of %llu events "
                 "(k = %llu, r = %llu, seed %llu)\n",
@@ -180,14 +190,18 @@ void ag_an_thread_exit(ag_tid t, ThreadId vgtid)
                       "is closed here)", t + 1);
 }
 
-void ag_an_begin(ag_tid t, ThreadId vgtid)
+/* Only an outermost region's begin site is kept (and reported), so a
+   nested one costs no stack capture. */
+ULong ag_an_begin(ag_tid t, ThreadId vgtid)
 {
-   ExeContext *ec = VG_(record_ExeContext)(vgtid, 0);
+   ExeContext *ec = ag_an_in_region(t) ? NULL : VG_(record_ExeContext)(vgtid, 0);
+   ag_an_regions++;
    ag_an_vgtid = vgtid;
    ag_an_sync_event();
    ag_rec_begin(t, VG_(get_IP)(vgtid));
    for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
    ag_an_update_gate();
+   return (ULong)(Addr)ec;
 }
 
 void ag_an_end(ag_tid t, ThreadId vgtid)

@@ -14,7 +14,9 @@ void ag_an_thread_new(ag_tid t);
 void ag_an_fork(ag_tid parent, ag_tid child);
 void ag_an_join(ag_tid joiner, ag_tid child);
 void ag_an_thread_exit(ag_tid t, ThreadId vgtid);
-void ag_an_begin(ag_tid t, ThreadId vgtid);
+/* Returns the region's begin site (an ExeContext, as reports carry it);
+   0 for a nested region, which has none. */
+ULong ag_an_begin(ag_tid t, ThreadId vgtid);
 void ag_an_end(ag_tid t, ThreadId vgtid);
 void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip);
 /* A lock (or a read side) taken or let go: outermost only. */

@@ -8,6 +8,7 @@
 #include "ag_requests.h"           /* what the preload library sends */
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_sched.h"              /* scheduling points */
+#include "ag_spec.h"               /* frames of marked regions */
 #include "ag_sync.h"               /* what a sync call means */
 #include "ag_threads.h"            /* the requesting thread */
 
@@ -20,10 +21,12 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    switch (arg[0]) {
    case VG_USERREQ__ATOMGRIND_ATOMIC_BEGIN:
       ag_an_begin(th->tid, vgtid);
+      ag_spec_marker_begin(vgtid);
       ag_sched_begin(vgtid, VG_(get_IP)(vgtid));   /* others may run inside it */
       break;
    case VG_USERREQ__ATOMGRIND_ATOMIC_END:
       ag_sched_point(vgtid, AG_PT_END);
+      ag_spec_marker_end(vgtid);
       ag_an_end(th->tid, vgtid);
       break;
    /* Every synchronisation call is bracketed by PUSH and POP: the outermost

@@ -8,9 +8,11 @@
 #include "pub_tool_errormgr.h"     /* VG_(maybe_record_error), suppressions */
 #include "pub_tool_libcbase.h"     /* VG_(memset), VG_(strcmp) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(printf_xml) */
+#include "pub_tool_machine.h"      /* VG_(get_IP) */
 #include "pub_tool_options.h"      /* VG_(clo_xml) */
 #include "pub_tool_tooliface.h"    /* VG_(needs_tool_errors) */
 #include "ag_errors.h"
+#include "ag_fnspec.h"             /* regions that are calls; --infer-spec */
 #include "ag_options.h"            /* --trace-reports */
 
 typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE } ag_err_kind;
@@ -36,6 +38,39 @@ static ExeContext *ag_site_ec(ULong site)
    return (ExeContext *)(Addr)site;
 }
 
+/* " (call of NAME)" when the region that began at site is a call of an
+   atomic function, else "". */
+static const HChar *ag_call_of(ULong site, HChar *buf, SizeT n)
+{
+   Int fn = ag_fnspec_of_site(site);
+   if (fn == AG_NO_FN) return "";
+   VG_(snprintf)(buf, n, " (call of %s)", ag_fnspec_name(fn));
+   return buf;
+}
+
+/* --infer-spec: the violation is blamed on the reporting thread's region
+   -- the transaction the cycle returns to, which the engine found not
+   serializable -- and, if that region is not a call (source markers),
+   on the other thread's region on the cycle.  The blamed function stops
+   being atomic; the report goes into the spec as the reason. */
+static void ag_infer(ThreadId vgtid, const ag_violation *v)
+{
+   Int fn = ag_fnspec_of_site(v->begin_site);
+   if (fn == AG_NO_FN) fn = ag_fnspec_of_site(v->other_begin_site);
+   if (fn == AG_NO_FN) return;
+   HChar why[400], other[32] = "another thread";
+   /* an access's site is its address; a lock's event has none: where the
+      thread is now */
+   Addr ip = v->site ? (Addr)v->site : VG_(get_IP)(vgtid);
+   const HChar *at = VG_(describe_IP)(VG_(current_DiEpoch)(), ip, NULL);
+   if (v->other_tid != AG_NO_TID)
+      VG_(snprintf)(other, sizeof other, "thread #%u", v->other_tid + 1);
+   VG_(snprintf)(why, sizeof why, "Atomicity violation: thread #%u's region interleaved "
+                 "by %s\nat %s", v->tid + 1, other, at);
+   if (ag_fnspec_drop(fn, why) && VG_(clo_verbosity) >= 1)
+      VG_(umsg)("atomgrind: --infer-spec: %s is not atomic (%s)\n", ag_fnspec_name(fn), at);
+}
+
 /* ---- recording -------------------------------------------------- */
 
 void ag_error_violation(ThreadId vgtid, const ag_violation *v)
@@ -49,6 +84,7 @@ void ag_error_violation(ThreadId vgtid, const ag_violation *v)
    x.v = *v;
    x.begin_ec = ag_site_ec(v->begin_site);
    x.other_begin_ec = ag_site_ec(v->other_begin_site);
+   if (v->kind == AG_KIND_ATOMICITY && ag_fnspec_inferring()) ag_infer(vgtid, v);
    VG_(maybe_record_error)(vgtid,
                            v->kind == AG_KIND_RACE ? AG_ERR_RACE : AG_ERR_ATOMICITY,
                            ag_err_addr(v), NULL, &x);
@@ -187,12 +223,14 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
       ag_pp_other_access(v, "an earlier", xml);
       if (!xml) VG_(umsg)("\n");
    }
-   HChar line[128];
-   VG_(snprintf)(line, sizeof line, "The atomic region of thread #%u began at", v->tid + 1);
+   HChar line[384], call[160];
+   VG_(snprintf)(line, sizeof line, "The atomic region%s of thread #%u began at",
+                 ag_call_of(v->begin_site, call, sizeof call), v->tid + 1);
    ag_pp_region(line, x->begin_ec, xml);
    if (x->other_begin_ec)
       VG_(snprintf)(line, sizeof line,
-                    "%s ran conflicting code inside its atomic region, which began at", Other);
+                    "%s ran conflicting code inside its atomic region%s, which began at", Other,
+                    ag_call_of(v->other_begin_site, call, sizeof call));
    else
       VG_(snprintf)(line, sizeof line, "%s ran conflicting code in between.", Other);
    if (!xml) VG_(umsg)("\n");

@@ -12,6 +12,7 @@
 #include "ag_objects.h"            /* ag_object_skipped */
 #include "ag_options.h"            /* --check-stack-var, --sample, --sched */
 #include "ag_sched.h"              /* preemption after an access */
+#include "ag_spec.h"               /* atomic functions' entries */
 #include "ag_threads.h"            /* ag_cur: the running thread */
 
 /* The hot path.  szfl packs the size (low 16 bits) and AG_* flags.  The
@@ -207,6 +208,9 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       IRStmt *st = bb->stmts[i];
       if (!st || st->tag == Ist_NoOp) continue;
       if (!gate_done) {
+         /* first, so that the gate read below sees the region open */
+         if (st->tag == Ist_IMark)
+            ag_spec_instrument_entry(ir.out, (Addr)st->Ist.IMark.addr, ir.offset_SP);
          if (ag_clo_sched != AG_SCHED_NATIVE)
             ag_emit_stop(ir.out, layout->offset_IP, (Addr)vge->base[0]);
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));

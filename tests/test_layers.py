@@ -13,11 +13,13 @@ from agtest import BUILD, REPO, tool_built
 LAYERS = [
     ["ag_main"],                                            # wiring
     ["ag_clientreq", "ag_instrument", "ag_replace_malloc"],  # what the program does
+    ["ag_spec"],                                            # regions as long as frames
     ["ag_sync"],                                            # sync objects
     ["ag_threads"],                                         # threads
     ["ag_sched"],                                           # who runs next
     ["ag_analysis"],                                        # engines and their events
     ["ag_errors", "ag_record"],                             # reports, traces
+    ["ag_fnspec"],                                          # which functions are atomic
     ["ag_objects", "ag_options"],                           # facts everyone reads
     ["engine"],                                             # atomgrind/engine/*.c
     ["ag_shim_vg"],                                         # the engines' Valgrind shim
