@@ -349,15 +349,11 @@ static void ag_sc_count(ThreadId vgtid, ag_point kind)
 }
 
 /* The outermost BEGIN of a region at code address site. */
+static void ag_sc_damp_for(ThreadId vgtid, Addr site);
+
 void ag_sched_begin(ThreadId vgtid, Addr site)
 {
-   ag_sc_thread *t = &ag_sc_th[vgtid];
-   if (t->depth == 0 && ag_sc_sites) {
-      UInt *runs = ag_map_lookup(ag_sc_sites, site, NULL);
-      UInt n = ++*runs;
-      t->damp = n <= AG_SC_KNEE ? 1 : n / AG_SC_KNEE;
-      if (t->damp > AG_SC_DAMP_MAX) t->damp = AG_SC_DAMP_MAX;
-   }
+   ag_sc_damp_for(vgtid, site);
    ag_sched_point(vgtid, AG_PT_BEGIN);
 }
 
@@ -385,6 +381,36 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
       ag_sc_th[vgtid].held_until = ag_sc_points + 1 + ag_sc_rand() % AG_SC_HOLD;
    ag_sc_hand(next);
    ag_sc_wait(vgtid);
+}
+
+static void ag_sc_damp_for(ThreadId vgtid, Addr site)
+{
+   ag_sc_thread *t = &ag_sc_th[vgtid];
+   if (t->depth == 0 && ag_sc_sites) {
+      UInt *runs = ag_map_lookup(ag_sc_sites, site, NULL);
+      UInt n = ++*runs;
+      t->damp = n <= AG_SC_KNEE ? 1 : n / AG_SC_KNEE;
+      if (t->damp > AG_SC_DAMP_MAX) t->damp = AG_SC_DAMP_MAX;
+   }
+}
+
+void ag_sched_region_enter(ThreadId vgtid, Addr site)
+{
+   if (!ag_sc_th) return;
+   ag_sc_damp_for(vgtid, site);
+   ag_sc_count(vgtid, AG_PT_BEGIN);
+   if (!ag_sc_on() || ag_sc_draining || ag_sc_turn != vgtid || ag_sc_enabled == 0) return;
+   Bool stop = ag_clo_sched == AG_SCHED_PCT ? ag_sc_pct_change_point()
+             : ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_th[vgtid].damp);
+   if (stop) {
+      ag_sched_stop = 1;
+      ag_sc_stop_asker = vgtid;
+   }
+}
+
+void ag_sched_region_leave(ThreadId vgtid)
+{
+   if (ag_sc_th) ag_sc_count(vgtid, AG_PT_END);
 }
 
 void ag_sched_access(ThreadId vgtid)

@@ -35,6 +35,12 @@ void ag_sched_point(ThreadId vgtid, ag_point kind);
    are preempted less often). */
 void ag_sched_begin(ThreadId vgtid, Addr site);
 
+/* A region opened or closed by generated code (a call of an atomic
+   function, ag_spec.c): counted like BEGIN and END; the opening may ask
+   for a preemption at the next superblock start (no waiting here). */
+void ag_sched_region_enter(ThreadId vgtid, Addr site);
+void ag_sched_region_leave(ThreadId vgtid);
+
 /* An access by the running thread (not to its stack, not ignored): inside
    a region it may ask for a preemption at the next superblock start. */
 void ag_sched_access(ThreadId vgtid);

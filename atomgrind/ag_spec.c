@@ -35,7 +35,8 @@
 #include "ag_analysis.h"           /* regions open and close */
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_fnspec.h"             /* which functions are atomic */
-#include "ag_options.h"            /* --track-frames, --sched */
+#include "ag_options.h"            /* --track-frames */
+#include "ag_sched.h"              /* function regions for the scheduler */
 #include "ag_spec.h"
 #include "ag_threads.h"            /* engine thread ids */
 
@@ -106,18 +107,6 @@ static Bool ag_sp_called_by_start_thread(ag_sp_stack *st, Addr slot)
    return st->last_start;
 }
 
-/* Ask for a thread switch.  Not by yielding here, inside generated code
-   (the block could be discarded meanwhile), nor when the run returns to
-   the scheduler (it may have a chain-me request pending, which another
-   thread could serve first): zero the event counter, so that the thread's
-   time slice ends at the next block, and yield at the scheduler's
-   time-slice point, where it calls the tool's sanity check
-   (ag_sp_sanity_yield). */
-static void ag_sp_request_yield(ag_sp_stack *st, void *gsp)
-{
-   st->yield = True;
-   ((VexGuestArchState *)gsp)->host_EvC_COUNTER = 0;
-}
 
 /* The first instruction of an atomic function: sp is SP there. */
 static VG_REGPARM(3) void ag_h_enter(UWord fn, Addr sp, void *gsp)
@@ -138,7 +127,8 @@ static VG_REGPARM(3) void ag_h_enter(UWord fn, Addr sp, void *gsp)
    ULong site = ag_an_begin(th->tid, vgtid);
    if (site) ag_fnspec_entered((Int)fn, site);
    ag_sp_push(st, sp, (Int)fn, 0, 0);
-   if (outermost && ag_clo_sched != AG_SCHED_NATIVE) ag_sp_request_yield(st, gsp);
+   (void)outermost; (void)gsp;
+   ag_sched_region_enter(vgtid, (Addr)fn);   /* may preempt it at the next superblock */
 }
 
 void ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
@@ -181,6 +171,7 @@ static void ag_sp_close(ThreadId vgtid, const ag_sp_frame *f, Bool returned)
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
    if (f->fn != AG_NO_FN) {
+      ag_sched_region_leave(vgtid);
       ag_an_end(th->tid, vgtid);
    } else if (!returned) {
       ag_error_misuse(vgtid, "Atomic region abandoned by a longjmp or an exception "

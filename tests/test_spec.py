@@ -115,7 +115,7 @@ class FunctionRegions(unittest.TestCase):
     def test_entry_yield_interleaves_calls(self):
         # no sleep or syscall inside withdraw_tight: the violation shows
         # only because the thread gives way after entering the call
-        # (measured: 10/10 runs with --yield-at-regions=yes, 0/10 with no)
+        # (the scheduler may preempt it at the call's entry: ag_sched_region_enter)
         r = self.run_mode("tight", "--atomic-fns=withdraw_tight")
         self.assertGreater(r.atomicity, 0, r)
 
