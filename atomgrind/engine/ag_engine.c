@@ -105,9 +105,6 @@ static int ag_ctx_report_predicted(ag_engine *e, ag_violation *v)
    v->kind = e->ops->kind;
    v->event = e->ctx.event;
    v->site = e->ctx.site;
-   v->addr = e->ctx.addr;
-   v->size = e->ctx.size;
-   v->flags = e->ctx.flags;
    e->reports++;
    if (e->report) e->report(e->cookie, v);
    return 1;

@@ -66,8 +66,10 @@ typedef struct ag_violation {
    /* AG_KIND_PREDICT: thread local_tid's accesses e1 < e2 of one atomic
       region (begin_*), and other_tid's access (other_*) that a feasible
       reordering of the run places between them.  The reporting event
-      (tid, event, site, addr) is e2 or the other access, whichever came
-      later; the engine fills every field itself. */
+      (tid, event, site) is e2 or the other access, whichever came later,
+      or, with at_end, the end of local_tid's region (a prediction made
+      while the region was open waits for its end); addr/size/flags are
+      those of the later access. */
    ag_tid local_tid;
    uint64_t e1_event, e1_site, e2_event, e2_site;
    unsigned e1_flags, e2_flags;

@@ -39,7 +39,7 @@ typedef struct ag_ctx {
    for one region instance interleaved by the same other thread (the same
    bug seen at its next access).  Returns 1 if it was delivered.
    AG_KIND_PREDICT engines de-duplicate themselves: only the engine name,
-   kind and the reporting event's index, site and location are filled. */
+   kind and the reporting event's index and site are filled. */
 int ag_ctx_report(ag_ctx *ctx, ag_violation *v);
 
 /* Fill v->other_begin_* when the other transaction on the cycle is known to

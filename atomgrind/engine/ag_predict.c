@@ -17,6 +17,8 @@
  *   - not a hb e1 and not e2 hb a, and
  *   - no lock that t holds continuously from e1 through e2 is held by u
  *     at a (rwlocks: unless both hold it for reading).
+ * The read and the write of one atomic read-modify-write instruction are
+ * never split.
  * Checked: a before e1 in the run: "not a hb e2" (stronger than "not a hb
  * e1": a synchronisation of t between e1 and e2 hides the prediction);
  * a after e2: "not e2 hb a" exactly.  An a observed between e1 and e2 is
@@ -31,13 +33,17 @@
  * of its kind in the region; with a before e1, a is u's last access of its
  * kind before e2; with a after e2, e2 is t's last access of its kind
  * before a (and must still lie in that region).  Locksets are interned.
- * One report per (region instance, other thread).
+ * One report per (region instance, other thread).  A prediction against a
+ * region that is still open waits for the region's end (and is then
+ * reported there): the rest of the region may yet show the interleaving
+ * for real, and the observed report is the better one.
  */
 #include "ag_engine_impl.h"
 #include "ag_map.h"
 #include "ag_shim.h"
 
 #define PD_MAXENT 4       /* threads remembered per location */
+#define PD_MAXPEND 4      /* predictions waiting for a region's end */
 
 /* ---- vector clocks ----------------------------------------------- */
 
@@ -84,6 +90,8 @@ typedef struct {
    pd_held *held;          /* in acquisition order */
    uint32_t nheld, capheld;
    int known;
+   ag_violation pend[PD_MAXPEND];   /* against its open region */
+   uint32_t npend;
 } pd_thread;
 
 typedef struct {
@@ -279,25 +287,40 @@ static inline int pd_pattern(int k1, int ka, int k2)
    return ka ? !(k1 && k2) : (k1 && k2);
 }
 
-static uint64_t pd_done_key(uint64_t rbegin, ag_tid u)
+/* The read and the write of one atomic read-modify-write instruction
+   (consecutive events, both AG_ATOMIC): nothing runs between them. */
+static inline int pd_one_rmw(const pd_acc *e1, const pd_acc *e2)
 {
-   return rbegin ^ ((uint64_t)u << 48);   /* event indices stay below 2^48 */
+   return e2->event == e1->event + 1 && (e1->flags & e2->flags & AG_ATOMIC)
+          && !(e1->flags & AG_WRITE) && (e2->flags & AG_WRITE);
 }
 
-/* Mark (region instance, u) done; returns 1 if it was not yet. */
-static int pd_mark(pd_state *pd, uint64_t rbegin, ag_tid u)
+/* What is known of (region instance, other thread): */
+enum { PD_NEW, PD_PREDICTED, PD_OBSERVED };
+
+static uint8_t *pd_state_of(pd_state *pd, uint64_t rbegin, ag_tid u)
 {
-   int created;
-   ag_map_lookup(pd->done, pd_done_key(rbegin, u), &created);
-   return created;
+   /* event indices stay below 2^48 */
+   return ag_map_lookup(pd->done, rbegin ^ ((uint64_t)u << 48), NULL);
+}
+
+static void pd_observed(pd_state *pd, uint64_t rbegin, ag_tid u)
+{
+   *pd_state_of(pd, rbegin, u) = PD_OBSERVED;
 }
 
 static void pd_report(pd_state *pd, ag_tid reporter, const pd_ent *loc,
                       const pd_acc *e1, const pd_acc *e2, ag_tid u, const pd_acc *a)
 {
-   if (!pd_mark(pd, loc->rbegin, u)) return;
+   uint8_t *st = pd_state_of(pd, loc->rbegin, u);
+   if (*st != PD_NEW) return;
+   *st = PD_PREDICTED;
+   ag_ctx *ctx = pd->ctx;
    ag_violation v;
    ag_memzero(&v, sizeof v);
+   v.addr = ctx->addr;
+   v.size = ctx->size;
+   v.flags = ctx->flags;
    v.tid = reporter;
    v.local_tid = loc->tid;
    v.begin_event = loc->rbegin;
@@ -312,7 +335,29 @@ static void pd_report(pd_state *pd, ag_tid reporter, const pd_ent *loc,
    v.other_event = a->event;
    v.other_site = a->site;
    v.other_flags = a->flags;
-   ag_ctx_report(pd->ctx, &v);
+   ag_region *r = &ctx->regions[loc->tid];
+   pd_thread *th = &pd->th[loc->tid];
+   if (r->depth && r->begin_event == loc->rbegin) {     /* still open: wait */
+      if (th->npend < PD_MAXPEND) th->pend[th->npend++] = v;
+      return;
+   }
+   ag_ctx_report(ctx, &v);
+}
+
+/* t's region ends: what was predicted against it and has not been
+   observed since is reported now, at its end. */
+static void pd_end(void *self, ag_tid t)
+{
+   pd_state *pd = self;
+   pd_thread *th = pd_th(pd, t);
+   for (uint32_t i = 0; i < th->npend; i++) {
+      ag_violation *v = &th->pend[i];
+      if (*pd_state_of(pd, v->begin_event, v->other_tid) != PD_PREDICTED) continue;
+      v->tid = t;
+      v->at_end = 1;
+      ag_ctx_report(pd->ctx, v);
+   }
+   th->npend = 0;
 }
 
 /* The current access (kind k, event ev) of t as e2 of its region `me`,
@@ -329,9 +374,9 @@ static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k
          if (o->tid == t) continue;
          for (int ka = 0; ka < 2; ka++) {
             const pd_acc *a = &o->last[ka];
-            if (!a->event || !pd_pattern(i, ka, k)) continue;
+            if (!a->event || !pd_pattern(i, ka, k) || pd_one_rmw(e1, cur)) continue;
             if (a->event > e1->event) {          /* observed between e1 and e2 */
-               pd_mark(pd, me->rbegin, o->tid);
+               pd_observed(pd, me->rbegin, o->tid);
                continue;
             }
             if (pd_vc_get(&th->vc, o->tid) >= a->clock) continue;   /* a hb e2 */
@@ -355,7 +400,8 @@ static void pd_check_after(pd_state *pd, pd_rec *r, ag_tid t, int ka, const pd_a
          if (!e1->event) continue;
          for (int j = 0; j < 2; j++) {
             const pd_acc *e2 = &o->last[j];
-            if (e2->rb != o->rbegin || e2->event <= e1->event || !pd_pattern(i, ka, j))
+            if (e2->rb != o->rbegin || e2->event <= e1->event || !pd_pattern(i, ka, j)
+                || pd_one_rmw(e1, e2))
                continue;
             if (pd_vc_get(&th->vc, o->tid) >= e2->clock) continue;   /* e2 hb a */
             if (pd_lset_exclude(pd, o->h12[i][j], a->ls)) continue;
@@ -527,7 +573,7 @@ const ag_engine_ops ag_predict_ops = {
    .loc_fini = pd_loc_fini,
    .thread_new = pd_thread_new,
    .begin = pd_nop,
-   .end = pd_nop,
+   .end = pd_end,
    .access_start = NULL,
    .access = pd_access,
    .acquire = pd_acquire,
