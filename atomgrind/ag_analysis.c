@@ -117,7 +117,9 @@ void ag_analysis_init(void)
       const HChar *name = ag_clo_engine;
       if (!name) name = AG_DEFAULT_ENGINE;
       ag_eng[ag_neng++] = ag_make(name, &cfg);
-      if (ag_clo_predict) {
+      /* not with RPT windows: a window starts without the locks held
+         at its start, and prediction needs them */
+      if (ag_clo_predict && !ag_clo_sample_rpt) {
          ag_eng[ag_neng++] = ag_make(AG_PREDICT_ENGINE, &cfg);
          ag_an_predicting = True;
       }

@@ -502,12 +502,27 @@ static void pd_fork(void *self, ag_tid parent, ag_tid child)
    pd_vc_tick(&p->vc, parent);
 }
 
+/* The joined thread has exited: its clock is no longer needed (accesses
+   keep their own clock values), so memory follows the live threads. */
 static void pd_join(void *self, ag_tid joiner, ag_tid child)
 {
    pd_state *pd = self;
    pd_thread *c = pd_th(pd, child), *j = pd_th(pd, joiner);
    pd_vc_join(&j->vc, &c->vc);
-   pd_vc_tick(&c->vc, child);
+   if (!pd->ctx->regions[child].live) {
+      ag_free(c->vc.c);
+      c->vc.c = NULL;
+      c->vc.n = 0;
+   }
+}
+
+static void pd_thread_exit(void *self, ag_tid t)
+{
+   pd_thread *th = pd_th(self, t);
+   ag_free(th->held);
+   th->held = NULL;
+   th->nheld = th->capheld = 0;
+   th->npend = 0;
 }
 
 static void pd_lock_forget(void *self, ag_addr lock)
@@ -572,6 +587,7 @@ const ag_engine_ops ag_predict_ops = {
    .loc_copy = pd_loc_copy,
    .loc_fini = pd_loc_fini,
    .thread_new = pd_thread_new,
+   .thread_exit = pd_thread_exit,
    .begin = pd_nop,
    .end = pd_end,
    .access_start = NULL,
