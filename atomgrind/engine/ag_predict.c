@@ -421,7 +421,8 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned fl
    int k = (flags & AG_WRITE) ? 1 : 0;
    uint64_t rb = ctx->regions[t].depth ? ctx->regions[t].begin_event : 0;
    pd_acc cur = { ctx->event, ctx->site, rb, pd_vc_get(&th->vc, t), pd_lockset(th), flags };
-   if (*rp) {
+   /* only t has touched the location: nothing to check (the common case) */
+   if (*rp && !((*rp)->n == 1 && (*rp)->e[0].tid == t)) {
       pd_ent *me = NULL;
       for (uint32_t i = 0; i < (*rp)->n; i++)
          if ((*rp)->e[i].tid == t) me = &(*rp)->e[i];
