@@ -277,6 +277,23 @@ void ag_an_sync_rmw(ag_tid t, Addr obj)
    ag_an_release(t, obj, False);
 }
 
+void ag_an_once(ag_tid t, Addr once, Bool init)
+{
+   ag_an_sync_event();
+   /* recorded as before (an RMW of a sync object): offline atomicity
+      replays still see once -> later once as lock edges */
+   ag_rec_acquire(t, once, False);
+   ag_rec_release(t, once, False);
+   for (UInt i = 0; i < ag_neng; i++) {
+      if (ag_engine_kind(ag_engine_ops_of(ag_eng[i])) == AG_KIND_ATOMICITY) {
+         ag_ev_access(ag_eng[i], t, once, 1, init ? AG_WRITE : 0, 0);
+      } else {
+         ag_ev_acquire(ag_eng[i], t, once, False, 0);
+         ag_ev_release(ag_eng[i], t, once, False, 0);
+      }
+   }
+}
+
 void ag_an_forget(Addr a, SizeT len)
 {
    ag_rec_forget(a, len);
