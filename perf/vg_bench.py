@@ -251,7 +251,7 @@ def configs(args):
     # function of the program an atomic region (issue 12)
     cs.append(("ag:frames", "atomgrind", ["--track-frames=yes"]))
     cs.append(("ag:fns-all", "atomgrind", ["--atomic-fns=all"]))
-    # the same two without prediction (--predict is on by default)
+    # the defaults and ag:every without prediction (--predict is on by default)
     cs.append(("ag:nopredict", "atomgrind", ["--predict=no"]))
     cs.append(("ag:every-nopredict", "atomgrind", ["--predict=no", "--skip-quiescent=no"]))
     out = []
