@@ -73,10 +73,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       ag_sync_object(vgtid, arg[1]);
       break;
    case AG_CR_ONCE_POST:
-      /* the routine's end writes "done"; every return only reads it, and
-         two callers' returns do not order each other */
-      if (arg[2]) ag_sync_object(vgtid, arg[1]);
-      else ag_sync_object_read(vgtid, arg[1]);
+      ag_sync_once(vgtid, arg[1], arg[2] != 0);
       break;
    case AG_CR_SPIN_INIT_OR_UNLOCK:
       /* one glibc function is both pthread_spin_init and _unlock */
