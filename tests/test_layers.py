@@ -13,6 +13,7 @@ from agtest import BUILD, REPO, tool_built
 LAYERS = [
     ["ag_main"],                                            # wiring
     ["ag_clientreq", "ag_instrument", "ag_replace_malloc"],  # what the program does
+    ["ag_spin"],                                            # IR analysis for instrumentation
     ["ag_sync"],                                            # sync objects
     ["ag_threads"],                                         # threads
     ["ag_analysis"],                                        # engines and their events
