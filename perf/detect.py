@@ -13,7 +13,11 @@ more option configurations side by side.
 Each --opts is one configuration (a string of Valgrind options, split like
 a shell would; '' is the defaults).  {seed} in it becomes the run's seed
 (--seed-base, --seed-base+1, ... for runs 1..N; the same seeds in every
-configuration).  The build is $AG_BUILD or --build, else ./build.
+configuration).  The build is $AG_BUILD or --build, else ./build; a
+configuration that starts with AG_BUILD=DIR runs that build instead, so
+two builds can be compared in one table:
+
+    perf/detect.py --opts 'AG_BUILD=/work/main/build' --opts '--sched-seed={seed}'
 
 Table: for a bug program, the runs that reported an atomicity violation
 ("k/N"); for a correct program, the runs that reported any error (false
@@ -97,9 +101,16 @@ def select(names, verdict):
     return progs
 
 
+def split_config(opts):
+    """A configuration's build (from a leading AG_BUILD=DIR, else None) and
+    the rest of its options."""
+    m = re.match(r"\s*AG_BUILD=(\S+)\s*(.*)$", opts, re.S)
+    return (os.path.abspath(m.group(1)), m.group(2)) if m else (None, opts)
+
+
 def expand(opts, seed):
     """The option list of a configuration for one seed."""
-    return shlex.split(opts.replace("{seed}", str(seed)))
+    return shlex.split(split_config(opts)[1].replace("{seed}", str(seed)))
 
 
 class Outcome:
@@ -142,17 +153,23 @@ def run_once(vg, env, exe, opts, timeout, keep):
         t0 = time.monotonic()
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 env=env, start_new_session=True)
-        fired = []
+        fired, reaped, guard = [], [], threading.Lock()
 
         def kill():
-            fired.append(1)
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            with guard:              # never signal a group whose leader is reaped (ids get reused)
+                if reaped:
+                    return
+                fired.append(1)
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
         timer = threading.Timer(timeout, kill)
         timer.start()
-        _, status, ru = os.wait4(proc.pid, 0)
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)   # exited, not yet reaped
+        with guard:
+            _, status, ru = os.wait4(proc.pid, 0)
+            reaped.append(1)
         timer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - t0
@@ -297,14 +314,19 @@ def main(argv):
     if not os.path.exists(os.path.join(build, "atomgrind-amd64-linux")):
         sys.exit("detect.py: no atomgrind build in %s (set AG_BUILD or --build)" % build)
     vg = os.path.join(ROOT, "vg-in-place")
-    env = dict(os.environ, AG_BUILD=build)
+    envs = []
+    for c in a.opts:
+        b = split_config(c)[0] or build
+        if not os.path.exists(os.path.join(b, "atomgrind-amd64-linux")):
+            sys.exit("detect.py: no atomgrind build in %s (configuration '%s')" % (b, c))
+        envs.append(dict(os.environ, AG_BUILD=b))
     if a.keep_logs:
         os.makedirs(a.keep_logs, exist_ok=True)
     exes = {p.name: agtest.build_corpus(p) for p in progs}
 
     refused = {}
     for ci, c in enumerate(a.opts):
-        why = probe(vg, env, c, a.seed_base)
+        why = probe(vg, envs[ci], c, a.seed_base)
         if why is not None:
             refused[ci] = why
             sys.stderr.write("detect.py: configuration c%d (%s) refused by Valgrind: %s\n" % (ci + 1, c, why))
@@ -323,7 +345,7 @@ def main(argv):
         if a.keep_logs:
             keep = os.path.join(a.keep_logs, "c%d" % (ci + 1))
             os.makedirs(keep, exist_ok=True)
-        o = run_once(vg, env, exes[p.name], expand(a.opts[ci], seed), a.timeout, keep)
+        o = run_once(vg, envs[ci], exes[p.name], expand(a.opts[ci], seed), a.timeout, keep)
         if keep:
             final = os.path.join(keep, "%s.seed%d.log" % (p.name, seed))
             os.replace(o.log, final)

@@ -8,7 +8,23 @@ Each entry: name, source files (relative to tests/progs; the first is the
 program), language ('c' or 'c++'), lib (sources of a shared library
 lib<name>.so the program is linked with, or ()), flags (extra compiler
 flags), verdict ('bug' or 'ok') and a one-line description.  Build one with
-tests/agtest.py's build_corpus(entry); run them with perf/detect.py."""
+tests/agtest.py's build_corpus(entry); run them with perf/detect.py;
+tests/test_corpus.py checks them.
+
+Adding a program: a header comment that opens with "Bug:" or "Correct:";
+for a bug, the pattern, the interleaving that breaks it and the cycle it
+closes ("Cycle: ..."), and the data involved; 2-4 threads, a fixed amount
+of work (well under 2 s under Valgrind), no sleeps to force the
+interleaving (finding it is the scheduler's job), no stdio inside regions,
+a count printed at the end (a correct program prints "consistent").  A
+correct program must be serializable in EVERY interleaving, counting each
+access outside a region as a transaction of its own: every region holds
+one lock (or locks taken two-phase) from before its first shared access to
+after its last, or touches only data no other thread writes meanwhile, or
+has exactly one shared access (one atomic instruction).  Two regions that
+meet on two locations in opposite orders are a violation; so is a region
+that releases a lock and takes it again (a wait on a condition variable
+too) if anyone else can take it in between."""
 import collections
 
 Prog = collections.namedtuple("Prog", "name srcs lang lib flags verdict desc")
@@ -53,6 +69,8 @@ PROGRAMS = [
     _bug("stale_pointer", "a session pointer looked up in one lock hold, its counter bumped in another"),
     _bug("bounded_counter", "atomic load < LIMIT, then atomic fetch_add: the limit is exceeded"),
     _bug("cache_refresh", "a cache's rare miss path drops the lock to compute, then inserts and counts blindly"),
+    _bug("pipeline_snapshot", "a monitor reads a pipeline's two ends in two lock holds: needs 3 threads in order"),
+    _bug("config_reload", "readers read two config fields unlocked; a rare reload (3 in a run) changes both"),
     _bug("unlocked_reset", "a locked append; another thread resets the length without the lock (outside regions)"),
 
     # ---- correct programs: serializable in every interleaving
