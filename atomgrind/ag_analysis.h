@@ -31,6 +31,8 @@ void ag_an_disable(void);                 /* nothing is analysed from now on */
 
 /* Read inline by instrumented code. */
 extern volatile UWord ag_an_gate;         /* 0: accesses need not be reported */
+extern Bool ag_an_instrument_accesses;    /* read at translation: False while
+                                             no region has opened yet */
 extern ULong ag_an_clock, ag_an_next;     /* RPT time, and when to tick */
 void ag_an_tick(void);
 

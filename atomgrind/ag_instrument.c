@@ -58,6 +58,7 @@ static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
    saves the helper call (as DRD does). */
 static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard)
 {
+   if (!ag_an_instrument_accesses) return;   /* the floor (ag_analysis.c) */
    Bool ungated = (flags & (AG_ATOMIC | AG_SPIN)) && ag_clo_sample_rpt
                   && (ag_clo_check & AG_CHECK_RACES);
    IRExpr *cond = ungated ? IRExpr_Const(IRConst_U1(True)) : IRExpr_RdTmp(ir->gate);
@@ -188,7 +189,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    for (; i < bb->stmts_used; i++) {
       IRStmt *st = bb->stmts[i];
       if (!st || st->tag == Ist_NoOp) continue;
-      if (!gate_done) {
+      if (!gate_done && ag_an_instrument_accesses) {
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
          ag_emit_gate(&ir);
          if (!ag_clo_check_stack_var) ag_emit_stack_max(&ir);
