@@ -1,8 +1,9 @@
 /* ag_analysis.c -- the engines the tool runs and the events it feeds them.
  *
  * One engine per analysis asked for (--check=): an atomicity engine
- * (--engine=) and/or the race engine.  Events are forwarded to each;
- * reports come back through ag_report and go to the error manager. */
+ * (--engine=), the prediction engine beside it (--predict=yes), and/or
+ * the race engine.  Events are forwarded to each; reports come back
+ * through ag_report and go to the error manager. */
 #include "pub_tool_basics.h"
 #include "pub_tool_execontext.h"   /* region begin sites are ExeContexts */
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
@@ -19,12 +20,14 @@
 #include "ag_sampler.h"            /* RPT windows */
 
 #define AG_RACE_ENGINE "fasttrack"
+#define AG_PREDICT_ENGINE "predict"
 
-static ag_engine *ag_eng[2];
+static ag_engine *ag_eng[3];        /* [0] atomicity if checked */
 static UInt ag_neng;
 static ThreadId ag_an_vgtid = VG_INVALID_THREADID;   /* the running thread */
 static UInt ag_an_threads;           /* threads announced (RPT's |T|) */
 static UInt ag_an_held;              /* locks held now, all threads (RPT's h) */
+static ULong ag_an_regions;          /* regions begun, all threads */
 
 /* Read inline by instrumented code: accesses call the helper only when
    non-zero.  It is cleared between RPT windows, and -- when only atomicity
@@ -36,6 +39,14 @@ volatile UWord ag_an_gate = 1;
 static Bool ag_an_window = True;     /* inside an RPT window (or no sampling) */
 static Bool ag_an_every_access;      /* races checked, trace recorded, or
                                         --skip-quiescent=no */
+/* Prediction needs the accesses made while no region is open too (a
+   remote access of a serial-looking run lies outside the region), but
+   only from the run's first region on: a program without regions pays
+   nothing, and one with regions only after its first begin.  Accesses
+   before it are not seen, so a remote access made before any region
+   began is never predicted. */
+static Bool ag_an_predicting;        /* the prediction engine runs ... */
+static Bool ag_an_region_seen;       /* ... and a region has begun */
 
 /* The floor: while the gate has been shut since the start (no region has
    opened yet, and accesses matter only inside regions), accesses are not
@@ -61,7 +72,8 @@ static void ag_an_instrument_now(void)
 static void ag_an_update_gate(void)
 {
    ag_an_gate = ag_neng > 0 && ag_an_window
-                && (ag_an_every_access || ag_engine_open_regions(ag_eng[0]) > 0);
+                && (ag_an_every_access || ag_engine_open_regions(ag_eng[0]) > 0
+                    || (ag_an_predicting && ag_an_region_seen));
    if (ag_an_gate) ag_an_instrument_now();
 }
 
@@ -128,13 +140,23 @@ void ag_analysis_init(void)
       const HChar *name = ag_clo_engine;
       if (!name) name = AG_DEFAULT_ENGINE;
       ag_eng[ag_neng++] = ag_make(name, &cfg);
+      /* not with RPT windows: a window starts without the locks held
+         at its start, and prediction needs them */
+      if (ag_clo_predict && !ag_clo_sample_rpt) {
+         ag_eng[ag_neng++] = ag_make(AG_PREDICT_ENGINE, &cfg);
+         ag_an_predicting = True;
+      }
    }
    if (ag_clo_check & AG_CHECK_RACES)
       ag_eng[ag_neng++] = ag_make(AG_RACE_ENGINE, &cfg);
    ag_an_every_access = (ag_clo_check & AG_CHECK_RACES) || ag_clo_record_trace
                         || !ag_clo_skip_quiescent;
    ag_an_update_gate();
-   ag_an_instrument_accesses = ag_an_gate || ag_clo_sample_rpt;
+   /* function specs open regions from instrumented code, where
+      translations cannot be discarded: no floor with them */
+   ag_an_instrument_accesses = ag_an_gate || ag_clo_sample_rpt || ag_clo_atomic_fns
+                               || ag_clo_atomic_spec || ag_clo_atomic_objs
+                               || ag_clo_infer_spec;
    if (ag_clo_sample_rpt) {
       ag_sampler_init(&ag_smp, ag_clo_rpt_epsilon_ppm / 1e6, ag_clo_rpt_delta_ppm / 1e6,
                       ag_clo_sample_seed);
@@ -144,6 +166,15 @@ void ag_analysis_init(void)
 
 void ag_analysis_fini(void)
 {
+   /* a clean report on a program nobody marked is not a clean bill */
+   if ((ag_clo_check & AG_CHECK_ATOMICITY) && ag_neng > 0 && ag_an_regions == 0
+       && VG_(clo_verbosity) >= 1) {
+      VG_(umsg)("atomgrind: WARNING: no atomic region was entered, so atomicity "
+                "was not checked.\n");
+      VG_(umsg)("atomgrind: Mark regions with ATOMGRIND_ATOMIC_BEGIN/END, or name "
+                "atomic functions\n");
+      VG_(umsg)("atomgrind: with --atomic-fns=PATTERN or --atomic-spec=FILE.\n");
+   }
    if (ag_clo_sample_rpt && VG_(clo_verbosity) >= 1)
       VG_(umsg)("RPT sampling: %llu window(s) analysed, %llu of %llu events "
                 "(k = %llu, r = %llu, seed %llu)\n",
@@ -204,14 +235,19 @@ void ag_an_thread_exit(ag_tid t, ThreadId vgtid)
                       "is closed here)", t + 1);
 }
 
-void ag_an_begin(ag_tid t, ThreadId vgtid)
+/* Only an outermost region's begin site is kept (and reported), so a
+   nested one costs no stack capture. */
+ULong ag_an_begin(ag_tid t, ThreadId vgtid)
 {
-   ExeContext *ec = VG_(record_ExeContext)(vgtid, 0);
+   ExeContext *ec = ag_an_in_region(t) ? NULL : VG_(record_ExeContext)(vgtid, 0);
+   ag_an_regions++;
    ag_an_vgtid = vgtid;
    ag_an_sync_event();
    ag_rec_begin(t, VG_(get_IP)(vgtid));
    for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
+   ag_an_region_seen = True;
    ag_an_update_gate();
+   return (ULong)(Addr)ec;
 }
 
 void ag_an_end(ag_tid t, ThreadId vgtid)
@@ -232,7 +268,7 @@ void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 {
    if (UNLIKELY(ag_clo_record_trace != NULL)) ag_rec_access(t, a, size, flags, ip);
    ag_ev_access(ag_eng[0], t, a, size, flags, ip);
-   if (ag_neng > 1) ag_ev_access(ag_eng[1], t, a, size, flags, ip);
+   for (UInt i = 1; i < ag_neng; i++) ag_ev_access(ag_eng[i], t, a, size, flags, ip);
 }
 
 static void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
@@ -285,6 +321,23 @@ void ag_an_free(ag_tid t, Addr a, SizeT len)
    }
    ag_rec_forget(a, len);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_free(ag_eng[i], t, a, len, 0);
+}
+
+void ag_an_once(ag_tid t, Addr once, Bool init)
+{
+   ag_an_sync_event();
+   /* recorded as before (an RMW of a sync object): offline atomicity
+      replays still see once -> later once as lock edges */
+   ag_rec_acquire(t, once, False);
+   ag_rec_release(t, once, False);
+   for (UInt i = 0; i < ag_neng; i++) {
+      if (ag_engine_kind(ag_engine_ops_of(ag_eng[i])) == AG_KIND_ATOMICITY) {
+         ag_ev_access(ag_eng[i], t, once, 1, init ? AG_WRITE : 0, 0);
+      } else {
+         ag_ev_acquire(ag_eng[i], t, once, False, 0);
+         ag_ev_release(ag_eng[i], t, once, False, 0);
+      }
+   }
 }
 
 void ag_an_forget(Addr a, SizeT len)

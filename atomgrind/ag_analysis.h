@@ -14,7 +14,9 @@ void ag_an_thread_new(ag_tid t);
 void ag_an_fork(ag_tid parent, ag_tid child);
 void ag_an_join(ag_tid joiner, ag_tid child);
 void ag_an_thread_exit(ag_tid t, ThreadId vgtid);
-void ag_an_begin(ag_tid t, ThreadId vgtid);
+/* Returns the region's begin site (an ExeContext, as reports carry it);
+   0 for a nested region, which has none. */
+ULong ag_an_begin(ag_tid t, ThreadId vgtid);
 void ag_an_end(ag_tid t, ThreadId vgtid);
 void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip);
 /* A lock (or a read side) taken or let go: outermost only. */
@@ -23,6 +25,10 @@ void ag_an_lock_release(ag_tid t, Addr lock, Bool shared);
 /* A read-modify-write of a synchronisation object (condvar, semaphore,
    barrier, once): ordered after the previous one on the object. */
 void ag_an_sync_rmw(ag_tid t, Addr obj);
+/* pthread_once on `once` returned: its initialising call (init) or a
+   later one.  Atomicity engines see a write or a read of the control;
+   the others (races, prediction) an RMW of it as a sync object. */
+void ag_an_once(ag_tid t, Addr once, Bool init);
 void ag_an_forget(Addr a, SizeT len);     /* memory freed, unmapped, reused */
 void ag_an_free(ag_tid t, Addr a, SizeT len);  /* t frees a heap block */
 void ag_an_atomic_seen(Addr a, UInt size);     /* an atomic access outside a window */

@@ -7,6 +7,7 @@
 #include "ag_requests.h"           /* what the preload library sends */
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_options.h"            /* ag_clo_yield */
+#include "ag_spec.h"               /* frames of marked regions */
 #include "ag_sync.h"               /* what a sync call means */
 #include "ag_threads.h"            /* the requesting thread */
 
@@ -33,10 +34,12 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    switch (arg[0]) {
    case VG_USERREQ__ATOMGRIND_ATOMIC_BEGIN:
       ag_an_begin(th->tid, vgtid);
+      ag_spec_marker_begin(vgtid);
       if (ag_clo_yield) VG_(vg_yield)();
       break;
    case VG_USERREQ__ATOMGRIND_ATOMIC_END:
       if (ag_clo_yield) VG_(vg_yield)();
+      ag_spec_marker_end(vgtid);
       ag_an_end(th->tid, vgtid);
       break;
    case AG_CR_IGNORE_PUSH:
@@ -76,8 +79,10 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_SEM_WAITED:
    case AG_CR_BARRIER_PRE:
    case AG_CR_BARRIER_POST:
-   case AG_CR_ONCE_POST:
       ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_ONCE_POST:
+      ag_sync_once(vgtid, arg[1], arg[2] != 0);
       break;
    case AG_CR_SPIN_INIT_OR_UNLOCK:
       /* one glibc function is both pthread_spin_init and _unlock */

@@ -8,12 +8,14 @@
 #include "pub_tool_errormgr.h"     /* VG_(maybe_record_error), suppressions */
 #include "pub_tool_libcbase.h"     /* VG_(memset), VG_(strcmp) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(printf_xml) */
+#include "pub_tool_machine.h"      /* VG_(get_IP) */
 #include "pub_tool_options.h"      /* VG_(clo_xml) */
 #include "pub_tool_tooliface.h"    /* VG_(needs_tool_errors) */
 #include "ag_errors.h"
+#include "ag_fnspec.h"             /* regions that are calls; --infer-spec */
 #include "ag_options.h"            /* --trace-reports */
 
-typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE } ag_err_kind;
+typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE, AG_ERR_PREDICTED } ag_err_kind;
 
 typedef struct {
    ag_violation v;
@@ -36,7 +38,62 @@ static ExeContext *ag_site_ec(ULong site)
    return (ExeContext *)(Addr)site;
 }
 
+/* " (call of NAME)" when the region that began at site is a call of an
+   atomic function, else "". */
+static const HChar *ag_call_of(ULong site, HChar *buf, SizeT n)
+{
+   Int fn = ag_fnspec_of_site(site);
+   if (fn == AG_NO_FN) return "";
+   VG_(snprintf)(buf, n, " (call of %s)", ag_fnspec_name(fn));
+   return buf;
+}
+
+/* --infer-spec: the violation is blamed on the reporting thread's region
+   -- the transaction the cycle returns to, which the engine found not
+   serializable -- and, if that region is not a call (source markers),
+   on the other thread's region on the cycle.  The blamed function stops
+   being atomic; the report goes into the spec as the reason. */
+static void ag_infer(ThreadId vgtid, const ag_violation *v)
+{
+   Int fn = ag_fnspec_of_site(v->begin_site);
+   if (fn == AG_NO_FN) fn = ag_fnspec_of_site(v->other_begin_site);
+   if (fn == AG_NO_FN) return;
+   HChar why[400], other[32] = "another thread";
+   /* an access's site is its address; a lock's event has none: where the
+      thread is now */
+   Addr ip = v->site ? (Addr)v->site : VG_(get_IP)(vgtid);
+   const HChar *at = VG_(describe_IP)(VG_(current_DiEpoch)(), ip, NULL);
+   if (v->other_tid != AG_NO_TID)
+      VG_(snprintf)(other, sizeof other, "thread #%u", v->other_tid + 1);
+   VG_(snprintf)(why, sizeof why, "Atomicity violation: thread #%u's region interleaved "
+                 "by %s\nat %s", v->tid + 1, other, at);
+   if (ag_fnspec_drop(fn, why) && VG_(clo_verbosity) >= 1)
+      VG_(umsg)("atomgrind: --infer-spec: %s is not atomic (%s)\n", ag_fnspec_name(fn), at);
+}
+
 /* ---- recording -------------------------------------------------- */
+
+/* Regions (their begin stacks) an observed atomicity violation was
+   reported in, as the interrupted or the interrupting region.  A
+   predicted violation in such a region is the same bug seen again: it is
+   not shown.  (Begin stacks are ExeContexts, which the core shares
+   between equal stacks.)  A bounded list: beyond it, predictions are shown. */
+#define AG_OBSERVED_MAX 256
+static ExeContext *ag_observed[AG_OBSERVED_MAX];
+static UInt ag_nobserved;
+
+static Bool ag_observed_region(ExeContext *ec)
+{
+   for (UInt i = 0; i < ag_nobserved; i++)
+      if (ag_observed[i] == ec) return True;
+   return False;
+}
+
+static void ag_note_observed(ExeContext *ec)
+{
+   if (ec && !ag_observed_region(ec) && ag_nobserved < AG_OBSERVED_MAX)
+      ag_observed[ag_nobserved++] = ec;
+}
 
 void ag_error_violation(ThreadId vgtid, const ag_violation *v)
 {
@@ -49,9 +106,15 @@ void ag_error_violation(ThreadId vgtid, const ag_violation *v)
    x.v = *v;
    x.begin_ec = ag_site_ec(v->begin_site);
    x.other_begin_ec = ag_site_ec(v->other_begin_site);
-   VG_(maybe_record_error)(vgtid,
-                           v->kind == AG_KIND_RACE ? AG_ERR_RACE : AG_ERR_ATOMICITY,
-                           ag_err_addr(v), NULL, &x);
+   if (v->kind == AG_KIND_ATOMICITY && ag_fnspec_inferring()) ag_infer(vgtid, v);
+   if (v->kind == AG_KIND_ATOMICITY) {
+      ag_note_observed(x.begin_ec);
+      ag_note_observed(x.other_begin_ec);
+   }
+   if (v->kind == AG_KIND_PREDICT && x.begin_ec && ag_observed_region(x.begin_ec)) return;
+   ag_err_kind k = v->kind == AG_KIND_RACE ? AG_ERR_RACE
+                   : v->kind == AG_KIND_PREDICT ? AG_ERR_PREDICTED : AG_ERR_ATOMICITY;
+   VG_(maybe_record_error)(vgtid, k, ag_err_addr(v), NULL, &x);
 }
 
 void ag_error_misuse(ThreadId vgtid, const HChar *fmt, ...)
@@ -88,6 +151,11 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
           && (a->v.flags & AG_WRITE) == (b->v.flags & AG_WRITE);
    case AG_ERR_MISUSE:
       return VG_STREQ(a->msg, b->msg);
+   case AG_ERR_PREDICTED:
+      /* one report per (region begin, the three accesses' code) */
+      return ag_eq_ec(res, a->begin_ec, b->begin_ec)
+          && a->v.e1_site == b->v.e1_site && a->v.e2_site == b->v.e2_site
+          && a->v.other_site == b->v.other_site;
    default:
       return False;
    }
@@ -188,16 +256,75 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
       ag_pp_other_access(v, "an earlier", xml);
       if (!xml) VG_(umsg)("\n");
    }
-   HChar line[128];
-   VG_(snprintf)(line, sizeof line, "The atomic region of thread #%u began at", v->tid + 1);
+   HChar line[384], call[160];
+   VG_(snprintf)(line, sizeof line, "The atomic region%s of thread #%u began at",
+                 ag_call_of(v->begin_site, call, sizeof call), v->tid + 1);
    ag_pp_region(line, x->begin_ec, xml);
    if (x->other_begin_ec)
       VG_(snprintf)(line, sizeof line,
-                    "%s ran conflicting code inside its atomic region, which began at", Other);
+                    "%s ran conflicting code inside its atomic region%s, which began at", Other,
+                    ag_call_of(v->other_begin_site, call, sizeof call));
    else
       VG_(snprintf)(line, sizeof line, "%s ran conflicting code in between.", Other);
    if (!xml) VG_(umsg)("\n");
    ag_pp_region(line, x->other_begin_ec, xml);
+   ag_pp_addr(x);
+}
+
+/* A line of text, then "   at <code location of ip>". */
+static void ag_pp_line_at(const HChar *text, ULong ip, Bool xml)
+{
+   if (xml)
+      VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", text);
+   else
+      VG_(umsg)("%s\n", text);
+   if (!ip) return;
+   const HChar *desc = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)ip, NULL);
+   if (xml)
+      VG_(printf_xml)("  <auxwhat>at %pS</auxwhat>\n", desc);
+   else
+      VG_(umsg)("   at %s\n", desc);
+}
+
+/* A predicted violation is reported at the end of the region (when the
+   prediction was made while it was open), or at the other thread's access
+   (made after the region ended).  The stack is that event's; the other
+   accesses are known by their instruction address. */
+static void ag_pp_predicted(const Error *err, const ag_err_extra *x, Bool xml)
+{
+   const ag_violation *v = &x->v;
+   HChar what[240], line[160];
+   UInt t = v->local_tid + 1, u = v->other_tid + 1;
+   if (v->at_end)
+      VG_(snprintf)(what, sizeof what,
+                    "Possible atomicity violation: the atomic region of thread #%u, ending here, "
+                    "could be interleaved by a %s of thread #%u between its %s and its %s "
+                    "at %#lx", t, ag_rw(v->other_flags), u, ag_rw(v->e1_flags),
+                    ag_rw(v->e2_flags), (unsigned long)v->addr);
+   else
+      VG_(snprintf)(what, sizeof what,
+                    "Possible atomicity violation: %s of size %u at %#lx by thread #%u "
+                    "could interleave between a %s and a %s of thread #%u's atomic region",
+                    ag_rw(v->other_flags), v->size, (unsigned long)v->addr, u,
+                    ag_rw(v->e1_flags), ag_rw(v->e2_flags), t);
+   if (xml)
+      VG_(printf_xml)("  <kind>PredictedAtomicity</kind>\n  <what>%pS</what>\n", what);
+   else
+      VG_(umsg)("%s\n", what);
+   VG_(pp_ExeContext)(VG_(get_error_where)(err));
+   if (!xml) VG_(umsg)("\n");
+   VG_(snprintf)(line, sizeof line, "Thread #%u's first access, a %s, was", t, ag_rw(v->e1_flags));
+   ag_pp_line_at(line, v->e1_site, xml);
+   VG_(snprintf)(line, sizeof line, "and its later %s was", ag_rw(v->e2_flags));
+   ag_pp_line_at(line, v->e2_site, xml);
+   if (v->at_end) {
+      VG_(snprintf)(line, sizeof line, "Thread #%u's %s, which could run in between, was", u,
+                    ag_rw(v->other_flags));
+      ag_pp_line_at(line, v->other_site, xml);
+   }
+   if (!xml) VG_(umsg)("\n");
+   VG_(snprintf)(line, sizeof line, "The atomic region of thread #%u began at", t);
+   ag_pp_region(line, x->begin_ec, xml);
    ag_pp_addr(x);
 }
 
@@ -226,6 +353,7 @@ static void ag_pp_Error(const Error *err)
    switch (VG_(get_error_kind)(err)) {
    case AG_ERR_ATOMICITY: ag_pp_atomicity(err, x, xml); break;
    case AG_ERR_RACE: ag_pp_race(err, x, xml); break;
+   case AG_ERR_PREDICTED: ag_pp_predicted(err, x, xml); break;
    case AG_ERR_MISUSE:
       if (xml) {
          VG_(printf_xml)("  <kind>Misuse</kind>\n  <what>%pS</what>\n", x->msg);
@@ -249,11 +377,12 @@ static UInt ag_update_extra(const Error *err)
    return sizeof(ag_err_extra);
 }
 
-static const HChar *const ag_kind_names[] = { NULL, "Atomicity", "Race", "Misuse" };
+static const HChar *const ag_kind_names[] = { NULL, "Atomicity", "Race", "Misuse",
+                                              "PredictedAtomicity" };
 
 static Bool ag_recognised_suppression(const HChar *name, Supp *su)
 {
-   for (Int k = AG_ERR_ATOMICITY; k <= AG_ERR_MISUSE; k++)
+   for (Int k = AG_ERR_ATOMICITY; k <= AG_ERR_PREDICTED; k++)
       if (VG_STREQ(name, ag_kind_names[k])) {
          VG_(set_supp_kind)(su, k);
          return True;
@@ -276,7 +405,7 @@ static Bool ag_error_matches_suppression(const Error *err, const Supp *su)
 static const HChar *ag_get_error_name(const Error *err)
 {
    ErrorKind k = VG_(get_error_kind)(err);
-   return (k >= AG_ERR_ATOMICITY && k <= AG_ERR_MISUSE) ? ag_kind_names[k] : NULL;
+   return (k >= AG_ERR_ATOMICITY && k <= AG_ERR_PREDICTED) ? ag_kind_names[k] : NULL;
 }
 
 static SizeT ag_print_extra_suppression_info(const Error *err, HChar *buf, Int nBuf)

@@ -10,6 +10,7 @@
 #include "ag_instrument.h"
 #include "ag_objects.h"            /* ag_object_skipped */
 #include "ag_options.h"            /* --check-stack-var, --sample */
+#include "ag_spec.h"               /* atomic functions' entries */
 #include "ag_spin.h"               /* ag_spin_loop */
 #include "ag_threads.h"            /* ag_cur: the running thread */
 
@@ -189,10 +190,15 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    for (; i < bb->stmts_used; i++) {
       IRStmt *st = bb->stmts[i];
       if (!st || st->tag == Ist_NoOp) continue;
-      if (!gate_done && ag_an_instrument_accesses) {
+      if (!gate_done) {
+         /* first, so that the gate read below sees the region open */
+         if (st->tag == Ist_IMark)
+            ag_spec_instrument_entry(ir.out, (Addr)st->Ist.IMark.addr, ir.offset_SP);
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
-         ag_emit_gate(&ir);
-         if (!ag_clo_check_stack_var) ag_emit_stack_max(&ir);
+         if (ag_an_instrument_accesses) {
+            ag_emit_gate(&ir);
+            if (!ag_clo_check_stack_var) ag_emit_stack_max(&ir);
+         }
          gate_done = True;
       }
       switch (st->tag) {

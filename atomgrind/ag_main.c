@@ -13,10 +13,18 @@
 #include "ag_options.h"            /* option callbacks, ag_options_check */
 #include "ag_record.h"             /* ag_record_init/fini */
 #include "ag_replace_malloc.h"     /* ag_replace_malloc_init */
+#include "ag_spec.h"               /* regions from function specs, frames */
 #include "ag_sync.h"               /* ag_sync_init */
 #include "ag_threads.h"            /* ag_threads_init */
 
 static void ag_die_mem(Addr a, SizeT len) { ag_an_forget(a, len); }
+
+/* A thread's function regions end before the thread does. */
+static void ag_thread_exit(ThreadId vgtid)
+{
+   ag_spec_thread_exit(vgtid);
+   ag_threads_exit(vgtid);
+}
 
 static void ag_post_clo_init(void)
 {
@@ -25,15 +33,17 @@ static void ag_post_clo_init(void)
    ag_sync_init();
    ag_record_init();
    ag_analysis_init();
+   ag_spec_init();        /* also the dead stack (--check-stack-var) */
+   VG_(track_pre_thread_ll_exit)(ag_thread_exit);
    /* memory that goes away starts fresh when reused */
    VG_(track_die_mem_munmap)(ag_die_mem);
    VG_(track_die_mem_brk)(ag_die_mem);
-   if (ag_clo_check_stack_var) VG_(track_die_mem_stack)(ag_die_mem);
 }
 
 static void ag_fini(Int exitcode)
 {
    (void)exitcode;
+   ag_spec_fini();
    ag_analysis_fini();
    ag_record_fini();
 }

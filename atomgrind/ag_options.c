@@ -3,6 +3,7 @@
 #include "pub_tool_libcbase.h"     /* VG_(strtoll10) & co. */
 #include "pub_tool_libcassert.h"   /* VG_(exit) */
 #include "pub_tool_libcprint.h"    /* VG_(printf), VG_(fmsg) */
+#include "pub_tool_mallocfree.h"   /* VG_(malloc) */
 #include "pub_tool_options.h"      /* VG_BOOL_CLO & co. */
 #include "ag_engine.h"             /* ag_engine_find: --engine= names */
 #include "ag_options.h"
@@ -20,6 +21,22 @@ const HChar *ag_clo_record_trace = NULL;
 Bool ag_clo_record_std = False;
 Bool ag_clo_trace_reports = False;
 Bool ag_clo_skip_quiescent = True;
+const HChar *ag_clo_atomic_fns = NULL;
+const HChar *ag_clo_atomic_spec = NULL;
+const HChar *ag_clo_atomic_objs = NULL;
+const HChar *ag_clo_infer_spec = NULL;
+ag_frames_t ag_clo_track_frames = AG_FRAMES_AUTO;
+
+/* A repeated list option adds to the list: "a,b" then "c" is "a,b,c". */
+static const HChar *ag_join_list(const HChar *old, const HChar *add)
+{
+   if (!old) return add;
+   SizeT n = VG_(strlen)(old) + VG_(strlen)(add) + 2;
+   HChar *s = VG_(malloc)("ag.clo.list", n);
+   VG_(snprintf)(s, n, "%s,%s", old, add);
+   return s;
+}
+Bool ag_clo_predict = True;
 
 /* Parse a decimal fraction in (0,1) such as 0.01 into parts per million. */
 static Bool ag_parse_ppm(const HChar *s, Int *ppm)
@@ -73,6 +90,14 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_XACT_CLO(arg, "--record-trace-format=std", ag_clo_record_std, True) {}
    else if VG_BOOL_CLO(arg, "--trace-reports", ag_clo_trace_reports) {}
    else if VG_BOOL_CLO(arg, "--skip-quiescent", ag_clo_skip_quiescent) {}
+   else if VG_STR_CLO(arg, "--atomic-fns", str) ag_clo_atomic_fns = ag_join_list(ag_clo_atomic_fns, str);
+   else if VG_STR_CLO(arg, "--atomic-objs", str) ag_clo_atomic_objs = ag_join_list(ag_clo_atomic_objs, str);
+   else if VG_STR_CLO(arg, "--atomic-spec", ag_clo_atomic_spec) {}
+   else if VG_STR_CLO(arg, "--infer-spec", ag_clo_infer_spec) {}
+   else if VG_XACT_CLO(arg, "--track-frames=auto", ag_clo_track_frames, AG_FRAMES_AUTO) {}
+   else if VG_XACT_CLO(arg, "--track-frames=yes", ag_clo_track_frames, AG_FRAMES_YES) {}
+   else if VG_XACT_CLO(arg, "--track-frames=no", ag_clo_track_frames, AG_FRAMES_NO) {}
+   else if VG_BOOL_CLO(arg, "--predict", ag_clo_predict) {}
    else
       return False;
    return True;
@@ -88,6 +113,8 @@ void ag_print_usage(void)
       if (ag_engine_kind(*e) == AG_KIND_ATOMICITY)
          VG_(printf)("        %-15s %s\n", ag_engine_name(*e), ag_engine_help(*e));
    VG_(printf)(
+"    --predict=yes|no          also report atomicity violations that a feasible\n"
+"                              reordering of the run would show [yes]\n"
 "    --cycles=all|increasing   report every non-serializable cycle, or only\n"
 "                              cycles blamed on one region (atomsanitizer) [all]\n"
 "    --check-stack-var=no|yes  check accesses to the thread's own stack [no]\n"
@@ -98,6 +125,18 @@ void ag_print_usage(void)
 "    --sample-seed=N           seed for the choice of RPT windows [0]\n"
 "    --record-trace=FILE       write the events analysed to FILE\n"
 "    --record-trace-format=bin|std  atomgrind's binary or RAPID's text format [bin]\n"
+"    --atomic-fns=P[,P...]     each call of a function whose name matches a\n"
+"                              pattern P (* and ? as in suppressions' fun:)\n"
+"                              is an atomic region; !P excludes; 'all' is\n"
+"                              every function of the executable and of\n"
+"                              --atomic-objs [none]\n"
+"    --atomic-spec=FILE        the same, one pattern a line, # comments\n"
+"    --atomic-objs=P[,P...]    objects (file name patterns) 'all' covers too\n"
+"    --infer-spec=FILE         a function blamed for a violation stops being\n"
+"                              atomic; write the refined spec to FILE at exit\n"
+"    --track-frames=auto|yes|no  close regions whose frame is gone (return,\n"
+"                              longjmp, exception); auto: with a spec or\n"
+"                              when atomicity is checked [auto]\n"
    );
 }
 

@@ -20,6 +20,14 @@ extern const HChar *ag_clo_record_trace;  /* --record-trace=FILE */
 extern Bool ag_clo_record_std;            /* --record-trace-format=std */
 extern Bool ag_clo_trace_reports;         /* --trace-reports (debug) */
 extern Bool ag_clo_skip_quiescent;        /* --skip-quiescent (debug) */
+/* Atomic regions from function names (ag_fnspec.c, ag_spec.c). */
+extern const HChar *ag_clo_atomic_fns;    /* --atomic-fns=P,P,... (repeats join) */
+extern const HChar *ag_clo_atomic_spec;   /* --atomic-spec=FILE */
+extern const HChar *ag_clo_atomic_objs;   /* --atomic-objs=P,P,... */
+extern const HChar *ag_clo_infer_spec;    /* --infer-spec=FILE */
+typedef enum { AG_FRAMES_AUTO, AG_FRAMES_YES, AG_FRAMES_NO } ag_frames_t;
+extern ag_frames_t ag_clo_track_frames;   /* --track-frames= */
+extern Bool ag_clo_predict;               /* --predict= */
 
 Bool ag_process_cmd_line_option(const HChar *arg);
 void ag_print_usage(void);

@@ -60,7 +60,7 @@ static void ag_thread_create(ThreadId parent, ThreadId child)
    }
 }
 
-static void ag_thread_exit(ThreadId vgtid)
+void ag_threads_exit(ThreadId vgtid)
 {
    ag_thread *t = &ag_threads[vgtid];
    if (!t->valid) return;
@@ -79,7 +79,6 @@ void ag_threads_init(void)
    ag_by_pthread = ag_map_new(sizeof(ag_tid));
    VG_(track_start_client_code)(ag_start_client_code);
    VG_(track_pre_thread_ll_create)(ag_thread_create);
-   VG_(track_pre_thread_ll_exit)(ag_thread_exit);
 }
 
 ag_thread *ag_thread_of(ThreadId vgtid)

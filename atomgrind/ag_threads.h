@@ -18,6 +18,7 @@ typedef struct {
 
 extern ag_thread *ag_cur;                 /* the running thread */
 void ag_threads_init(void);
+void ag_threads_exit(ThreadId vgtid);     /* pre_thread_ll_exit (ag_main wires it) */
 ag_thread *ag_thread_of(ThreadId vgtid);
 ag_tid ag_tid_of_pthread(UWord pt);       /* AG_NO_TID if unknown */
 void ag_threads_set_pthread(ag_tid t, UWord pt);

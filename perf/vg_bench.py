@@ -21,7 +21,9 @@ Configurations: native, none, helgrind, drd, atomgrind (defaults),
 atomgrind --engine=E for every engine the tool lists in --help,
 atomgrind --check=races, atomgrind --sample=rpt, atomgrind
 --skip-quiescent=no (ag:every: every access analysed, the cost when some
-region is always open; the real programs have none).  An option the tool
+region is always open; the real programs have none), --track-frames=yes
+(ag:frames) and --atomic-fns=all (ag:fns-all: every function of the
+program is atomic).  An option the tool
 refuses is skipped with a note.
 
 Python 3 standard library only.  Run it alone: it measures time."""
@@ -245,6 +247,13 @@ def configs(args):
     cs.append(("ag:rpt", "atomgrind", ["--sample=rpt"]))
     # every access analysed, as if some region were always open
     cs.append(("ag:every", "atomgrind", ["--skip-quiescent=no"]))
+    # frames tracked (die_mem_stack at every rise of SP), and every
+    # function of the program an atomic region (issue 12)
+    cs.append(("ag:frames", "atomgrind", ["--track-frames=yes"]))
+    cs.append(("ag:fns-all", "atomgrind", ["--atomic-fns=all"]))
+    # the defaults and ag:every without prediction (--predict is on by default)
+    cs.append(("ag:nopredict", "atomgrind", ["--predict=no"]))
+    cs.append(("ag:every-nopredict", "atomgrind", ["--predict=no", "--skip-quiescent=no"]))
     out = []
     for name, kind, extra in cs:
         if args.configs and name not in args.configs and not (
@@ -286,7 +295,8 @@ def main():
     ap.add_argument("-w", "--workloads", type=lambda s: s.split(","), default=None,
                     help="comma list: stress,pigz,pbzip2,xz,zstd")
     ap.add_argument("-c", "--configs", type=lambda s: s.split(","), default=None,
-                    help="comma list: native,none,helgrind,drd,atomgrind,ag:ENGINE,ag:races,ag:rpt,ag:every"
+                    help="comma list: native,none,helgrind,drd,atomgrind,ag:ENGINE,ag:races,ag:rpt,ag:every,"
+                         "ag:nopredict,ag:every-nopredict"
                          " (ag:* = every ag: one)")
     ap.add_argument("--size", type=int, default=None, help="input bytes (default 3 MiB, --quick 512 KiB)")
     ap.add_argument("--build", default=os.environ.get("AG_BUILD", os.path.join(ROOT, "build")),

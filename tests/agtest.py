@@ -45,7 +45,7 @@ class Run:
         self.suppressed = int(m.group(3)) if m else None
         self.atomicity = len(re.findall(r"^Atomicity violation", self.text, re.M))
         self.races = len(re.findall(r"^Possible data race", self.text, re.M))
-        self.misuse = len(re.findall(r"^(Thread #\d+ (unlocked|exited|waits)|ATOMGRIND_ATOMIC_END without|Unknown atomgrind)",
+        self.misuse = len(re.findall(r"^(Thread #\d+ (unlocked|exited|waits)|ATOMGRIND_ATOMIC_END without|Unknown atomgrind|Atomic region abandoned)",
                                      self.text, re.M))
 
     def __repr__(self):

@@ -13,11 +13,12 @@ from agtest import BUILD, REPO, tool_built
 LAYERS = [
     ["ag_main"],                                            # wiring
     ["ag_clientreq", "ag_instrument", "ag_replace_malloc"],  # what the program does
-    ["ag_spin"],                                            # IR analysis for instrumentation
+    ["ag_spec", "ag_spin"],                                 # regions as long as frames; IR analysis
     ["ag_sync"],                                            # sync objects
     ["ag_threads"],                                         # threads
     ["ag_analysis"],                                        # engines and their events
     ["ag_errors", "ag_record"],                             # reports, traces
+    ["ag_fnspec"],                                          # which functions are atomic
     ["ag_objects", "ag_options"],                           # facts everyone reads
     ["engine"],                                             # atomgrind/engine/*.c
     ["ag_shim_vg"],                                         # the engines' Valgrind shim

@@ -1,0 +1,412 @@
+/* ag_fnspec.c -- which functions are atomic: the patterns of --atomic-fns
+ * and --atomic-spec, the functions they matched, and --infer-spec's
+ * refinement of them.
+ *
+ * A pattern is a glob on a function's name, matched as suppressions match
+ * fun: (VG_(string_match): * and ?) -- a C++ name with or without its
+ * parameter list; !PATTERN excludes, and an exclusion
+ * wins over any inclusion.  'all' is every function with a symbol in the
+ * main executable or in an object named by --atomic-objs.  Functions the
+ * program does not write itself (main, below main, names the
+ * implementation reserves) are atomic only when a pattern is their own
+ * name; thread start routines likewise (ag_spec.c finds them). */
+#include "pub_tool_basics.h"
+#include "pub_tool_vki.h"          /* VKI_O_* */
+#include "pub_tool_clientstate.h"  /* VG_(args_the_exename) */
+#include "pub_tool_debuginfo.h"    /* VG_(get_fnname_if_entry), DebugInfo */
+#include "pub_tool_libcassert.h"   /* VG_(exit) */
+#include "pub_tool_libcbase.h"     /* VG_(str*) */
+#include "pub_tool_libcfile.h"     /* VG_(open), VG_(read), VG_(write) */
+#include "pub_tool_libcprint.h"    /* VG_(fmsg), VG_(umsg) */
+#include "pub_tool_mallocfree.h"   /* VG_(malloc) */
+#include "pub_tool_seqmatch.h"     /* VG_(string_match) */
+#include "ag_fnspec.h"
+#include "ag_map.h"                /* name -> function, site -> function */
+#include "ag_options.h"            /* --atomic-fns, --atomic-spec, ... */
+
+typedef struct {
+   HChar *pat;
+   Bool exclude;               /* !PATTERN */
+   Bool all;                   /* the word 'all' */
+} ag_fs_pattern;
+
+typedef struct {
+   HChar *name;
+   Bool dropped;               /* --infer-spec blamed it */
+   Bool entered;               /* a call of it was a region */
+   Bool start_routine;         /* seen as a thread's start routine */
+   Bool explicit;              /* some pattern is its own name */
+   HChar *why;                 /* the report that dropped it */
+} ag_fs_fn;
+
+static ag_fs_pattern *ag_fs_pats;
+static UInt ag_fs_npats, ag_fs_cap;
+static HChar **ag_fs_objs;     /* --atomic-objs patterns */
+static UInt ag_fs_nobjs;
+static ag_fs_fn *ag_fs_fns;
+static UInt ag_fs_nfns, ag_fs_fncap;
+static ag_map *ag_fs_by_name;  /* hash of name -> fn + 1 */
+static ag_map *ag_fs_by_site;  /* region begin site -> fn + 1 */
+
+/* ---- reading patterns -------------------------------------------- */
+
+static void ag_fs_add(const HChar *text, Bool exclude)
+{
+   if (ag_fs_npats == ag_fs_cap) {
+      ag_fs_cap = ag_fs_cap ? 2 * ag_fs_cap : 16;
+      ag_fs_pats = VG_(realloc)("ag.fnspec.pats", ag_fs_pats, ag_fs_cap * sizeof *ag_fs_pats);
+   }
+   ag_fs_pattern *p = &ag_fs_pats[ag_fs_npats++];
+   p->pat = VG_(strdup)("ag.fnspec.pat", text);
+   p->exclude = exclude;
+   p->all = VG_STREQ(text, "all");
+}
+
+/* Check one pattern (without its '!'); NULL if fine, else what is wrong.
+   Demangled C++ names have spaces, but only inside () or <>, after the
+   parameter list ("f(int) const") or in operator names ("operator new"). */
+static const HChar *ag_fs_malformed(const HChar *s, Bool exclude)
+{
+   Int paren = 0, angle = 0;
+   Bool spaced = VG_(strstr)(s, "operator") != NULL;
+   if (*s == 0) return exclude ? "'!' without a pattern after it" : "empty pattern";
+   if (*s == '!') return "more than one '!'";
+   if (*s == '-') return "a pattern cannot start with '-' (an option?)";
+   if (exclude && VG_STREQ(s, "all")) return "'!all' would exclude everything";
+   for (; *s; s++) {
+      if ((UChar)*s < ' ') return "control character in pattern";
+      if (*s == '(') paren++;
+      else if (*s == ')' && --paren < 0) return "unbalanced ')'";
+      else if (*s == ')' && paren == 0) spaced = True;
+      else if (*s == '<') angle++;
+      else if (*s == '>' && angle > 0) angle--;
+      else if ((*s == ' ' || *s == '\t') && paren == 0 && angle == 0 && !spaced)
+         return "two words on one line (one pattern a line; a name has no spaces)";
+   }
+   return paren ? "unbalanced '('" : NULL;
+}
+
+/* One entry (of the option or of a file line), already trimmed. */
+static const HChar *ag_fs_entry(const HChar *s)
+{
+   Bool exclude = *s == '!';
+   if (exclude) {
+      s++;
+      while (*s == ' ' || *s == '\t') s++;
+   }
+   const HChar *bad = ag_fs_malformed(s, exclude);
+   if (!bad) ag_fs_add(s, exclude);
+   return bad;
+}
+
+/* Trim spaces (and a trailing "# comment") in place. */
+static HChar *ag_fs_trim(HChar *s)
+{
+   while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+   for (HChar *h = s; *h; h++)
+      if (*h == '#' && (h == s || h[-1] == ' ' || h[-1] == '\t')) { *h = 0; break; }
+   SizeT n = VG_(strlen)(s);
+   while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = 0;
+   return s;
+}
+
+/* Split a comma list, commas inside () or <> excepted; fn(item) per item. */
+static void ag_fs_split(const HChar *list, const HChar *opt, Bool objs)
+{
+   HChar *copy = VG_(strdup)("ag.fnspec.list", list), *start = copy;
+   Int depth = 0;
+   for (HChar *c = copy;; c++) {
+      if (*c == '(' || *c == '<') depth++;
+      else if ((*c == ')' || *c == '>') && depth > 0) depth--;
+      if (*c != 0 && !(*c == ',' && depth == 0)) continue;
+      Bool last = *c == 0;
+      *c = 0;
+      HChar *item = ag_fs_trim(start);
+      if (objs) {
+         if (*item) {
+            ag_fs_objs = VG_(realloc)("ag.fnspec.objs", ag_fs_objs,
+                                      (ag_fs_nobjs + 1) * sizeof *ag_fs_objs);
+            ag_fs_objs[ag_fs_nobjs++] = item;
+         }
+      } else {
+         const HChar *bad = ag_fs_entry(item);
+         if (bad) {
+            VG_(fmsg)("%s: bad pattern '%s': %s\n", opt, item, bad);
+            VG_(exit)(1);
+         }
+      }
+      if (last) break;
+      start = c + 1;
+   }
+}
+
+static HChar *ag_fs_read_file(const HChar *path)
+{
+   SysRes r = VG_(open)(path, VKI_O_RDONLY, 0);
+   if (sr_isError(r)) {
+      VG_(fmsg)("--atomic-spec: cannot open '%s'\n", path);
+      VG_(exit)(1);
+   }
+   Int fd = (Int)sr_Res(r);
+   SizeT cap = 4096, len = 0;
+   HChar *buf = VG_(malloc)("ag.fnspec.file", cap);
+   for (;;) {
+      if (cap - len < 2048) buf = VG_(realloc)("ag.fnspec.file", buf, cap *= 2);
+      Int n = VG_(read)(fd, buf + len, cap - len - 1);
+      if (n < 0) {
+         VG_(fmsg)("--atomic-spec: cannot read '%s'\n", path);
+         VG_(exit)(1);
+      }
+      if (n == 0) break;
+      len += n;
+   }
+   VG_(close)(fd);
+   buf[len] = 0;
+   return buf;
+}
+
+/* --atomic-spec=FILE: one entry a line; a bad line is FILE:LINE: why. */
+static void ag_fs_read_spec(const HChar *path)
+{
+   HChar *buf = ag_fs_read_file(path), *line = buf;
+   for (Int lineno = 1; line; lineno++) {
+      HChar *nl = VG_(strchr)(line, '\n');
+      if (nl) *nl = 0;
+      HChar *s = ag_fs_trim(line);
+      if (*s) {
+         const HChar *bad = ag_fs_entry(s);
+         if (bad) {
+            VG_(fmsg)("%s:%d: %s\n", path, lineno, bad);
+            VG_(exit)(1);
+         }
+      }
+      line = nl ? nl + 1 : NULL;
+   }
+}
+
+void ag_fnspec_init(void)
+{
+   if (ag_clo_atomic_fns) ag_fs_split(ag_clo_atomic_fns, "--atomic-fns", False);
+   if (ag_clo_atomic_spec) ag_fs_read_spec(ag_clo_atomic_spec);
+   if (ag_clo_atomic_objs) ag_fs_split(ag_clo_atomic_objs, "--atomic-objs", True);
+   if (ag_clo_infer_spec && !ag_fnspec_given()) {
+      VG_(fmsg)("--infer-spec needs atomic functions to start from "
+                "(--atomic-fns= or --atomic-spec=)\n");
+      VG_(exit)(1);
+   }
+   ag_fs_by_name = ag_map_new(sizeof(UInt));
+   ag_fs_by_site = ag_map_new(sizeof(UInt));
+}
+
+Bool ag_fnspec_given(void)
+{
+   for (UInt i = 0; i < ag_fs_npats; i++)
+      if (!ag_fs_pats[i].exclude) return True;
+   return False;
+}
+
+/* ---- matching ---------------------------------------------------- */
+
+static const HChar *ag_fs_basename(const HChar *path)
+{
+   const HChar *b = VG_(strrchr)(path, '/');
+   return b ? b + 1 : path;
+}
+
+/* Is the code at a in the main executable or an --atomic-objs object? */
+static Bool ag_fs_in_scope(Addr a)
+{
+   DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
+   if (!di) return False;
+   const HChar *file = VG_(DebugInfo_get_filename)(di);
+   if (!file) return False;
+   if (VG_(args_the_exename)
+       && VG_STREQ(ag_fs_basename(file), ag_fs_basename(VG_(args_the_exename))))
+      return True;
+   for (UInt i = 0; i < ag_fs_nobjs; i++)
+      if (VG_(string_match)(ag_fs_objs[i], file)
+          || VG_(string_match)(ag_fs_objs[i], ag_fs_basename(file)))
+         return True;
+   return False;
+}
+
+/* Code the programmer did not write: atomic only if named explicitly. */
+static Bool ag_fs_not_the_programs(const HChar *name)
+{
+   return VG_(get_fnname_kind)(name) != Vg_FnNameNormal
+       || name[0] == '_'                       /* reserved: _start, _init, ... */
+       || name[0] == '('                       /* "(below main)" */
+       || VG_STREQ(name, "start_thread")          /* a thread's whole life */
+       || VG_STREQ(name, "clone") || VG_STREQ(name, "clone3")
+       || VG_STREQ(name, "frame_dummy")
+       || VG_STREQ(name, "register_tm_clones")
+       || VG_STREQ(name, "deregister_tm_clones");
+}
+
+static ULong ag_fs_hash(const HChar *s)
+{
+   ULong h = 1469598103934665603ULL;       /* FNV-1a */
+   for (; *s; s++) h = (h ^ (UChar)*s) * 1099511628211ULL;
+   return h;
+}
+
+static Int ag_fs_intern(const HChar *name, Bool explicit)
+{
+   Int created = 0;
+   UInt *slot = ag_map_lookup(ag_fs_by_name, ag_fs_hash(name), &created);
+   if (!created) return (Int)*slot - 1;
+   if (ag_fs_nfns == ag_fs_fncap) {
+      ag_fs_fncap = ag_fs_fncap ? 2 * ag_fs_fncap : 64;
+      ag_fs_fns = VG_(realloc)("ag.fnspec.fns", ag_fs_fns, ag_fs_fncap * sizeof *ag_fs_fns);
+   }
+   ag_fs_fn *f = &ag_fs_fns[ag_fs_nfns];
+   VG_(memset)(f, 0, sizeof *f);
+   f->name = VG_(strdup)("ag.fnspec.name", name);
+   f->explicit = explicit;
+   *slot = ++ag_fs_nfns;
+   return (Int)ag_fs_nfns - 1;
+}
+
+/* A demangled C++ name without its parameter list ("Account::withdraw"
+   for "Account::withdraw(int) const") into buf; False if it has none. */
+static Bool ag_fs_unparamed(const HChar *name, HChar *buf, SizeT n)
+{
+   const HChar *close = VG_(strrchr)(name, ')');
+   Int depth = 0;
+   if (!close || name[0] == '(') return False;
+   for (const HChar *c = close; c >= name; c--) {
+      if (*c == ')') depth++;
+      else if (*c == '(' && --depth == 0) {
+         SizeT len = c - name;
+         if (len == 0 || len >= n) return False;
+         VG_(memcpy)(buf, name, len);
+         buf[len] = 0;
+         return True;
+      }
+   }
+   return False;
+}
+
+/* A pattern matches a function's name, or (C++) its name without the
+   parameter list; 'explicit' when it is one of them exactly. */
+static Bool ag_fs_names(const ag_fs_pattern *p, const HChar *name, const HChar *bare,
+                        Bool *explicit)
+{
+   if (VG_(string_match)(p->pat, name) || (bare && VG_(string_match)(p->pat, bare))) {
+      *explicit |= VG_STREQ(p->pat, name) || (bare && VG_STREQ(p->pat, bare));
+      return True;
+   }
+   return False;
+}
+
+Int ag_fnspec_match(Addr a)
+{
+   const HChar *name, *bare = NULL;
+   HChar buf[256];
+   Bool included = False, explicit = False;
+   if (ag_fs_npats == 0) return AG_NO_FN;
+   if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &name)) return AG_NO_FN;
+   if (ag_fs_unparamed(name, buf, sizeof buf)) bare = buf;
+   for (UInt i = 0; i < ag_fs_npats; i++) {
+      const ag_fs_pattern *p = &ag_fs_pats[i];
+      Bool m = p->all ? ag_fs_in_scope(a) : ag_fs_names(p, name, bare, &explicit);
+      if (!m) continue;
+      if (p->exclude) return AG_NO_FN;
+      included = True;
+   }
+   if (!included || (!explicit && ag_fs_not_the_programs(name))) return AG_NO_FN;
+   return ag_fs_intern(name, explicit);
+}
+
+Bool ag_fnspec_atomic(Int fn) { return !ag_fs_fns[fn].dropped; }
+Bool ag_fnspec_explicit(Int fn) { return ag_fs_fns[fn].explicit; }
+const HChar *ag_fnspec_name(Int fn) { return ag_fs_fns[fn].name; }
+void ag_fnspec_start_routine(Int fn) { ag_fs_fns[fn].start_routine = True; }
+
+void ag_fnspec_entered(Int fn, ULong site)
+{
+   ag_fs_fns[fn].entered = True;
+   *(UInt *)ag_map_lookup(ag_fs_by_site, site, NULL) = (UInt)fn + 1;
+}
+
+Int ag_fnspec_of_site(ULong site)
+{
+   if (!ag_fs_by_site || !site) return AG_NO_FN;
+   UInt *f = ag_map_get(ag_fs_by_site, site);
+   return f ? (Int)*f - 1 : AG_NO_FN;
+}
+
+/* ---- inference ---------------------------------------------------- */
+
+Bool ag_fnspec_inferring(void) { return ag_clo_infer_spec != NULL; }
+
+Bool ag_fnspec_drop(Int fn, const HChar *why)
+{
+   if (!ag_clo_infer_spec || fn == AG_NO_FN || ag_fs_fns[fn].dropped) return False;
+   ag_fs_fns[fn].dropped = True;
+   ag_fs_fns[fn].why = VG_(strdup)("ag.fnspec.why", why);
+   return True;
+}
+
+static void ag_fs_put(Int fd, const HChar *s)
+{
+   VG_(write)(fd, s, VG_(strlen)(s));
+}
+
+/* "#   " before each line of a multi-line text. */
+static void ag_fs_put_comment(Int fd, const HChar *text)
+{
+   const HChar *s = text;
+   while (*s) {
+      const HChar *nl = VG_(strchr)(s, '\n');
+      SizeT n = nl ? (SizeT)(nl - s) : VG_(strlen)(s);
+      ag_fs_put(fd, "#   ");
+      VG_(write)(fd, s, n);
+      ag_fs_put(fd, "\n");
+      s += n + (nl != NULL);
+   }
+}
+
+/* Still atomic: functions whose calls were regions, and functions named
+   explicitly; never one that was only seen as a start routine (the next
+   run would make it atomic by naming it). */
+static Bool ag_fs_keeps(const ag_fs_fn *f)
+{
+   return !f->dropped && (f->explicit || (f->entered && !f->start_routine));
+}
+
+void ag_fnspec_fini(void)
+{
+   UInt kept = 0, dropped = 0, entered = 0;
+   HChar line[256];
+   if (!ag_clo_infer_spec) return;
+   for (UInt i = 0; i < ag_fs_nfns; i++) {
+      kept += ag_fs_keeps(&ag_fs_fns[i]);
+      dropped += ag_fs_fns[i].dropped;
+      entered += ag_fs_fns[i].entered || ag_fs_fns[i].explicit;
+   }
+   SysRes r = VG_(open)(ag_clo_infer_spec, VKI_O_CREAT | VKI_O_WRONLY | VKI_O_TRUNC, 0644);
+   if (sr_isError(r)) {
+      VG_(umsg)("atomgrind: cannot write --infer-spec file '%s'\n", ag_clo_infer_spec);
+      return;
+   }
+   Int fd = (Int)sr_Res(r);
+   ag_fs_put(fd, "# atomgrind atomic-function spec, refined by --infer-spec\n");
+   VG_(snprintf)(line, sizeof line, "# functions: %u at start, %u atomic, %u dropped\n",
+                 entered, kept, dropped);
+   ag_fs_put(fd, line);
+   for (UInt i = 0; i < ag_fs_nfns; i++)
+      if (ag_fs_keeps(&ag_fs_fns[i])) {
+         ag_fs_put(fd, ag_fs_fns[i].name);
+         ag_fs_put(fd, "\n");
+      }
+   for (UInt i = 0; i < ag_fs_nfns; i++)
+      if (ag_fs_fns[i].dropped) {
+         VG_(snprintf)(line, sizeof line, "# dropped: %s\n", ag_fs_fns[i].name);
+         ag_fs_put(fd, line);
+         ag_fs_put_comment(fd, ag_fs_fns[i].why);
+      }
+   VG_(close)(fd);
+   VG_(umsg)("atomgrind: --infer-spec: %u function(s) atomic, %u dropped; "
+             "spec written to %s\n", kept, dropped, ag_clo_infer_spec);
+}

@@ -1,0 +1,312 @@
+/* ag_spec.c -- atomic regions that last as long as a stack frame.
+ *
+ * A call of a function named by --atomic-fns/--atomic-spec is a region
+ * from its first instruction until that call's frame is gone.  At the
+ * entry SP points at the return address (the frame's "slot"); whatever
+ * ends the call -- a return, a longjmp, C++ unwinding -- raises SP above
+ * the slot, and die_mem_stack tells.  A tail call jumps with SP at the
+ * slot, so the callee stays inside the caller's region; recursion nests
+ * (the outermost call counts, as regions nest); a signal handler runs
+ * below the interrupted SP and its own frames close when it returns.
+ *
+ * The same frames catch source-marked regions (ATOMGRIND_ATOMIC_BEGIN)
+ * whose function is left by a longjmp or an exception before the END:
+ * that is a misuse, and the region is closed there.  A normal return
+ * (SP steps exactly off the slot) leaves a marked region open, since a
+ * helper may begin a region that its caller ends.
+ *
+ * Frames are tracked when a spec is given or atomicity is checked (so a
+ * C++ throw out of a marked region is caught with no option), or with
+ * --track-frames=yes: die_mem_stack costs a helper call at every rise of
+ * SP, measured at 1-2% of a run. */
+#include "pub_tool_basics.h"
+#include "pub_tool_vki.h"          /* VKI_PROT_READ */
+#include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client) */
+#include "pub_tool_debuginfo.h"    /* VG_(get_fnname), VG_(describe_IP) */
+#include "pub_tool_guest.h"        /* VexGuestArchState: the event counter */
+#include "pub_tool_libcbase.h"     /* VG_(memset) */
+#include "pub_tool_libcprint.h"    /* VG_(umsg) */
+#include "pub_tool_machine.h"      /* VG_(fnptr_to_fnentry) */
+#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
+#include "pub_tool_options.h"      /* VG_(clo_vex_control) */
+#include "pub_tool_stacktrace.h"   /* VG_(get_StackTrace) */
+#include "pub_tool_threadstate.h"  /* VG_N_THREADS, VG_(get_running_tid) */
+#include "pub_tool_tooliface.h"    /* VG_(track_*), IR */
+#include "ag_analysis.h"           /* regions open and close */
+#include "ag_errors.h"             /* ag_error_misuse */
+#include "ag_fnspec.h"             /* which functions are atomic */
+#include "ag_options.h"            /* --track-frames, --yield-at-regions */
+#include "ag_spec.h"
+#include "ag_threads.h"            /* engine thread ids */
+
+/* Core-private, linkable (as VG_(vg_yield) in ag_clientreq.c): a jump of
+   SP by more than this is a stack switch, not a frame's end. */
+extern Word VG_(clo_max_stackframe);
+extern void VG_(vg_yield)(void);
+
+typedef struct {
+   Addr slot;            /* the frame's return-address slot */
+   Int fn;               /* the atomic function, or AG_NO_FN: a source marker */
+   Addr begin_ip;        /* a marker's ATOMGRIND_ATOMIC_BEGIN */
+   Addr ret;             /* a marker's return address, as it was then */
+} ag_sp_frame;
+
+typedef struct {
+   ag_sp_frame *f;
+   UInt n, cap;
+   Addr last_ret;        /* the last return address checked at depth 0 ... */
+   Bool last_start;      /* ... and whether it returns into start_thread */
+   Bool yield;           /* yield when the thread next leaves generated code */
+} ag_sp_stack;
+
+static ag_sp_stack *ag_sp_threads;   /* indexed by ThreadId */
+static UInt ag_sp_open;              /* frames on all stacks: the fast path */
+static Bool ag_sp_tracking;
+
+Bool ag_spec_tracking(void) { return ag_sp_tracking; }
+
+static void ag_sp_push(ag_sp_stack *st, Addr slot, Int fn, Addr begin_ip, Addr ret)
+{
+   if (st->n == st->cap) {
+      st->cap = st->cap ? 2 * st->cap : 16;
+      st->f = VG_(realloc)("ag.spec.frames", st->f, st->cap * sizeof *st->f);
+   }
+   st->f[st->n++] = (ag_sp_frame){ slot, fn, begin_ip, ret };
+   ag_sp_open++;
+}
+
+static void ag_sp_remove(ag_sp_stack *st, UInt i)
+{
+   for (; i + 1 < st->n; i++) st->f[i] = st->f[i + 1];
+   st->n--;
+   ag_sp_open--;
+}
+
+/* Can the tool read the client's word at a (a slot found by unwinding, or
+   one on a stack that may have been unmapped since)? */
+static Bool ag_sp_readable(Addr a)
+{
+   return VG_(am_is_valid_for_client)(a, sizeof(Addr), VKI_PROT_READ);
+}
+
+/* ---- function entry ------------------------------------------------ */
+
+/* Is the call whose return address sits at slot the start routine of a
+   thread (called by glibc's start_thread, or by our pthread_create
+   wrapper's trampoline)? */
+static Bool ag_sp_called_by_start_thread(ag_sp_stack *st, Addr slot)
+{
+   const HChar *name;
+   Addr ret = *(Addr *)slot;
+   if (ret != st->last_ret) {    /* one symbol lookup per new call site */
+      st->last_ret = ret;
+      st->last_start = VG_(get_fnname)(VG_(current_DiEpoch)(), ret - 1, &name)
+         && (VG_STREQ(name, "start_thread") || VG_STREQ(name, "ag_thread_start"));
+   }
+   return st->last_start;
+}
+
+/* Ask for a thread switch.  Not by yielding here, inside generated code
+   (the block could be discarded meanwhile), nor when the run returns to
+   the scheduler (it may have a chain-me request pending, which another
+   thread could serve first): zero the event counter, so that the thread's
+   time slice ends at the next block, and yield at the scheduler's
+   time-slice point, where it calls the tool's sanity check
+   (ag_sp_sanity_yield). */
+static void ag_sp_request_yield(ag_sp_stack *st, void *gsp)
+{
+   st->yield = True;
+   ((VexGuestArchState *)gsp)->host_EvC_COUNTER = 0;
+}
+
+/* The first instruction of an atomic function: sp is SP there. */
+static VG_REGPARM(3) void ag_h_enter(UWord fn, Addr sp, void *gsp)
+{
+   ThreadId vgtid = VG_(get_running_tid)();
+   ag_thread *th = ag_thread_of(vgtid);
+   ag_sp_stack *st = &ag_sp_threads[vgtid];
+   if (!th->valid || !ag_fnspec_atomic((Int)fn)) return;
+   /* the same frame: a tail call, or a loop back to the entry */
+   if (st->n > 0 && st->f[st->n - 1].slot == sp) return;
+   /* a thread's start routine holds the whole thread: not unless named */
+   if (st->n == 0 && vgtid != 1 && !ag_fnspec_explicit((Int)fn)
+       && ag_sp_called_by_start_thread(st, sp)) {
+      ag_fnspec_start_routine((Int)fn);
+      return;
+   }
+   Bool outermost = !ag_an_in_region(th->tid);
+   ULong site = ag_an_begin(th->tid, vgtid);
+   if (site) ag_fnspec_entered((Int)fn, site);
+   ag_sp_push(st, sp, (Int)fn, 0, 0);
+   if (outermost && ag_clo_yield) ag_sp_request_yield(st, gsp);
+}
+
+void ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
+{
+   Int fn = ag_fnspec_match(a);
+   if (fn == AG_NO_FN) return;
+   IRTemp sp = newIRTemp(out->tyenv, Ity_I64);
+   addStmtToIRSB(out, IRStmt_WrTmp(sp, IRExpr_Get(offset_SP, Ity_I64)));
+   IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)fn), IRExpr_RdTmp(sp), IRExpr_GSPTR());
+   IRDirty *di = unsafeIRDirty_0_N(3, "ag_h_enter", VG_(fnptr_to_fnentry)(ag_h_enter), args);
+   /* it reads SP (passed), and may zero the event counter (not state VEX
+      tracks: the next block's event check reads it from memory) */
+   di->nFxState = 1;
+   di->fxState[0].fx = Ifx_Read;
+   di->fxState[0].offset = offset_SP;
+   di->fxState[0].size = sizeof(Addr);
+   di->fxState[0].nRepeats = 0;
+   di->fxState[0].repeatLen = 0;
+   addStmtToIRSB(out, IRStmt_Dirty(di));
+}
+
+/* The scheduler's time-slice point: it has just let go of the big lock
+   and taken it back, so yielding here is as safe. */
+static Bool ag_sp_sanity_yield(void)
+{
+   ThreadId vgtid = VG_(get_running_tid)();
+   if (vgtid != VG_INVALID_THREADID && ag_sp_threads[vgtid].yield) {
+      ag_sp_threads[vgtid].yield = False;
+      VG_(vg_yield)();
+   }
+   return True;
+}
+
+static Bool ag_sp_sanity_expensive(void) { return True; }
+
+/* ---- frames end ---------------------------------------------------- */
+
+static void ag_sp_close(ThreadId vgtid, const ag_sp_frame *f, Bool returned)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   if (f->fn != AG_NO_FN) {
+      ag_an_end(th->tid, vgtid);
+   } else if (!returned) {
+      ag_error_misuse(vgtid, "Atomic region abandoned by a longjmp or an exception "
+                      "(closed here); it began at %s",
+                      VG_(describe_IP)(VG_(current_DiEpoch)(), f->begin_ip, NULL));
+      ag_an_end(th->tid, vgtid);
+   }
+}
+
+/* SP rose from old_sp to new_sp: every frame whose slot lies below new_sp
+   is gone.  A slot far below (more than --max-stackframe) belongs to
+   another stack -- a signal handler running on an alternate stack above
+   this one -- and stays. */
+static void ag_sp_rise(Addr old_sp, Addr new_sp)
+{
+   ThreadId vgtid = VG_(get_running_tid)();
+   ag_sp_stack *st = &ag_sp_threads[vgtid];
+   while (st->n > 0) {
+      ag_sp_frame f = st->f[st->n - 1];
+      if (f.slot >= new_sp || new_sp - f.slot > (Addr)VG_(clo_max_stackframe)) break;
+      st->n--;
+      ag_sp_open--;
+      /* returned: SP stepped off the slot, and the slot still holds the
+         return address (C++ unwinding ends with a ret too, but through a
+         slot it rewrote to the landing pad) */
+      ag_sp_close(vgtid, &f, f.slot == old_sp
+                  && (f.fn != AG_NO_FN || (ag_sp_readable(f.slot) && *(Addr *)f.slot == f.ret)));
+   }
+}
+
+static void ag_sp_die(Addr a, SizeT len)
+{
+   if (LIKELY(ag_sp_open == 0)) return;
+   ag_sp_rise(a, a + len);
+}
+
+/* The common SP steps, without the core's generic stack-switch checks. */
+#define AG_SP_DIE_N(n) \
+   static VG_REGPARM(1) void ag_sp_die_##n(Addr new_sp) \
+   { if (UNLIKELY(ag_sp_open != 0)) ag_sp_rise(new_sp - n, new_sp); }
+AG_SP_DIE_N(4) AG_SP_DIE_N(8) AG_SP_DIE_N(12) AG_SP_DIE_N(16) AG_SP_DIE_N(32)
+AG_SP_DIE_N(112) AG_SP_DIE_N(128) AG_SP_DIE_N(144) AG_SP_DIE_N(160)
+
+/* --check-stack-var=yes forgets dead stack memory: one handler does both. */
+static void ag_sp_die_forget(Addr a, SizeT len)
+{
+   ag_an_forget(a, len);
+   ag_sp_die(a, len);
+}
+
+/* ---- source markers ------------------------------------------------ */
+
+void ag_spec_marker_begin(ThreadId vgtid)
+{
+   Addr ips[2], sps[2];
+   if (!ag_sp_tracking) return;
+   /* sps[1]: SP in the caller once the marker's function has returned */
+   if (VG_(get_StackTrace)(vgtid, ips, 2, sps, NULL, 0) < 2) return;
+   Addr slot = sps[1] - sizeof(Addr);
+   if (sps[1] <= sps[0] || !ag_sp_readable(slot)) return;   /* no usable unwind info */
+   ag_sp_push(&ag_sp_threads[vgtid], slot, AG_NO_FN, ips[0], *(Addr *)slot);
+}
+
+/* The innermost marker frame is the one this END closes. */
+void ag_spec_marker_end(ThreadId vgtid)
+{
+   if (!ag_sp_tracking) return;
+   ag_sp_stack *st = &ag_sp_threads[vgtid];
+   for (UInt i = st->n; i-- > 0;)
+      if (st->f[i].fn == AG_NO_FN) {
+         ag_sp_remove(st, i);
+         return;
+      }
+}
+
+/* A thread's end ends its function regions; a marked region still open
+   is the misuse ag_an_thread_exit reports. */
+void ag_spec_thread_exit(ThreadId vgtid)
+{
+   if (!ag_sp_threads) return;
+   ag_sp_stack *st = &ag_sp_threads[vgtid];
+   while (st->n > 0 && st->f[st->n - 1].fn != AG_NO_FN) {
+      ag_sp_frame f = st->f[--st->n];
+      ag_sp_open--;
+      ag_sp_close(vgtid, &f, True);
+   }
+   ag_sp_open -= st->n;
+   st->n = 0;
+   st->last_ret = 0;
+   st->yield = False;
+}
+
+/* ---- setup --------------------------------------------------------- */
+
+void ag_spec_init(void)
+{
+   ag_fnspec_init();
+   ag_sp_tracking = ag_clo_track_frames == AG_FRAMES_YES
+                 || (ag_clo_track_frames == AG_FRAMES_AUTO
+                     && (ag_fnspec_given() || (ag_clo_check & AG_CHECK_ATOMICITY)));
+   ag_sp_threads = VG_(calloc)("ag.spec.threads", VG_N_THREADS, sizeof(ag_sp_stack));
+   if (ag_fnspec_given()) {
+      /* entries are recognised at the start of a block: a call must not
+         be chased into its callee's block (callgrind does the same) */
+      VG_(clo_vex_control).guest_chase = False;
+      VG_(needs_sanity_checks)(ag_sp_sanity_yield, ag_sp_sanity_expensive);
+   }
+   if (ag_sp_tracking) {
+      VG_(track_die_mem_stack)(ag_clo_check_stack_var ? ag_sp_die_forget : ag_sp_die);
+      if (!ag_clo_check_stack_var) {
+         VG_(track_die_mem_stack_4)(ag_sp_die_4);
+         VG_(track_die_mem_stack_8)(ag_sp_die_8);
+         VG_(track_die_mem_stack_12)(ag_sp_die_12);
+         VG_(track_die_mem_stack_16)(ag_sp_die_16);
+         VG_(track_die_mem_stack_32)(ag_sp_die_32);
+         VG_(track_die_mem_stack_112)(ag_sp_die_112);
+         VG_(track_die_mem_stack_128)(ag_sp_die_128);
+         VG_(track_die_mem_stack_144)(ag_sp_die_144);
+         VG_(track_die_mem_stack_160)(ag_sp_die_160);
+      }
+   } else if (ag_clo_check_stack_var) {
+      VG_(track_die_mem_stack)(ag_an_forget);
+   }
+}
+
+void ag_spec_fini(void)
+{
+   ag_fnspec_fini();
+}

@@ -1,0 +1,20 @@
+/* ag_spec.h -- atomic regions that last as long as a stack frame: calls of
+ * the functions --atomic-fns/--atomic-spec name, and source-marked regions
+ * a longjmp or an exception abandons (ag_spec.c). */
+#ifndef AG_SPEC_H
+#define AG_SPEC_H
+
+#include "pub_tool_basics.h"     /* ThreadId, Addr, Bool */
+#include "pub_tool_tooliface.h"  /* IRSB */
+
+void ag_spec_init(void);                 /* post_clo_init: patterns, tracking */
+Bool ag_spec_tracking(void);             /* frames are tracked */
+/* At translation time, before the superblock's own statements: if the
+   block starts at the entry of an atomic function, open its region. */
+void ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP);
+void ag_spec_marker_begin(ThreadId vgtid);   /* after ATOMGRIND_ATOMIC_BEGIN */
+void ag_spec_marker_end(ThreadId vgtid);     /* before ATOMGRIND_ATOMIC_END */
+void ag_spec_thread_exit(ThreadId vgtid);    /* closes its function regions */
+void ag_spec_fini(void);
+
+#endif
