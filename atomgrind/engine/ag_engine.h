@@ -34,7 +34,11 @@ typedef uint64_t ag_addr;
 
 /* Access flags */
 #define AG_WRITE  1u   /* a write (else a read) */
-#define AG_ATOMIC 2u   /* part of an atomic RMW/CAS: never races with another atomic */
+#define AG_ATOMIC 2u   /* part of an atomic RMW/CAS: never races with another
+                          atomic; for race engines also an acquire (and, if
+                          a write, a release) on its location, which becomes
+                          an atomic object (see ag_fasttrack.c) */
+#define AG_FREE   4u   /* with AG_WRITE: the write that frees a block (ag_ev_free) */
 
 /* What an engine checks */
 #define AG_KIND_ATOMICITY 1
@@ -113,8 +117,16 @@ int  ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, uint64_t site);
    AG_MISUSE_OPEN_EXIT then) and marks t dead. */
 int  ag_ev_thread_exit(ag_engine *e, ag_tid t);
 /* Memory [addr, addr+len) was freed, unmapped or re-initialised: drop its
-   state, and that of every lock whose address lies in it. */
+   state, that of every lock whose address lies in it, and its atomic
+   objects. */
 void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len);
+/* Thread t frees the heap block [addr, addr+len).  For race engines this is
+   one event, a write of every location of the block that has state (so it
+   races with any access not ordered before it, as in Helgrind and DRD),
+   followed by ag_ev_forget.  For atomicity engines it is only the forget:
+   no event, no conflict.  Returns AG_MISUSE_BAD_TID for an unknown t (the
+   memory is forgotten all the same). */
+int  ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, uint64_t site);
 
 /* Sampling support: while inactive, events are counted and region nesting
    is tracked, but nothing reaches the engine.  Activating starts from
