@@ -259,6 +259,24 @@ void ag_an_sync_rmw(ag_tid t, Addr obj)
    ag_an_release(t, obj, False);
 }
 
+void ag_an_atomic_seen(Addr a, UInt size)
+{
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_atomic_seen(ag_eng[i], a, size);
+}
+
+/* A free is a write of the whole block for race engines (ag_ev_free), a
+   forget for the others.  Not recorded as an access: atomgrind-trace sees
+   the forget only. */
+void ag_an_free(ag_tid t, Addr a, SizeT len)
+{
+   if (!ag_an_gate) {
+      ag_an_forget(a, len);
+      return;
+   }
+   ag_rec_forget(a, len);
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_free(ag_eng[i], t, a, len, 0);
+}
+
 void ag_an_forget(Addr a, SizeT len)
 {
    ag_rec_forget(a, len);

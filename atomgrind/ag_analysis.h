@@ -26,6 +26,8 @@ void ag_an_lock_release(ag_tid t, Addr lock, Bool shared);
    barrier, once): ordered after the previous one on the object. */
 void ag_an_sync_rmw(ag_tid t, Addr obj);
 void ag_an_forget(Addr a, SizeT len);     /* memory freed, unmapped, reused */
+void ag_an_free(ag_tid t, Addr a, SizeT len);  /* t frees a heap block */
+void ag_an_atomic_seen(Addr a, UInt size);     /* an atomic access outside a window */
 Bool ag_an_in_region(ag_tid t);
 void ag_an_disable(void);                 /* nothing is analysed from now on */
 

@@ -22,6 +22,17 @@ static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
    ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
 }
 
+/* An atomic access when races are checked with --sample=rpt: called
+   whatever the gate, since the race engine must know atomic objects made
+   between its windows (a later plain load or store of one is atomic). */
+static VG_REGPARM(3) void ag_h_atomic(Addr a, UWord szfl, Addr ip)
+{
+   ag_thread *th = ag_cur;
+   if (th->ignore) return;
+   if (ag_an_gate) ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
+   else ag_an_atomic_seen(a, (UInt)(szfl & 0xffff));
+}
+
 typedef struct {
    IRSB *out;
    IRTemp gate;          /* ag_an_gate != 0, read once per superblock */
@@ -47,7 +58,8 @@ static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
    saves the helper call (as DRD does). */
 static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard)
 {
-   IRExpr *cond = IRExpr_RdTmp(ir->gate);
+   Bool ungated = (flags & AG_ATOMIC) && ag_clo_sample_rpt && (ag_clo_check & AG_CHECK_RACES);
+   IRExpr *cond = ungated ? IRExpr_Const(IRConst_U1(True)) : IRExpr_RdTmp(ir->gate);
    if (ir->stack_max != IRTemp_INVALID) {
       IRTemp sp = ag_tmp(ir, Ity_I64, IRExpr_Get(ir->offset_SP, Ity_I64));
       IRTemp lim = ag_tmp(ir, Ity_I64,
@@ -65,7 +77,9 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
       cond = IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_And1, cond, guard)));
    IRExpr **args = mkIRExprVec_3(addr, mkIRExpr_HWord(size | (flags << 16)),
                                  mkIRExpr_HWord(ir->ip));
-   IRDirty *di = unsafeIRDirty_0_N(3, "ag_h_access", VG_(fnptr_to_fnentry)(ag_h_access), args);
+   IRDirty *di = ungated
+      ? unsafeIRDirty_0_N(3, "ag_h_atomic", VG_(fnptr_to_fnentry)(ag_h_atomic), args)
+      : unsafeIRDirty_0_N(3, "ag_h_access", VG_(fnptr_to_fnentry)(ag_h_access), args);
    di->guard = cond;
    addStmtToIRSB(ir->out, IRStmt_Dirty(di));
 }

@@ -59,7 +59,15 @@ struct ag_engine {
    uint64_t atomic_seq;
 };
 
-typedef struct { uint64_t seq; uint32_t size; } ag_atomic_rec;   /* size 0: forgotten */
+/* The atomic objects at one address: up to AG_ATOMIC_SIZES sizes (more is
+   unheard of; the oldest gives way), each with the sequence number of its
+   latest atomic access, so a restart replays them in order.  Size 0: an
+   empty slot. */
+#define AG_ATOMIC_SIZES 4
+typedef struct {
+   uint64_t seq[AG_ATOMIC_SIZES];
+   uint32_t size[AG_ATOMIC_SIZES];
+} ag_atomic_rec;
 
 static void ag_atomic_replay(ag_engine *e);
 
@@ -235,18 +243,24 @@ int ag_ev_end(ag_engine *e, ag_tid t, uint64_t site)
 static void ag_atomic_note(ag_engine *e, ag_addr addr, unsigned size)
 {
    ag_atomic_rec *r = ag_map_lookup(e->atomics, addr, NULL);
-   r->seq = ++e->atomic_seq;
-   r->size = size;
+   unsigned k = 0;
+   for (unsigned i = 0; i < AG_ATOMIC_SIZES; i++) {
+      if (r->size[i] == size) { k = i; break; }
+      if (r->seq[i] < r->seq[k]) k = i;        /* empty slots have seq 0 */
+   }
+   r->seq[k] = ++e->atomic_seq;
+   r->size[k] = size;
 }
 
-typedef struct { ag_addr addr; ag_atomic_rec r; } ag_atomic_ent;
+typedef struct { ag_addr addr; uint64_t seq; uint32_t size; } ag_atomic_ent;
 typedef struct { ag_atomic_ent *v; size_t n; } ag_atomic_list;
 
 static void ag_atomic_collect(void *arg, uint64_t key, void *rec)
 {
    ag_atomic_list *l = arg;
    const ag_atomic_rec *r = rec;
-   if (r->size) l->v[l->n++] = (ag_atomic_ent){ key, *r };
+   for (unsigned i = 0; i < AG_ATOMIC_SIZES; i++)
+      if (r->size[i]) l->v[l->n++] = (ag_atomic_ent){ key, r->seq[i], r->size[i] };
 }
 
 /* Sort by seq (merge sort; tmp has n entries). */
@@ -257,7 +271,7 @@ static void ag_atomic_sort(ag_atomic_ent *v, ag_atomic_ent *tmp, size_t n)
    ag_atomic_sort(v, tmp, h);
    ag_atomic_sort(v + h, tmp, n - h);
    while (i < h || j < n)
-      tmp[k++] = j >= n || (i < h && v[i].r.seq < v[j].r.seq) ? v[i++] : v[j++];
+      tmp[k++] = j >= n || (i < h && v[i].seq < v[j].seq) ? v[i++] : v[j++];
    ag_memcopy(v, tmp, n * sizeof *v);
 }
 
@@ -266,23 +280,28 @@ typedef struct { ag_engine *e; const ag_atomic_ent *a; } ag_mark_arg;
 static void ag_atomic_mark_fn(void *arg, void *loc, ag_addr loc_addr)
 {
    ag_mark_arg *m = arg;
-   m->e->ops->atomic_mark(m->e->self, loc, loc_addr, m->a->addr, m->a->r.size);
+   m->e->ops->atomic_mark(m->e->self, loc, loc_addr, m->a->addr, m->a->size);
 }
 
 /* A (re)started engine learns the atomic objects, oldest first (where two
    overlap, the later one is what the engine would know). */
 static void ag_atomic_replay(ag_engine *e)
 {
-   size_t n = ag_map_count(e->atomics);
+   size_t n = ag_map_count(e->atomics) * AG_ATOMIC_SIZES;
    if (n == 0) return;
    ag_atomic_list l = { ag_malloc(2 * n * sizeof(ag_atomic_ent)), 0 };
    ag_map_foreach(e->atomics, ag_atomic_collect, &l);
    ag_atomic_sort(l.v, l.v + n, l.n);
    for (size_t i = 0; i < l.n; i++) {
       ag_mark_arg m = { e, &l.v[i] };
-      ag_shadow_visit(e->shadow, l.v[i].addr, l.v[i].r.size, ag_atomic_mark_fn, &m);
+      ag_shadow_visit(e->shadow, l.v[i].addr, l.v[i].size, ag_atomic_mark_fn, &m);
    }
    ag_free(l.v);
+}
+
+void ag_ev_atomic_seen(ag_engine *e, ag_addr addr, unsigned size)
+{
+   if (e->atomics && size) ag_atomic_note(e, addr, size);
 }
 
 int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
@@ -413,8 +432,8 @@ static int ag_forget_lock(ag_engine *e, ag_addr lock, void *rec)
 static int ag_forget_atomic(ag_engine *e, ag_addr addr, void *rec)
 {
    ag_atomic_rec *r = rec;
-   if (!r->size) return 0;
-   r->size = 0;
+   if (!r->size[0] && !r->size[1] && !r->size[2] && !r->size[3]) return 0;
+   ag_memzero(r, sizeof *r);
    if (e->active && e->ops->lock_forget) e->ops->lock_forget(e->self, addr);
    return 1;
 }

@@ -120,6 +120,10 @@ int  ag_ev_thread_exit(ag_engine *e, ag_tid t);
    state, that of every lock whose address lies in it, and its atomic
    objects. */
 void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len);
+/* Not an event: an atomic access to [addr, addr+size) that the front end
+   did not analyse (outside a sampling window).  A race engine must still
+   know the atomic object when it restarts. */
+void ag_ev_atomic_seen(ag_engine *e, ag_addr addr, unsigned size);
 /* Thread t frees the heap block [addr, addr+len).  For race engines this is
    one event, a write of every location of the block that has state (so it
    races with any access not ordered before it, as in Helgrind and DRD),

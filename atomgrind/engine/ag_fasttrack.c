@@ -23,11 +23,13 @@
  *     the key of a sync clock, kept in the lock map: only atomic locations
  *     pay for one), and if it writes also a release there: L_x |= C_t;
  *   - every location it touches becomes part of an atomic object
- *     [addr, addr+size) (ag_ft_loc.asize/aoff).  A later plain access of
- *     exactly that address and size is an atomic access too: a load is an
- *     acquire, a store a release (acquire loads, release and seq_cst-load
- *     code are plain movs).  Other plain accesses overlapping the object
- *     stay plain.  The decision is made on the access's first location and
+ *     [addr, addr+size) (ag_ft_loc.asize/aoff).  A later plain store of
+ *     exactly that address and size is an atomic store, a release; a later
+ *     plain load within the object an atomic load, an acquire of it
+ *     (acquire loads, release stores and seq_cst loads are plain movs; a
+ *     load of part of an object is how compiled code tests the guard of a
+ *     C++ function-local static, which __cxa_guard_release sets with xchg).
+ *     Other plain accesses overlapping the object stay plain.  The decision is made on the access's first location and
  *     holds for all of them; a release takes effect once, at the thread's
  *     next event, so every location of the access carries the epoch the
  *     release covers;
@@ -218,6 +220,7 @@ typedef struct {
    /* is the plain access of event up_event an atomic one? */
    uint64_t up_event;
    int up;
+   ag_addr up_key;      /* ... of the atomic object at up_key */
 } ag_ft;
 
 static void *ag_ft_create(ag_ctx *ctx)
@@ -447,13 +450,17 @@ static unsigned ag_ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
       return flags;
    }
    if (first) {
+      ag_addr obj = (addr & ~(ag_addr)7) + (ag_addr)(int64_t)l->aoff;
       f->up_event = x->event;
-      f->up = !(flags & AG_FREE) && l->asize == x->size
-              && (addr & ~(ag_addr)7) + (ag_addr)(int64_t)l->aoff == x->addr;
+      f->up_key = obj;
+      if (flags & AG_WRITE)
+         f->up = !(flags & AG_FREE) && obj == x->addr && l->asize == x->size;
+      else
+         f->up = obj <= x->addr && x->addr + x->size <= obj + l->asize;
    }
    if (f->up_event != x->event || !f->up) return flags;
    if (flags & AG_WRITE) ag_ft_atomic_release(f, t, x->addr);
-   else if (first) ag_ft_atomic_acquire(f, t, x->addr);
+   else if (first) ag_ft_atomic_acquire(f, t, f->up_key);
    return flags | AG_ATOMIC;
 }
 

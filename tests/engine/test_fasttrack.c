@@ -278,10 +278,15 @@ int main(void)
    awr(0, X); awr(1, X); ard(2, X); awr(2, X); ard(0, X); ard(1, X); awr(0, X);
    NONE();
    done();
-   start("plain read of another size vs atomic write", 2);
-   w0 = awr(0, X); r1 = acc(1, X, 4, 0);
+   start("plain read wider than an atomic object vs atomic write", 2);
+   w0 = acc(0, X, 4, AG_WRITE | AG_ATOMIC); r1 = rd(1, X);
    WANT(r1);
    expect_detail(r1, 1, 0, 0, w0, AG_WRITE | AG_ATOMIC);
+   done();
+   start("a load of part of an atomic object is an acquire of it (C++ static guard)", 2);
+   wr(0, Y); acc(0, X, 4, AG_WRITE | AG_ATOMIC);    /* __cxa_guard_release's xchg */
+   acc(1, X, 1, 0); rd(1, Y);                        /* the fast path's byte test */
+   NONE();
    done();
    start("plain write inside an atomic object vs atomic write", 2);
    w0 = awr(0, X); w1 = acc(1, X + 4, 4, AG_WRITE);

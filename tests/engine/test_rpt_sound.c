@@ -4,8 +4,9 @@
  * object used as a semaphore, fork/join, plain and atomic accesses of sizes
  * 1-8 on a few words, frees of a word) this checks, against a brute-force
  * happens-before oracle that models atomics as ag_fasttrack.c describes
- * (atomic accesses acquire and release their address; plain accesses of an
- * atomic object's exact address and size are atomic too; accesses before a
+ * (atomic accesses acquire and release their address; a plain store of an
+ * atomic object's exact address and size and a plain load within one are
+ * atomic too; accesses before a
  * location's first atomic one count as atomic; a free is a write and makes
  * its memory fresh):
  *   1. every report of the full analysis ("fasttrack") is a racy event;
@@ -173,10 +174,13 @@ static void oracle(const trace *tr, int *racy)
       int acc = e->op == ACC || e->op == FREE;
       int genuine = e->op == ACC && (e->flags & 2);
       memset(&hb[i], 0, sizeof hb[i]);
-      upg[i] = e->op == ACC && !genuine && by[lo].msize == e->size
-               && by[lo].mstart == e->arg;
+      /* a plain store of exactly the object, a plain load within it */
+      const byte_st *m = acc ? &by[lo] : NULL;
+      upg[i] = e->op == ACC && !genuine && m->msize
+               && ((e->flags & 1) ? m->msize == e->size && m->mstart == e->arg
+                                  : m->mstart <= e->arg && e->arg + e->size <= m->mstart + m->msize);
       rel_key[i] = (genuine || upg[i]) && (e->flags & 1) ? lo : -1;
-      int acq_key = genuine || (upg[i] && !(e->flags & 1)) ? lo : -1;
+      int acq_key = genuine ? lo : upg[i] && !(e->flags & 1) ? (int)(m->mstart - BASE) : -1;
       int preds[MAXEV], np = 0;
       if (last[e->tid] >= 0) preds[np++] = last[e->tid];
       else if (forked_by[e->tid] >= 0) preds[np++] = forked_by[e->tid];
