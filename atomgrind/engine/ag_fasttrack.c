@@ -25,10 +25,11 @@
  *   - every location it touches becomes part of an atomic object
  *     [addr, addr+size) (ag_ft_loc.asize/aoff).  A later plain store of
  *     exactly that address and size is an atomic store, a release; a later
- *     plain load within the object an atomic load, an acquire of it
- *     (acquire loads, release stores and seq_cst loads are plain movs; a
- *     load of part of an object is how compiled code tests the guard of a
- *     C++ function-local static, which __cxa_guard_release sets with xchg).
+ *     plain load that starts inside the object an atomic load, an acquire
+ *     of it (acquire loads, release stores and seq_cst loads are plain
+ *     movs; compiled code tests the guard of a C++ function-local static,
+ *     set by __cxa_guard_release with xchg, with a byte load, and
+ *     shared_ptr's release loads both 4-byte counts with one 8-byte load).
  *     Other plain accesses overlapping the object stay plain.  The decision is made on the access's first location and
  *     holds for all of them; a release takes effect once, at the thread's
  *     next event, so every location of the access carries the epoch the
@@ -456,7 +457,7 @@ static unsigned ag_ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
       if (flags & AG_WRITE)
          f->up = !(flags & AG_FREE) && obj == x->addr && l->asize == x->size;
       else
-         f->up = obj <= x->addr && x->addr + x->size <= obj + l->asize;
+         f->up = 1;            /* a load starting inside the object */
    }
    if (f->up_event != x->event || !f->up) return flags;
    if (flags & AG_WRITE) ag_ft_atomic_release(f, t, x->addr);

@@ -278,8 +278,8 @@ int main(void)
    awr(0, X); awr(1, X); ard(2, X); awr(2, X); ard(0, X); ard(1, X); awr(0, X);
    NONE();
    done();
-   start("plain read wider than an atomic object vs atomic write", 2);
-   w0 = acc(0, X, 4, AG_WRITE | AG_ATOMIC); r1 = rd(1, X);
+   start("plain read starting before an atomic object vs atomic write", 2);
+   w0 = acc(0, X + 4, 4, AG_WRITE | AG_ATOMIC); r1 = rd(1, X);
    WANT(r1);
    expect_detail(r1, 1, 0, 0, w0, AG_WRITE | AG_ATOMIC);
    done();
@@ -297,6 +297,11 @@ int main(void)
    r0 = ard(0, X); w1 = acc(1, X, 2, AG_WRITE);
    WANT(w1);
    expect_detail(w1, 1, AG_WRITE, 0, r0, AG_ATOMIC);
+   done();
+   start("a load of both counts of a shared_ptr acquires the use count", 2);
+   wr(0, Y); acc(0, X, 4, AG_WRITE | AG_ATOMIC); acc(0, X + 4, 4, AG_WRITE | AG_ATOMIC);
+   rd(1, X); rd(1, Y); wr(1, X);
+   NONE();
    done();
    start("atomics publish via lock", 2);
    awr(0, X); rel(0, L); acq(1, L); acc(1, X, 4, 0); acc(1, X, 4, AG_WRITE);

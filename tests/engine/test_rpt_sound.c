@@ -5,8 +5,8 @@
  * 1-8 on a few words, frees of a word) this checks, against a brute-force
  * happens-before oracle that models atomics as ag_fasttrack.c describes
  * (atomic accesses acquire and release their address; a plain store of an
- * atomic object's exact address and size and a plain load within one are
- * atomic too; accesses before a
+ * atomic object's exact address and size and a plain load starting in one
+ * are atomic too; accesses before a
  * location's first atomic one count as atomic; a free is a write and makes
  * its memory fresh):
  *   1. every report of the full analysis ("fasttrack") is a racy event;
@@ -174,11 +174,10 @@ static void oracle(const trace *tr, int *racy)
       int acc = e->op == ACC || e->op == FREE;
       int genuine = e->op == ACC && (e->flags & 2);
       memset(&hb[i], 0, sizeof hb[i]);
-      /* a plain store of exactly the object, a plain load within it */
+      /* a plain store of exactly the object, a plain load starting in it */
       const byte_st *m = acc ? &by[lo] : NULL;
       upg[i] = e->op == ACC && !genuine && m->msize
-               && ((e->flags & 1) ? m->msize == e->size && m->mstart == e->arg
-                                  : m->mstart <= e->arg && e->arg + e->size <= m->mstart + m->msize);
+               && (!(e->flags & 1) || (m->msize == e->size && m->mstart == e->arg));
       rel_key[i] = (genuine || upg[i]) && (e->flags & 1) ? lo : -1;
       int acq_key = genuine ? lo : upg[i] && !(e->flags & 1) ? (int)(m->mstart - BASE) : -1;
       int preds[MAXEV], np = 0;
