@@ -11,6 +11,7 @@
 #include "ag_objects.h"            /* ag_object_skipped */
 #include "ag_options.h"            /* --check-stack-var, --sample */
 #include "ag_spec.h"               /* atomic functions' entries */
+#include "ag_spin.h"               /* ag_spin_loop */
 #include "ag_threads.h"            /* ag_cur: the running thread */
 
 /* The hot path.  szfl packs the size (low 16 bits) and AG_* flags.  The
@@ -58,7 +59,8 @@ static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
    saves the helper call (as DRD does). */
 static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard)
 {
-   Bool ungated = (flags & AG_ATOMIC) && ag_clo_sample_rpt && (ag_clo_check & AG_CHECK_RACES);
+   Bool ungated = (flags & (AG_ATOMIC | AG_SPIN)) && ag_clo_sample_rpt
+                  && (ag_clo_check & AG_CHECK_RACES);
    IRExpr *cond = ungated ? IRExpr_Const(IRConst_U1(True)) : IRExpr_RdTmp(ir->gate);
    if (ir->stack_max != IRTemp_INVALID) {
       IRTemp sp = ag_tmp(ir, Ity_I64, IRExpr_Get(ir->offset_SP, Ity_I64));
@@ -176,6 +178,8 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    ir.stack_max = IRTemp_INVALID;
    Bool gate_done = False;
    Bool atomic_insn = False;
+   /* race mode: the loads of a spin loop are acquire loads */
+   UInt spin = (ag_clo_check & AG_CHECK_RACES) && ag_spin_loop(bb, vge) ? AG_SPIN : 0;
    Int i = 0;
 
    /* keep the preamble (statements before the first IMark) as it is */
@@ -203,7 +207,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          IRExpr *e = st->Ist.WrTmp.data;
          if (e->tag == Iex_Load)
             ag_emit(&ir, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty),
-                    atomic_insn ? AG_ATOMIC : 0, NULL);
+                    atomic_insn ? AG_ATOMIC : spin, NULL);
          break;
       }
       case Ist_Store:

@@ -301,6 +301,7 @@ static void ag_atomic_replay(ag_engine *e)
 
 void ag_ev_atomic_seen(ag_engine *e, ag_addr addr, unsigned size)
 {
+   /* (a spin read is an atomic read for the engines that keep these) */
    if (e->atomics && size) ag_atomic_note(e, addr, size);
 }
 
@@ -309,6 +310,8 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
 {
    int bad, fwd = ag_event_if(e, t, site, size != 0 && !ag_quiescent(e), &bad);
    if (bad) return AG_MISUSE_BAD_TID;
+   if (__builtin_expect(flags & AG_SPIN, 0))
+      flags = e->atomics ? (flags & ~AG_SPIN) | AG_ATOMIC : flags & ~AG_SPIN;
    if (__builtin_expect(flags & AG_ATOMIC, 0) && e->atomics && size)
       ag_atomic_note(e, addr, size);
    if (!fwd) return AG_OK;

@@ -39,6 +39,10 @@ typedef uint64_t ag_addr;
                           a write, a release) on its location, which becomes
                           an atomic object (see ag_fasttrack.c) */
 #define AG_FREE   4u   /* with AG_WRITE: the write that frees a block (ag_ev_free) */
+#define AG_SPIN   8u   /* a read in a spin loop (a loop that only reads a
+                          location and exits on its value): race engines
+                          get it as an atomic read, an acquire of the
+                          location; atomicity engines as a plain read */
 
 /* What an engine checks */
 #define AG_KIND_ATOMICITY 1

@@ -299,8 +299,8 @@ int main(void)
    expect_detail(w1, 1, AG_WRITE, 0, r0, AG_ATOMIC);
    done();
    start("a load of both counts of a shared_ptr acquires the use count", 2);
-   wr(0, Y); acc(0, X, 4, AG_WRITE | AG_ATOMIC); acc(0, X + 4, 4, AG_WRITE | AG_ATOMIC);
-   rd(1, X); rd(1, Y); wr(1, X);
+   wr(0, Y); acc(0, X, 4, AG_WRITE | AG_ATOMIC);    /* the use count's decrement */
+   rd(1, X); rd(1, Y); wr(1, X);                     /* unique: both counts reset */
    NONE();
    done();
    start("atomics publish via lock", 2);
@@ -357,6 +357,21 @@ int main(void)
    acc(0, X, 4, 0); awr(0, X);   /* X is split in two locations */
    ard(1, X); acc(1, X + 4, 4, 0); acc(1, X, 4, AG_WRITE);
    NONE();
+   done();
+
+   /* Spin reads: atomic reads for race engines. */
+   start("message passing through a spin loop on a plain flag", 2);
+   acc(1, X, 8, AG_SPIN);        /* the reader spins first */
+   wr(0, Y); wr(0, X);           /* a release store: X is an atomic object now */
+   acc(1, X, 8, AG_SPIN); rd(1, Y); wr(1, Y);
+   NONE();
+   done();
+   start("a spin read does not order the data written after the flag", 2);
+   acc(1, X, 8, AG_SPIN);
+   wr(0, X); w0 = wr(0, Y);
+   acc(1, X, 8, AG_SPIN); r1 = rd(1, Y);
+   WANT(r1);
+   expect_detail(r1, 1, 0, 0, w0, AG_WRITE);
    done();
 
    /* Freeing is a write of the block; forgotten memory is no longer atomic. */

@@ -3,15 +3,17 @@
  * as real code is: acquire loads, release stores and seq_cst loads are
  * then plain movs; RMWs and seq_cst stores are LOCK-prefixed or xchg.
  *   mp_seqcst    data, then ready = 1 (seq_cst: xchg); reader spins   -> clean
- *   mp_relacq    the same with a release store (a plain mov)          -> race (no
- *                atomic instruction ever touches `ready`: needs spin-loop detection)
+ *   mp_relacq    the same with a release store (a plain mov)          -> clean (no
+ *                atomic instruction ever touches `ready`: the reader's spin loop,
+ *                which runs before the store, makes it an acquire)
  *   mp_rmw       the same, published with fetch_add(release)          -> clean
  *   dekker       Dekker's mutual exclusion with seq_cst flags         -> clean
  *   tas          test-and-set spinlock (atomic_flag) over a counter   -> clean
  *   ttas         test-and-test-and-set spinlock                       -> clean
  *   ticket       ticket lock, served counter advanced with fetch_add  -> clean
  *   ticket_store ticket lock, served counter advanced with a store    -> race
- *                (the served counter is only ever plain-stored: as mp_relacq)
+ *                (false: the served counter is only ever plain-stored, and the
+ *                threads run one after the other, so no spin loop ever waits)
  *   refcount     object shared by 3 threads, the last decrement frees -> clean
  *   lfstack      Treiber stack: 2 pushers, 1 popper that frees        -> clean
  *   dcl          double-checked init, pointer stored seq_cst          -> clean
@@ -41,7 +43,7 @@ static atomic_long acounter;
 static void *mp_writer(void *arg)
 {
    (void)arg;
-   ms_sleep(50);
+   ms_sleep(300);                     /* the reader spins meanwhile */
    data = 42;
    if (!strcmp(mode, "mp_seqcst")) atomic_store(&ready, 1);
    else if (!strcmp(mode, "mp_rmw")) atomic_fetch_add_explicit(&ready, 1, memory_order_release);

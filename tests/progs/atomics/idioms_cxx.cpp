@@ -1,8 +1,8 @@
 // idioms_cxx.cpp -- C++ atomics idioms for --check=races, one per mode
 // (argv[1]); tests/test_atomics.py holds the verdict each must get.  -O2.
 //   mp_seqcst     data, then ready = true (seq_cst store: xchg)       -> clean
-//   mp_relacq     the same with store(release) (a plain mov)          -> race (needs
-//                 spin-loop detection)
+//   mp_relacq     the same with store(release) (a plain mov)          -> clean (the
+//                 reader's spin loop makes its loads acquire loads)
 //   shared_ptr    copies dropped in three threads, the last deletes  -> clean
 //   flag_lock     spinlock on std::atomic_flag guarding a counter    -> clean
 //   load_store    std::atomic<long> load() then store() in a loop    -> clean
@@ -26,7 +26,7 @@ static std::atomic<bool> ready{false};
 static void mp()
 {
    std::thread w([] {
-      usleep(50000);
+      usleep(300000);                 // the reader spins meanwhile
       data = 42;
       if (!strcmp(mode, "mp_seqcst")) ready.store(true);
       else ready.store(true, std::memory_order_release);
