@@ -435,7 +435,9 @@ static int ag_forget_lock(ag_engine *e, ag_addr lock, void *rec)
 static int ag_forget_atomic(ag_engine *e, ag_addr addr, void *rec)
 {
    ag_atomic_rec *r = rec;
-   if (!r->size[0] && !r->size[1] && !r->size[2] && !r->size[3]) return 0;
+   unsigned known = 0;
+   for (unsigned i = 0; i < AG_ATOMIC_SIZES; i++) known |= r->size[i];
+   if (!known) return 0;
    ag_memzero(r, sizeof *r);
    if (e->active && e->ops->lock_forget) e->ops->lock_forget(e->self, addr);
    return 1;

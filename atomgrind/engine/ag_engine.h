@@ -5,8 +5,9 @@
  * engine instance by name and feed it events through the ag_ev_* calls.
  * The dispatcher (ag_engine.c) owns what is common to every analysis:
  *   - the event counter (1-based; every ag_ev_* call except ag_ev_thread_new,
- *     ag_ev_thread_exit and ag_ev_forget is one event, even a nested
- *     begin/end that is a no-op);
+ *     ag_ev_thread_exit, ag_ev_forget and ag_ev_atomic_seen is one event,
+ *     even a nested begin/end that is a no-op; ag_ev_free is one for race
+ *     engines only);
  *   - nesting of atomic regions (engines only see outermost begin/end);
  *   - accesses made while no thread is inside a region are not forwarded
  *     to atomicity engines: no such access can lie on a cycle, nor can any
@@ -16,6 +17,8 @@
  *     lives in shadow cells, split per byte only where accesses need it;
  *   - the addresses each engine keeps lock state for, so that memory freed
  *     or re-initialised makes its locks new (ops->lock_forget);
+ *   - for race engines, the atomic objects (addresses and sizes of atomic
+ *     accesses), kept across sampling windows (ops->atomic_mark);
  *   - the per-event de-duplication of reports, and report sites.
  * An engine implements ag_engine_ops (ag_engine_impl.h) over
  * already-resolved locations.
