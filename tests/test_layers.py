@@ -13,7 +13,8 @@ from agtest import BUILD, REPO, tool_built
 LAYERS = [
     ["ag_main"],                                            # wiring
     ["ag_clientreq", "ag_instrument", "ag_replace_malloc"],  # what the program does
-    ["ag_spec", "ag_spin"],                                 # regions as long as frames; IR analysis
+    ["ag_spec"],                                            # regions as long as frames
+    ["ag_spin"],                                            # IR analysis for instrumentation
     ["ag_sync"],                                            # sync objects
     ["ag_threads"],                                         # threads
     ["ag_analysis"],                                        # engines and their events
