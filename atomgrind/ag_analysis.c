@@ -12,6 +12,7 @@
 #include "pub_tool_machine.h"      /* VG_(get_IP) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity), VG_(clo_stats) */
 #include "pub_tool_threadstate.h"  /* VG_INVALID_THREADID */
+#include "pub_tool_transtab.h"     /* VG_(discard_translations_safely) */
 #include "ag_analysis.h"
 #include "ag_errors.h"             /* reports and misuse */
 #include "ag_options.h"            /* --check, --engine, --sample, ... */
@@ -47,11 +48,33 @@ static Bool ag_an_every_access;      /* races checked, trace recorded, or
 static Bool ag_an_predicting;        /* the prediction engine runs ... */
 static Bool ag_an_region_seen;       /* ... and a region has begun */
 
+/* The floor: while the gate has been shut since the start (no region has
+   opened yet, and accesses matter only inside regions), accesses are not
+   instrumented at all; when the gate first opens every translation is
+   discarded, so code runs instrumented from the next superblock on.  Once
+   instrumented, code stays so (the gate does the rest): a program that
+   opens and closes regions all the time never retranslates twice.  Not
+   with RPT, whose gate opens and shuts at every window. */
+Bool ag_an_instrument_accesses = True;
+
+/* Core-private, not in the tool headers (as VG_(vg_yield) in
+   ag_clientreq.c): True while a client request is handled, the only time
+   translations may be discarded. */
+extern Bool VG_(ok_to_discard_translations);
+
+static void ag_an_instrument_now(void)
+{
+   if (ag_an_instrument_accesses || !VG_(ok_to_discard_translations)) return;
+   ag_an_instrument_accesses = True;
+   VG_(discard_translations_safely)((Addr)0x1000, ~(SizeT)0xfff, "atomgrind");
+}
+
 static void ag_an_update_gate(void)
 {
    ag_an_gate = ag_neng > 0 && ag_an_window
                 && (ag_an_every_access || ag_engine_open_regions(ag_eng[0]) > 0
                     || (ag_an_predicting && ag_an_region_seen));
+   if (ag_an_gate) ag_an_instrument_now();
 }
 
 /* Without the engines no event reaches them, and with the gate shut no
@@ -129,6 +152,11 @@ void ag_analysis_init(void)
    ag_an_every_access = (ag_clo_check & AG_CHECK_RACES) || ag_clo_record_trace
                         || !ag_clo_skip_quiescent;
    ag_an_update_gate();
+   /* function specs open regions from instrumented code, where
+      translations cannot be discarded: no floor with them */
+   ag_an_instrument_accesses = ag_an_gate || ag_clo_sample_rpt || ag_clo_atomic_fns
+                               || ag_clo_atomic_spec || ag_clo_atomic_objs
+                               || ag_clo_infer_spec;
    if (ag_clo_sample_rpt) {
       ag_sampler_init(&ag_smp, ag_clo_rpt_epsilon_ppm / 1e6, ag_clo_rpt_delta_ppm / 1e6,
                       ag_clo_sample_seed);
@@ -275,6 +303,24 @@ void ag_an_sync_rmw(ag_tid t, Addr obj)
 {
    ag_an_acquire(t, obj, False);
    ag_an_release(t, obj, False);
+}
+
+void ag_an_atomic_seen(Addr a, UInt size)
+{
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_atomic_seen(ag_eng[i], a, size);
+}
+
+/* A free is a write of the whole block for race engines (ag_ev_free), a
+   forget for the others.  Not recorded as an access: atomgrind-trace sees
+   the forget only. */
+void ag_an_free(ag_tid t, Addr a, SizeT len)
+{
+   if (!ag_an_gate) {
+      ag_an_forget(a, len);
+      return;
+   }
+   ag_rec_forget(a, len);
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_free(ag_eng[i], t, a, len, 0);
 }
 
 void ag_an_once(ag_tid t, Addr once, Bool init)

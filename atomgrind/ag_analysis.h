@@ -30,11 +30,15 @@ void ag_an_sync_rmw(ag_tid t, Addr obj);
    the others (races, prediction) an RMW of it as a sync object. */
 void ag_an_once(ag_tid t, Addr once, Bool init);
 void ag_an_forget(Addr a, SizeT len);     /* memory freed, unmapped, reused */
+void ag_an_free(ag_tid t, Addr a, SizeT len);  /* t frees a heap block */
+void ag_an_atomic_seen(Addr a, UInt size);     /* an atomic access outside a window */
 Bool ag_an_in_region(ag_tid t);
 void ag_an_disable(void);                 /* nothing is analysed from now on */
 
 /* Read inline by instrumented code. */
 extern volatile UWord ag_an_gate;         /* 0: accesses need not be reported */
+extern Bool ag_an_instrument_accesses;    /* read at translation: False while
+                                             no region has opened yet */
 extern ULong ag_an_clock, ag_an_next;     /* RPT time, and when to tick */
 void ag_an_tick(void);
 

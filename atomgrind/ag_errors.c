@@ -165,6 +165,7 @@ static void ag_before_pp_Error(const Error *err) { (void)err; }
 
 static const HChar *ag_rw(unsigned flags)
 {
+   if (flags & AG_FREE) return "free";
    if (flags & AG_ATOMIC) return (flags & AG_WRITE) ? "atomic update" : "atomic read";
    return (flags & AG_WRITE) ? "write" : "read";
 }

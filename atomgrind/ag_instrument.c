@@ -13,6 +13,7 @@
 #include "ag_options.h"            /* --check-stack-var, --sample, --sched */
 #include "ag_sched.h"              /* preemption after an access */
 #include "ag_spec.h"               /* atomic functions' entries */
+#include "ag_spin.h"               /* ag_spin_loop */
 #include "ag_threads.h"            /* ag_cur: the running thread */
 
 /* The hot path.  szfl packs the size (low 16 bits) and AG_* flags.  The
@@ -23,6 +24,17 @@ static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
    if (th->ignore || !ag_an_gate) return;
    ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
    if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
+}
+
+/* An atomic access when races are checked with --sample=rpt: called
+   whatever the gate, since the race engine must know atomic objects made
+   between its windows (a later plain load or store of one is atomic). */
+static VG_REGPARM(3) void ag_h_atomic(Addr a, UWord szfl, Addr ip)
+{
+   ag_thread *th = ag_cur;
+   if (th->ignore) return;
+   if (ag_an_gate) ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
+   else ag_an_atomic_seen(a, (UInt)(szfl & 0xffff));
 }
 
 typedef struct {
@@ -50,7 +62,10 @@ static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
    saves the helper call (as DRD does). */
 static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard)
 {
-   IRExpr *cond = IRExpr_RdTmp(ir->gate);
+   if (!ag_an_instrument_accesses) return;   /* the floor (ag_analysis.c) */
+   Bool ungated = (flags & (AG_ATOMIC | AG_SPIN)) && ag_clo_sample_rpt
+                  && (ag_clo_check & AG_CHECK_RACES);
+   IRExpr *cond = ungated ? IRExpr_Const(IRConst_U1(True)) : IRExpr_RdTmp(ir->gate);
    if (ir->stack_max != IRTemp_INVALID) {
       IRTemp sp = ag_tmp(ir, Ity_I64, IRExpr_Get(ir->offset_SP, Ity_I64));
       IRTemp lim = ag_tmp(ir, Ity_I64,
@@ -68,7 +83,9 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
       cond = IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_And1, cond, guard)));
    IRExpr **args = mkIRExprVec_3(addr, mkIRExpr_HWord(size | (flags << 16)),
                                  mkIRExpr_HWord(ir->ip));
-   IRDirty *di = unsafeIRDirty_0_N(3, "ag_h_access", VG_(fnptr_to_fnentry)(ag_h_access), args);
+   IRDirty *di = ungated
+      ? unsafeIRDirty_0_N(3, "ag_h_atomic", VG_(fnptr_to_fnentry)(ag_h_atomic), args)
+      : unsafeIRDirty_0_N(3, "ag_h_access", VG_(fnptr_to_fnentry)(ag_h_access), args);
    di->guard = cond;
    addStmtToIRSB(ir->out, IRStmt_Dirty(di));
 }
@@ -198,6 +215,8 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    ir.stack_max = IRTemp_INVALID;
    Bool gate_done = False;
    Bool atomic_insn = False;
+   /* race mode: the loads of a spin loop are acquire loads */
+   UInt spin = (ag_clo_check & AG_CHECK_RACES) && ag_spin_loop(bb, vge) ? AG_SPIN : 0;
    Int i = 0;
 
    /* keep the preamble (statements before the first IMark) as it is */
@@ -214,8 +233,10 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          if (ag_clo_sched != AG_SCHED_NATIVE)
             ag_emit_stop(ir.out, layout->offset_IP, (Addr)vge->base[0]);
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
-         ag_emit_gate(&ir);
-         if (!ag_clo_check_stack_var) ag_emit_stack_max(&ir);
+         if (ag_an_instrument_accesses) {
+            ag_emit_gate(&ir);
+            if (!ag_clo_check_stack_var) ag_emit_stack_max(&ir);
+         }
          gate_done = True;
       }
       switch (st->tag) {
@@ -227,7 +248,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          IRExpr *e = st->Ist.WrTmp.data;
          if (e->tag == Iex_Load)
             ag_emit(&ir, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty),
-                    atomic_insn ? AG_ATOMIC : 0, NULL);
+                    atomic_insn ? AG_ATOMIC : spin, NULL);
          break;
       }
       case Ist_Store:

@@ -6,7 +6,8 @@
 #include "pub_tool_libcbase.h"        /* VG_(memset), VG_(memcpy) */
 #include "pub_tool_replacemalloc.h"   /* VG_(cli_malloc), VG_(clo_alignment) */
 #include "pub_tool_tooliface.h"       /* VG_(needs_malloc_replacement) */
-#include "ag_analysis.h"              /* ag_an_forget */
+#include "ag_analysis.h"              /* ag_an_free, ag_an_forget */
+#include "ag_threads.h"               /* ag_cur: the thread that frees */
 #include "ag_replace_malloc.h"
 
 static void *ag_rm_alloc(SizeT align, SizeT n, Bool zero)
@@ -21,7 +22,10 @@ static void *ag_rm_alloc(SizeT align, SizeT n, Bool zero)
 static void ag_rm_free_block(void *p)
 {
    if (!p) return;
-   ag_an_forget((Addr)p, VG_(cli_malloc_usable_size)(p));
+   /* a free is a write of the block, unless made inside a sync call */
+   SizeT n = VG_(cli_malloc_usable_size)(p);
+   if (ag_cur && !ag_cur->ignore) ag_an_free(ag_cur->tid, (Addr)p, n);
+   else ag_an_forget((Addr)p, n);
    VG_(cli_free)(p);
 }
 

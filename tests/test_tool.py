@@ -38,6 +38,11 @@ class Verdicts(unittest.TestCase):
             r"(?m)^This conflicts with an earlier write by thread #3\n\s+at 0x[0-9A-F]+: deposit \(plain_write.c:23\)$",
             r'inside data symbol "balance"'])
 
+    def test_first_region_after_translation(self):
+        # accesses are not instrumented until the first region opens
+        # (the quiescent floor); code translated before must be redone
+        self.check("late_region", 1, contains=[r"bump \(late_region.c:14\)"])
+
     def test_locked_check_then_act(self):
         # the lock itself closes the cycle: re-acquiring it after the other
         # buyer's critical section

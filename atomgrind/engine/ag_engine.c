@@ -54,13 +54,31 @@ struct ag_engine {
    uint64_t last_report_event;
    ag_addr acq_lock;           /* the acquire being dispatched, 0 if none */
    int acq_shared;
+   /* atomic objects (race engines with atomic_mark): address of an atomic
+      access -> ag_atomic_rec; kept while the engine is inactive, so that
+      a restarted engine knows them (ag_atomic_replay) */
+   ag_map *atomics;
+   uint64_t atomic_seq;
 };
+
+/* The atomic objects at one address: up to AG_ATOMIC_SIZES sizes (more is
+   unheard of; the oldest gives way), each with the sequence number of its
+   latest atomic access, so a restart replays them in order.  Size 0: an
+   empty slot. */
+#define AG_ATOMIC_SIZES 4
+typedef struct {
+   uint64_t seq[AG_ATOMIC_SIZES];
+   uint32_t size[AG_ATOMIC_SIZES];
+} ag_atomic_rec;
+
+static void ag_atomic_replay(ag_engine *e);
 
 static void ag_engine_start(ag_engine *e)
 {
    e->self = e->ops->create(&e->ctx);
    e->shadow = ag_shadow_new(e->ops, e->self);
    e->locks = ag_map_new(1);
+   if (e->atomics) ag_atomic_replay(e);
 }
 
 static void ag_engine_stop(ag_engine *e)
@@ -83,6 +101,7 @@ ag_engine *ag_engine_new(const ag_engine_ops *ops, const ag_config *cfg,
    e->report = report;
    e->cookie = cookie;
    e->active = 1;
+   if (ops->atomic_mark) e->atomics = ag_map_new(sizeof(ag_atomic_rec));
    ag_engine_start(e);
    return e;
 }
@@ -91,6 +110,7 @@ void ag_engine_delete(ag_engine *e)
 {
    if (!e) return;
    if (e->self) ag_engine_stop(e);
+   if (e->atomics) ag_map_delete(e->atomics);
    ag_free(e->ctx.regions);
    ag_free(e);
 }
@@ -232,11 +252,82 @@ int ag_ev_end(ag_engine *e, ag_tid t, uint64_t site)
    return AG_OK;
 }
 
+/* ---- atomic objects ---------------------------------------------- */
+
+static void ag_atomic_note(ag_engine *e, ag_addr addr, unsigned size)
+{
+   ag_atomic_rec *r = ag_map_lookup(e->atomics, addr, NULL);
+   unsigned k = 0;
+   for (unsigned i = 0; i < AG_ATOMIC_SIZES; i++) {
+      if (r->size[i] == size) { k = i; break; }
+      if (r->seq[i] < r->seq[k]) k = i;        /* empty slots have seq 0 */
+   }
+   r->seq[k] = ++e->atomic_seq;
+   r->size[k] = size;
+}
+
+typedef struct { ag_addr addr; uint64_t seq; uint32_t size; } ag_atomic_ent;
+typedef struct { ag_atomic_ent *v; size_t n; } ag_atomic_list;
+
+static void ag_atomic_collect(void *arg, uint64_t key, void *rec)
+{
+   ag_atomic_list *l = arg;
+   const ag_atomic_rec *r = rec;
+   for (unsigned i = 0; i < AG_ATOMIC_SIZES; i++)
+      if (r->size[i]) l->v[l->n++] = (ag_atomic_ent){ key, r->seq[i], r->size[i] };
+}
+
+/* Sort by seq (merge sort; tmp has n entries). */
+static void ag_atomic_sort(ag_atomic_ent *v, ag_atomic_ent *tmp, size_t n)
+{
+   if (n < 2) return;
+   size_t h = n / 2, i = 0, j = h, k = 0;
+   ag_atomic_sort(v, tmp, h);
+   ag_atomic_sort(v + h, tmp, n - h);
+   while (i < h || j < n)
+      tmp[k++] = j >= n || (i < h && v[i].seq < v[j].seq) ? v[i++] : v[j++];
+   ag_memcopy(v, tmp, n * sizeof *v);
+}
+
+typedef struct { ag_engine *e; const ag_atomic_ent *a; } ag_mark_arg;
+
+static void ag_atomic_mark_fn(void *arg, void *loc, ag_addr loc_addr)
+{
+   ag_mark_arg *m = arg;
+   m->e->ops->atomic_mark(m->e->self, loc, loc_addr, m->a->addr, m->a->size);
+}
+
+/* A (re)started engine learns the atomic objects, oldest first (where two
+   overlap, the later one is what the engine would know). */
+static void ag_atomic_replay(ag_engine *e)
+{
+   size_t n = ag_map_count(e->atomics) * AG_ATOMIC_SIZES;
+   if (n == 0) return;
+   ag_atomic_list l = { ag_malloc(2 * n * sizeof(ag_atomic_ent)), 0 };
+   ag_map_foreach(e->atomics, ag_atomic_collect, &l);
+   ag_atomic_sort(l.v, l.v + n, l.n);
+   for (size_t i = 0; i < l.n; i++) {
+      ag_mark_arg m = { e, &l.v[i] };
+      ag_shadow_visit(e->shadow, l.v[i].addr, l.v[i].size, ag_atomic_mark_fn, &m);
+   }
+   ag_free(l.v);
+}
+
+void ag_ev_atomic_seen(ag_engine *e, ag_addr addr, unsigned size)
+{
+   /* (a spin read is an atomic read for the engines that keep these) */
+   if (e->atomics && size) ag_atomic_note(e, addr, size);
+}
+
 int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
                  unsigned flags, uint64_t site)
 {
    int bad, fwd = ag_event_if(e, t, site, size != 0 && !ag_quiescent(e), &bad);
    if (bad) return AG_MISUSE_BAD_TID;
+   if (__builtin_expect(flags & AG_SPIN, 0))
+      flags = e->atomics ? (flags & ~AG_SPIN) | AG_ATOMIC : flags & ~AG_SPIN;
+   if (__builtin_expect(flags & AG_ATOMIC, 0) && e->atomics && size)
+      ag_atomic_note(e, addr, size);
    if (!fwd) return AG_OK;
    e->ctx.flags = flags;
    e->ctx.addr = addr;
@@ -316,42 +407,80 @@ int ag_ev_thread_exit(ag_engine *e, ag_tid t)
    return rc;
 }
 
-typedef struct { ag_engine *e; ag_addr lo, hi; } ag_forget_range;
+/* Forgetting the keys of a map that lie in a range: fn(e, key, rec) for
+   each record that is still known. */
+typedef int (*ag_forget_fn)(ag_engine *e, ag_addr key, void *rec);
+typedef struct { ag_engine *e; ag_addr lo, hi; ag_forget_fn fn; } ag_forget_range;
 
-static void ag_forget_lock(ag_engine *e, ag_addr lock, uint8_t *known)
-{
-   *known = 0;
-   e->ops->lock_forget(e->self, lock);
-}
-
-static void ag_forget_lock_in(void *arg, uint64_t key, void *rec)
+static void ag_forget_key_in(void *arg, uint64_t key, void *rec)
 {
    ag_forget_range *r = arg;
-   if (*(uint8_t *)rec && key >= r->lo && key < r->hi) ag_forget_lock(r->e, key, rec);
+   if (key >= r->lo && key < r->hi) r->fn(r->e, key, rec);
 }
 
-/* Locks in [addr, addr+len): probe each address or visit each lock ever
-   seen, whichever is fewer, so a free costs at most its length. */
-static void ag_forget_locks(ag_engine *e, ag_addr addr, uint64_t len)
+/* Probe each address or visit each key ever seen, whichever is fewer, so
+   a free costs at most its length. */
+static void ag_forget_keys(ag_engine *e, ag_map *m, ag_addr addr, uint64_t len,
+                           ag_forget_fn fn)
 {
-   size_t n = ag_map_count(e->locks);
-   if (n == 0 || !e->ops->lock_forget || len == 0) return;
+   size_t n = ag_map_count(m);
+   if (n == 0 || len == 0) return;
    if (len <= n) {
       for (uint64_t i = 0; i < len; i++) {
-         uint8_t *known = ag_map_get(e->locks, addr + i);
-         if (known && *known) ag_forget_lock(e, addr + i, known);
+         void *rec = ag_map_get(m, addr + i);
+         if (rec) fn(e, addr + i, rec);
       }
    } else {
-      ag_forget_range r = { e, addr, addr + len < addr ? ~(ag_addr)0 : addr + len };
-      ag_map_foreach(e->locks, ag_forget_lock_in, &r);
+      ag_forget_range r = { e, addr, addr + len < addr ? ~(ag_addr)0 : addr + len, fn };
+      ag_map_foreach(m, ag_forget_key_in, &r);
    }
+}
+
+static int ag_forget_lock(ag_engine *e, ag_addr lock, void *rec)
+{
+   uint8_t *known = rec;
+   if (!*known) return 0;
+   *known = 0;
+   e->ops->lock_forget(e->self, lock);
+   return 1;
+}
+
+/* An atomic object's sync clock lives with the engine's lock state. */
+static int ag_forget_atomic(ag_engine *e, ag_addr addr, void *rec)
+{
+   ag_atomic_rec *r = rec;
+   unsigned known = 0;
+   for (unsigned i = 0; i < AG_ATOMIC_SIZES; i++) known |= r->size[i];
+   if (!known) return 0;
+   ag_memzero(r, sizeof *r);
+   if (e->active && e->ops->lock_forget) e->ops->lock_forget(e->self, addr);
+   return 1;
 }
 
 void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len)
 {
+   if (e->atomics) ag_forget_keys(e, e->atomics, addr, len, ag_forget_atomic);
    if (!e->active) return;
    ag_shadow_forget(e->shadow, addr, len);
-   ag_forget_locks(e, addr, len);
+   if (e->ops->lock_forget) ag_forget_keys(e, e->locks, addr, len, ag_forget_lock);
+}
+
+int ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, uint64_t site)
+{
+   int rc = AG_OK;
+   if (e->ops->kind == AG_KIND_RACE && len) {
+      int bad, fwd = ag_event(e, t, site, &bad);
+      if (bad) rc = AG_MISUSE_BAD_TID;
+      else if (fwd) {
+         e->ctx.flags = AG_WRITE | AG_FREE;
+         e->ctx.addr = addr;
+         e->ctx.size = len > 0xffffffffu ? 0xffffffffu : (unsigned)len;
+         ag_shadow_access_existing(e->shadow, addr, len, t, AG_WRITE | AG_FREE);
+         e->ctx.size = 0;
+      }
+   }
+   ag_ev_forget(e, addr, len);
+   return rc;
 }
 
 /* ---- sampling ---------------------------------------------------- */

@@ -5,8 +5,9 @@
  * engine instance by name and feed it events through the ag_ev_* calls.
  * The dispatcher (ag_engine.c) owns what is common to every analysis:
  *   - the event counter (1-based; every ag_ev_* call except ag_ev_thread_new,
- *     ag_ev_thread_exit and ag_ev_forget is one event, even a nested
- *     begin/end that is a no-op);
+ *     ag_ev_thread_exit, ag_ev_forget and ag_ev_atomic_seen is one event,
+ *     even a nested begin/end that is a no-op; ag_ev_free is one for race
+ *     engines only);
  *   - nesting of atomic regions (engines only see outermost begin/end);
  *   - accesses made while no thread is inside a region are not forwarded
  *     to atomicity engines: no such access can lie on a cycle, nor can any
@@ -16,6 +17,8 @@
  *     lives in shadow cells, split per byte only where accesses need it;
  *   - the addresses each engine keeps lock state for, so that memory freed
  *     or re-initialised makes its locks new (ops->lock_forget);
+ *   - for race engines, the atomic objects (addresses and sizes of atomic
+ *     accesses), kept across sampling windows (ops->atomic_mark);
  *   - the per-event de-duplication of reports, and report sites.
  * An engine implements ag_engine_ops (ag_engine_impl.h) over
  * already-resolved locations.
@@ -34,7 +37,15 @@ typedef uint64_t ag_addr;
 
 /* Access flags */
 #define AG_WRITE  1u   /* a write (else a read) */
-#define AG_ATOMIC 2u   /* part of an atomic RMW/CAS: never races with another atomic */
+#define AG_ATOMIC 2u   /* part of an atomic RMW/CAS: never races with another
+                          atomic; for race engines also an acquire (and, if
+                          a write, a release) on its location, which becomes
+                          an atomic object (see ag_fasttrack.c) */
+#define AG_FREE   4u   /* with AG_WRITE: the write that frees a block (ag_ev_free) */
+#define AG_SPIN   8u   /* a read in a spin loop (a loop that only reads a
+                          location and exits on its value): race engines
+                          get it as an atomic read, an acquire of the
+                          location; atomicity engines as a plain read */
 
 /* What an engine checks */
 #define AG_KIND_ATOMICITY 1
@@ -124,8 +135,20 @@ int  ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, uint64_t site);
    AG_MISUSE_OPEN_EXIT then) and marks t dead. */
 int  ag_ev_thread_exit(ag_engine *e, ag_tid t);
 /* Memory [addr, addr+len) was freed, unmapped or re-initialised: drop its
-   state, and that of every lock whose address lies in it. */
+   state, that of every lock whose address lies in it, and its atomic
+   objects. */
 void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len);
+/* Not an event: an atomic access to [addr, addr+size) that the front end
+   did not analyse (outside a sampling window).  A race engine must still
+   know the atomic object when it restarts. */
+void ag_ev_atomic_seen(ag_engine *e, ag_addr addr, unsigned size);
+/* Thread t frees the heap block [addr, addr+len).  For race engines this is
+   one event, a write of every location of the block that has state (so it
+   races with any access not ordered before it, as in Helgrind and DRD),
+   followed by ag_ev_forget.  For atomicity engines it is only the forget:
+   no event, no conflict.  Returns AG_MISUSE_BAD_TID for an unknown t (the
+   memory is forgotten all the same). */
+int  ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, uint64_t site);
 
 /* Sampling support: while inactive, events are counted and region nesting
    is tracked, but nothing reaches the engine.  Activating starts from

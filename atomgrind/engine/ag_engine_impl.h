@@ -84,6 +84,12 @@ struct ag_engine_ops {
       destroyed or freed: a later one there is a new object and starts
       fresh.  May be NULL if the engine keeps no per-lock state. */
    void  (*lock_forget)(void *self, ag_addr lock);
+   /* loc (at loc_addr) is part of the atomic object [addr, addr+size): an
+      atomic access touched it before the engine was (re)started and the
+      memory was not forgotten since.  The dispatcher keeps these across
+      sampling windows.  May be NULL (the engine ignores atomic objects). */
+   void  (*atomic_mark)(void *self, void *loc, ag_addr loc_addr,
+                        ag_addr addr, unsigned size);
 };
 
 #endif

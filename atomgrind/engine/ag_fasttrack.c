@@ -17,6 +17,34 @@
  * Condvars, semaphores and barriers reach us as acquire/release of sync
  * objects and need nothing more.
  *
+ * Atomics (C11/C++ atomics as compiled for x86, where only RMWs and xchg
+ * are visible as atomic instructions):
+ *   - an AG_ATOMIC access is an acquire of its location (its address is
+ *     the key of a sync clock, kept in the lock map: only atomic locations
+ *     pay for one), and if it writes also a release there: L_x |= C_t;
+ *   - every location it touches becomes part of an atomic object
+ *     [addr, addr+size) (ag_ft_loc.asize/aoff).  A later plain store of
+ *     exactly that address and size is an atomic store, a release; a later
+ *     plain load that starts inside the object an atomic load, an acquire
+ *     of it (acquire loads, release stores and seq_cst loads are plain
+ *     movs; compiled code tests the guard of a C++ function-local static,
+ *     set by __cxa_guard_release with xchg, with a byte load, and
+ *     shared_ptr's release loads both 4-byte counts with one 8-byte load).
+ *     Other plain accesses overlapping the object stay plain.  The decision is made on the access's first location and
+ *     holds for all of them; a release takes effect once, at the thread's
+ *     next event, so every location of the access carries the epoch the
+ *     release covers;
+ *   - when a location becomes atomic, the plain accesses kept for it (those
+ *     since its last plain write, and that write) are taken to have been
+ *     atomic: loads and stores of the object before an atomic instruction
+ *     revealed it.  A plain initialisation racing with the first atomic
+ *     access is therefore missed;
+ *   - freed memory (ag_ev_forget) returns to fresh: no longer atomic.  The
+ *     dispatcher remembers atomic objects across sampling windows and
+ *     replays them (atomic_mark) when the engine restarts.
+ * Releases join (L_x |= C_t) rather than assign, as if every store
+ * continued a release sequence: more order, never a false race.
+ *
  * Accesses: two accesses race when they touch a common location, at least
  * one writes, not both are AG_ATOMIC, and neither happens before the other.
  * A location keeps the epoch of its last plain write and, since then, the
@@ -141,6 +169,9 @@ typedef struct {
    uint64_t s;          /* since then: one access's epoch, or ag_ft_set* */
    uint64_t ssite;
    uint32_t skind;      /* AG_PR/AG_AR/AG_AW of that epoch, or AG_FT_SET */
+   uint8_t asize;       /* part of an atomic object of this size (0: not) */
+   int8_t aoff;         /* which starts at this offset from the location's
+                           8-byte word */
 } ag_ft_loc;
 
 static inline ag_ft_set *ag_set(const ag_ft_loc *l)
@@ -182,7 +213,15 @@ typedef struct {
    ag_ctx *ctx;
    ag_vc *thr;          /* C_t, indexed by tid */
    uint32_t nthr;       /* capacity of thr */
-   ag_map *locks;       /* lock/sync object address -> ag_ft_lock */
+   ag_map *locks;       /* lock/sync object/atomic object address -> ag_ft_lock */
+   /* a release by an atomic write, done at the next event (see above) */
+   ag_tid pend_tid;     /* AG_NO_TID: none */
+   ag_addr pend_key;
+   uint64_t pend_event;
+   /* is the plain access of event up_event an atomic one? */
+   uint64_t up_event;
+   int up;
+   ag_addr up_key;      /* ... of the atomic object at up_key */
 } ag_ft;
 
 static void *ag_ft_create(ag_ctx *ctx)
@@ -190,6 +229,7 @@ static void *ag_ft_create(ag_ctx *ctx)
    ag_ft *f = ag_calloc(1, sizeof *f);
    f->ctx = ctx;
    f->locks = ag_map_new(sizeof(ag_ft_lock));
+   f->pend_tid = AG_NO_TID;
    return f;
 }
 
@@ -275,6 +315,16 @@ static void ag_ft_loc_fini(void *self, void *loc)
 
 /* ---- accesses ---------------------------------------------------- */
 
+static void ag_ft_flush(ag_ft *f);
+
+/* Before every event: the pending release of the previous one. */
+static inline void ag_ft_sync_pending(ag_ft *f)
+{
+   if (__builtin_expect(f->pend_tid != AG_NO_TID, 0)
+       && f->pend_event != f->ctx->event)
+      ag_ft_flush(f);
+}
+
 static void ag_ft_race(ag_ft *f, ag_tid t, ag_addr addr, unsigned flags,
                        ag_tid u, uint64_t site, unsigned uflags)
 {
@@ -317,11 +367,119 @@ static void ag_ft_check(ag_ft *f, ag_tid t, const ag_vc *c, const ag_ft_loc *l,
    }
 }
 
+/* The location as an epoch set of at least n entries. */
+static ag_ft_set *ag_ft_setify(ag_ft_loc *l, uint32_t n)
+{
+   if (l->skind != AG_FT_SET) {
+      ag_ft_set *v = ag_set_new(n);
+      if (l->s) {
+         ag_tid u = ag_ep_tid(l->s);
+         v = ag_set_grow(v, u + 1);
+         v->e[u].clk[l->skind] = ag_ep_clk(l->s);
+         v->e[u].site[l->skind] = l->ssite;
+      }
+      l->s = (uint64_t)(uintptr_t)v;
+      l->skind = AG_FT_SET;
+      l->ssite = 0;
+   }
+   ag_ft_set *v = ag_set_grow(ag_set(l), n);
+   l->s = (uint64_t)(uintptr_t)v;
+   return v;
+}
+
+/* The location becomes part of an atomic object: its kept plain accesses
+   are taken to have been atomic ones (see the opening comment). */
+static void ag_ft_atomize(ag_ft_loc *l)
+{
+   if (!l->w) {
+      if (l->skind == AG_PR) l->skind = AG_AR;
+      if (l->skind != AG_FT_SET) return;
+   } else {
+      ag_tid u = ag_ep_tid(l->w);
+      ag_ft_set *v = ag_ft_setify(l, u + 1);
+      if (v->e[u].clk[AG_AW] < ag_ep_clk(l->w)) {
+         v->e[u].clk[AG_AW] = ag_ep_clk(l->w);
+         v->e[u].site[AG_AW] = l->wsite;
+      }
+      l->w = 0;
+      l->wsite = 0;
+   }
+   ag_ft_set *v = ag_set(l);
+   for (uint32_t u = 0; u < v->n; u++) {
+      ag_ft_ent *e = &v->e[u];
+      if (e->clk[AG_PR] > e->clk[AG_AR]) {
+         e->clk[AG_AR] = e->clk[AG_PR];
+         e->site[AG_AR] = e->site[AG_PR];
+      }
+      e->clk[AG_PR] = 0;
+   }
+}
+
+static void ag_ft_mark(ag_ft_loc *l, ag_addr loc_addr, ag_addr addr, unsigned size)
+{
+   int64_t off = (int64_t)(addr - (loc_addr & ~(ag_addr)7));
+   if (size > 255 || off < -128) return;        /* no such atomic access */
+   l->asize = (uint8_t)size;
+   l->aoff = (int8_t)off;
+}
+
+static void ag_ft_atomic_acquire(ag_ft *f, ag_tid t, ag_addr key)
+{
+   ag_ft_lock *k = ag_map_get(f->locks, key);
+   if (k) ag_vc_join(ag_ft_thr(f, t), &k->w);
+}
+
+static void ag_ft_atomic_release(ag_ft *f, ag_tid t, ag_addr key)
+{
+   f->pend_tid = t;
+   f->pend_key = key;
+   f->pend_event = f->ctx->event;
+}
+
+/* An access that is atomic or touches an atomic object: its synchronisation,
+   and its flags for the race check. */
+static unsigned ag_ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
+                                    ag_addr addr, unsigned flags)
+{
+   const ag_ctx *x = f->ctx;
+   int first = addr == x->addr;           /* the access's first location */
+   if (flags & AG_ATOMIC) {
+      if (!l->asize) ag_ft_atomize(l);
+      ag_ft_mark(l, addr, x->addr, x->size);
+      if (first) ag_ft_atomic_acquire(f, t, x->addr);
+      if (flags & AG_WRITE) ag_ft_atomic_release(f, t, x->addr);
+      return flags;
+   }
+   if (first) {
+      ag_addr obj = (addr & ~(ag_addr)7) + (ag_addr)(int64_t)l->aoff;
+      f->up_event = x->event;
+      f->up_key = obj;
+      if (flags & AG_WRITE)
+         f->up = !(flags & AG_FREE) && obj == x->addr && l->asize == x->size;
+      else
+         f->up = 1;            /* a load starting inside the object */
+   }
+   if (f->up_event != x->event || !f->up) return flags;
+   if (flags & AG_WRITE) ag_ft_atomic_release(f, t, x->addr);
+   else if (first) ag_ft_atomic_acquire(f, t, f->up_key);
+   return flags | AG_ATOMIC;
+}
+
+static void ag_ft_atomic_mark(void *self, void *loc, ag_addr loc_addr,
+                              ag_addr addr, unsigned size)
+{
+   (void)self;
+   ag_ft_mark(loc, loc_addr, addr, size);
+}
+
 static void ag_ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
                          unsigned flags)
 {
    ag_ft *f = self;
    ag_ft_loc *l = loc;
+   ag_ft_sync_pending(f);
+   if (__builtin_expect((flags & AG_ATOMIC) || l->asize, 0))
+      flags = ag_ft_atomic_access(f, t, l, addr, flags);
    ag_vc *c = ag_ft_thr(f, t);
    uint64_t now = c->c[t], site = f->ctx->site;
 
@@ -335,25 +493,16 @@ static void ag_ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
       return;
    }
    unsigned k = ag_kind(flags);
-   if (l->skind != AG_FT_SET) {
-      if (l->s == 0 || (ag_dominates(k, l->skind) && ag_ep_leq(l->s, c))) {
-         l->s = ag_ep(t, now);
-         l->skind = k;
-         l->ssite = site;
-         return;
-      }
-      /* not ordered after the one kept, or of a kind that does not cover
-         it: keep both, per thread and kind */
-      ag_tid u = ag_ep_tid(l->s);
-      ag_ft_set *v = ag_set_new((u > t ? u : t) + 1);
-      v->e[u].clk[l->skind] = ag_ep_clk(l->s);
-      v->e[u].site[l->skind] = l->ssite;
-      l->s = (uint64_t)(uintptr_t)v;
-      l->skind = AG_FT_SET;
-      l->ssite = 0;
+   if (l->skind != AG_FT_SET
+       && (l->s == 0 || (ag_dominates(k, l->skind) && ag_ep_leq(l->s, c)))) {
+      l->s = ag_ep(t, now);
+      l->skind = k;
+      l->ssite = site;
+      return;
    }
-   ag_ft_set *v = ag_set_grow(ag_set(l), t + 1);
-   l->s = (uint64_t)(uintptr_t)v;
+   /* not ordered after the one kept, or of a kind that does not cover
+      it: keep both, per thread and kind */
+   ag_ft_set *v = ag_ft_setify(l, t + 1);
    v->e[t].clk[k] = now;
    v->e[t].site[k] = site;
    if (k == AG_PR) v->e[t].clk[AG_AR] = 0;     /* covered by this read */
@@ -364,6 +513,7 @@ static void ag_ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
 static void ag_ft_acquire(void *self, ag_tid t, ag_addr lock, int shared)
 {
    ag_ft *f = self;
+   ag_ft_sync_pending(f);
    ag_vc *c = ag_ft_thr(f, t);
    ag_ft_lock *l = ag_map_get(f->locks, lock);
    if (!l) return;                      /* never released: no ordering */
@@ -377,6 +527,7 @@ static void ag_ft_acquire(void *self, ag_tid t, ag_addr lock, int shared)
 static void ag_ft_release(void *self, ag_tid t, ag_addr lock, int shared)
 {
    ag_ft *f = self;
+   ag_ft_sync_pending(f);
    ag_vc *c = ag_ft_thr(f, t);
    ag_ft_lock *l = ag_map_lookup(f->locks, lock, NULL);
    ag_vc_join(shared ? &l->rr : &l->w, c);
@@ -386,6 +537,7 @@ static void ag_ft_release(void *self, ag_tid t, ag_addr lock, int shared)
 static void ag_ft_fork(void *self, ag_tid parent, ag_tid child)
 {
    ag_ft *f = self;
+   ag_ft_sync_pending(f);
    ag_ft_thr(f, child);
    ag_vc *p = ag_ft_thr(f, parent);     /* may move thr: re-read child */
    ag_vc_join(&f->thr[child], p);
@@ -395,6 +547,7 @@ static void ag_ft_fork(void *self, ag_tid parent, ag_tid child)
 static void ag_ft_join(void *self, ag_tid joiner, ag_tid child)
 {
    ag_ft *f = self;
+   ag_ft_sync_pending(f);
    ag_ft_thr(f, child);
    ag_vc *j = ag_ft_thr(f, joiner);
    ag_vc *c = &f->thr[child];
@@ -405,9 +558,20 @@ static void ag_ft_join(void *self, ag_tid joiner, ag_tid child)
    else ag_ft_tick(c, child);
 }
 
+static void ag_ft_flush(ag_ft *f)
+{
+   ag_tid t = f->pend_tid;
+   f->pend_tid = AG_NO_TID;
+   ag_vc *c = ag_ft_thr(f, t);
+   ag_ft_lock *k = ag_map_lookup(f->locks, f->pend_key, NULL);
+   ag_vc_join(&k->w, c);
+   ag_ft_tick(c, t);
+}
+
 static void ag_ft_lock_forget(void *self, ag_addr lock)
 {
    ag_ft *f = self;
+   ag_ft_sync_pending(f);
    ag_ft_lock *l = ag_map_get(f->locks, lock);
    if (l) ag_ft_free_lock(NULL, lock, l);
 }
@@ -433,4 +597,5 @@ const ag_engine_ops ag_fasttrack_ops = {
    .join = ag_ft_join,
    .access_done = NULL,
    .lock_forget = ag_ft_lock_forget,
+   .atomic_mark = ag_ft_atomic_mark,
 };

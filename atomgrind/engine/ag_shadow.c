@@ -183,6 +183,63 @@ void ag_shadow_access(ag_shadow *s, ag_addr addr, uint64_t size, ag_tid t, unsig
    ag_shadow_visit(s, addr, size, ag_access_fn, &x);
 }
 
+/* The locations with state of [lo, hi), which lies within page p. */
+static void ag_existing_in_page(ag_shadow *s, ag_page *p, ag_addr base, ag_addr lo,
+                                ag_addr hi, ag_tid t, unsigned flags)
+{
+   for (ag_addr w = lo & ~(ag_addr)7; w < hi; w += 8) {
+      uintptr_t v = (uintptr_t)p->slot[(w - base) >> 3];
+      if (!v) continue;
+      if (!(v & AG_SPLIT)) {
+         s->ops->access(s->self, t, (void *)v, w, flags);
+         continue;
+      }
+      unsigned a0 = lo > w ? (unsigned)(lo - w) : 0;
+      unsigned a1 = hi < w + 8 ? (unsigned)(hi - w) : 8;
+      unsigned cuts = ag_cuts(v), k = 0;
+      for (unsigned i = 0; i < 8; i++) {
+         if (!(cuts & (1u << i))) continue;
+         unsigned next = i + 1;
+         while (next < 8 && !(cuts & (1u << next))) next++;
+         if (i < a1 && next > a0)
+            s->ops->access(s->self, t, AG_LOC(s, ag_block(v), k), w + i, flags);
+         k++;
+      }
+   }
+}
+
+typedef struct { ag_shadow *s; ag_addr lo, hi; ag_tid t; unsigned flags; } ag_existing_range;
+
+static void ag_existing_page_rec(void *arg, uint64_t key, void *rec)
+{
+   ag_existing_range *r = arg;
+   ag_addr base = key << AG_PAGE_BITS, top = base + (1u << AG_PAGE_BITS);
+   if (top <= r->lo || base >= r->hi) return;
+   ag_existing_in_page(r->s, *(ag_page **)rec, base, r->lo > base ? r->lo : base,
+                       r->hi < top ? r->hi : top, r->t, r->flags);
+}
+
+void ag_shadow_access_existing(ag_shadow *s, ag_addr addr, uint64_t size,
+                               ag_tid t, unsigned flags)
+{
+   if (!ag_clamp(addr, &size)) return;
+   ag_addr end = addr + size;
+   uint64_t first = addr >> AG_PAGE_BITS, last = (end - 1) >> AG_PAGE_BITS;
+   if (last - first >= ag_map_count(s->pages)) {
+      /* wider than what is shadowed: visit the pages that exist (in no
+         particular order) */
+      ag_existing_range r = { s, addr, end, t, flags };
+      ag_map_foreach(s->pages, ag_existing_page_rec, &r);
+      return;
+   }
+   for (uint64_t pg = first; pg <= last; pg++) {
+      ag_addr base = pg << AG_PAGE_BITS, top = base + (1u << AG_PAGE_BITS);
+      ag_page *p = ag_page_of(s, base, 0);
+      if (p) ag_existing_in_page(s, p, base, addr > base ? addr : base,
+                                 end < top ? end : top, t, flags);
+   }
+}
+
 static void ag_block_free(ag_shadow *s, uintptr_t v)
 {
    char *b = ag_block(v);

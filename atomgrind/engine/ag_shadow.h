@@ -31,6 +31,12 @@ void ag_shadow_visit(ag_shadow *s, ag_addr addr, uint64_t size,
 void ag_shadow_access(ag_shadow *s, ag_addr addr, uint64_t size, ag_tid t,
                       unsigned flags);
 
+/* ops->access(self, t, loc, loc_addr, flags) for every location with state
+   that overlaps [addr, addr+size), in address order; creates and splits
+   nothing (a location partly outside the range is visited whole). */
+void ag_shadow_access_existing(ag_shadow *s, ag_addr addr, uint64_t size,
+                               ag_tid t, unsigned flags);
+
 /* Drop the state of [addr, addr+len): locations return to fresh. */
 void ag_shadow_forget(ag_shadow *s, ag_addr addr, uint64_t len);
 

@@ -278,30 +278,164 @@ int main(void)
    awr(0, X); awr(1, X); ard(2, X); awr(2, X); ard(0, X); ard(1, X); awr(0, X);
    NONE();
    done();
-   start("atomic write vs plain read", 2);
-   w0 = awr(0, X); r1 = rd(1, X);
+   start("plain read starting before an atomic object vs atomic write", 2);
+   w0 = acc(0, X + 4, 4, AG_WRITE | AG_ATOMIC); r1 = rd(1, X);
    WANT(r1);
    expect_detail(r1, 1, 0, 0, w0, AG_WRITE | AG_ATOMIC);
    done();
-   start("plain write vs atomic write", 2);
-   w0 = wr(0, X); w1 = awr(1, X);
+   start("a load of part of an atomic object is an acquire of it (C++ static guard)", 2);
+   wr(0, Y); acc(0, X, 4, AG_WRITE | AG_ATOMIC);    /* __cxa_guard_release's xchg */
+   acc(1, X, 1, 0); rd(1, Y);                        /* the fast path's byte test */
+   NONE();
+   done();
+   start("plain write inside an atomic object vs atomic write", 2);
+   w0 = awr(0, X); w1 = acc(1, X + 4, 4, AG_WRITE);
    WANT(w1);
-   expect_detail(w1, 1, AG_WRITE | AG_ATOMIC, 0, w0, AG_WRITE);
+   expect_detail(w1, 1, AG_WRITE, 0, w0, AG_WRITE | AG_ATOMIC);
    done();
-   start("plain read vs atomic write", 3);
-   r0 = rd(0, X); w1 = awr(1, X); w2 = awr(2, X);   /* both race with r0 */
-   WANT(w1, w2);
-   expect_detail(w2, 2, AG_WRITE | AG_ATOMIC, 0, r0, 0);
-   done();
-   start("atomic read vs plain write", 2);
-   r0 = ard(0, X); w1 = wr(1, X);
+   start("atomic read vs plain write of another size", 2);
+   r0 = ard(0, X); w1 = acc(1, X, 2, AG_WRITE);
    WANT(w1);
    expect_detail(w1, 1, AG_WRITE, 0, r0, AG_ATOMIC);
    done();
-   start("atomics publish via lock", 2);
-   awr(0, X); rel(0, L); acq(1, L); rd(1, X); wr(1, X);
+   start("a load of both counts of a shared_ptr acquires the use count", 2);
+   wr(0, Y); acc(0, X, 4, AG_WRITE | AG_ATOMIC);    /* the use count's decrement */
+   rd(1, X); rd(1, Y); wr(1, X);                     /* unique: both counts reset */
    NONE();
    done();
+   start("atomics publish via lock", 2);
+   awr(0, X); rel(0, L); acq(1, L); acc(1, X, 4, 0); acc(1, X, 4, AG_WRITE);
+   NONE();
+   done();
+
+   /* Atomic instructions synchronise: release + acquire on their location. */
+   start("RMW publishes", 2);
+   wr(0, Y); awr(0, X); ard(1, X); rd(1, Y); wr(1, Y);
+   NONE();
+   done();
+   start("RMW before the data does not publish it", 2);
+   awr(0, X); w0 = wr(0, Y); ard(1, X); r1 = rd(1, Y);
+   WANT(r1);
+   expect_detail(r1, 1, 0, 0, w0, AG_WRITE);
+   done();
+   start("a chain of RMWs (release sequence, refcount)", 3);
+   wr(0, Y); awr(0, X); awr(1, X); awr(2, X); wr(2, Y);
+   NONE();
+   done();
+
+   /* Atomic objects: plain accesses of the same address and size are
+      acquire loads and release stores. */
+   start("message passing on an atomic object", 2);
+   ard(1, X);                    /* an RMW made X atomic */
+   wr(0, Y); wr(0, X); rd(1, X); rd(1, Y); wr(1, Y);
+   NONE();
+   done();
+   start("data written after the release store races", 2);
+   ard(1, X);
+   wr(0, X); w0 = wr(0, Y); rd(1, X); r1 = rd(1, Y);
+   WANT(r1);
+   expect_detail(r1, 1, 0, 0, w0, AG_WRITE);
+   done();
+   start("an acquire load before the release store does not order", 2);
+   ard(1, X);
+   rd(1, X); wr(0, Y); wr(0, X); r1 = rd(1, Y);
+   WANT(r1);
+   done();
+   start("a plain store of another size is no release", 2);
+   uint64_t a1 = ard(1, X);
+   wr(0, Y); w0 = acc(0, X, 4, AG_WRITE);
+   uint64_t rx = rd(1, X);       /* an acquire load, racing with that store */
+   r1 = rd(1, Y);
+   WANT(w0, rx, r1);
+   expect_detail(w0, 0, AG_WRITE, 1, a1, AG_ATOMIC);
+   done();
+   start("plain accesses before the first atomic one are the object's", 3);
+   rd(0, X); rd(1, X); awr(2, X); rd(0, X); awr(1, X);
+   NONE();
+   done();
+   start("an atomic write over two locations releases both", 2);
+   acc(0, X, 4, 0); awr(0, X);   /* X is split in two locations */
+   ard(1, X); acc(1, X + 4, 4, 0); acc(1, X, 4, AG_WRITE);
+   NONE();
+   done();
+
+   /* Spin reads: atomic reads for race engines. */
+   start("message passing through a spin loop on a plain flag", 2);
+   acc(1, X, 8, AG_SPIN);        /* the reader spins first */
+   wr(0, Y); wr(0, X);           /* a release store: X is an atomic object now */
+   acc(1, X, 8, AG_SPIN); rd(1, Y); wr(1, Y);
+   NONE();
+   done();
+   start("a spin read does not order the data written after the flag", 2);
+   acc(1, X, 8, AG_SPIN);
+   wr(0, X); w0 = wr(0, Y);
+   acc(1, X, 8, AG_SPIN); r1 = rd(1, Y);
+   WANT(r1);
+   expect_detail(r1, 1, 0, 0, w0, AG_WRITE);
+   done();
+
+   /* Freeing is a write of the block; forgotten memory is no longer atomic. */
+   start("free races with an access", 2);
+   w0 = wr(0, X); acc(0, X + 8, 8, 0);
+   uint64_t f1 = ++ev;
+   ag_ev_free(E, 1, X, 16, site());
+   WANT(f1);
+   expect_detail(f1, 1, AG_WRITE | AG_FREE, 0, w0, AG_WRITE);
+   done();
+   start("free after synchronisation", 2);
+   wr(0, X); rel(0, L); acq(1, L);
+   ++ev; ag_ev_free(E, 1, X, 16, site());
+   wr(0, X);                     /* the memory is new */
+   NONE();
+   done();
+   start("refcount: the last decrement frees", 2);
+   rd(0, Y); awr(0, X); awr(1, X);
+   ++ev; ag_ev_free(E, 1, Y, 8, site());
+   NONE();
+   done();
+   start("use after the decrement races with the free", 2);
+   awr(0, X); r0 = rd(0, Y); awr(1, X);
+   f1 = ++ev; ag_ev_free(E, 1, Y, 8, site());
+   WANT(f1);
+   expect_detail(f1, 1, AG_WRITE | AG_FREE, 0, r0, 0);
+   done();
+   start("a freed atomic object is plain again", 2);
+   ard(0, X); ++ev; ag_ev_free(E, 0, X, 8, site());
+   wr(1, X); r0 = rd(0, X);
+   WANT(r0);
+   done();
+   start("free of a block the size of an atomic object is no release", 2);
+   ard(0, X); wr(0, X);
+   f1 = ++ev; ag_ev_free(E, 1, X, 8, site());
+   WANT(f1);
+   done();
+
+   /* Sampling: atomic objects are remembered while the engine is off. */
+   start("atomic objects across sampling windows", 2);
+   ag_engine_set_active(E, 0);
+   ard(1, X);
+   ag_engine_set_active(E, 1);
+   wr(0, Y); wr(0, X); rd(1, X); rd(1, Y);
+   NONE();
+   done();
+   start("forgotten while the engine is off", 2);
+   ag_engine_set_active(E, 0);
+   ard(1, X); ag_ev_forget(E, X, 8);
+   ag_engine_set_active(E, 1);
+   wr(0, X); r1 = rd(1, X);
+   WANT(r1);
+   done();
+
+   /* Atomicity engines: a free is no event. */
+   {
+      ag_engine *a = ag_engine_new(ag_engine_find("atomsanitizer"), NULL, on_report, NULL);
+      ag_ev_thread_new(a, 0);
+      ag_ev_access(a, 0, X, 8, AG_WRITE, 1);
+      ag_ev_free(a, 0, X, 8, 2);
+      cur = "free in atomicity engines";
+      if (ag_engine_events(a) != 1) fail("%ld events, expected %ld", (long)ag_engine_events(a), 1);
+      ag_engine_delete(a);
+   }
 
    /* Concurrent reads inflate to a read clock; a write then races with the
       reader it is not ordered after. */

@@ -2,8 +2,13 @@
  *
  * On thousands of random traces (2-5 threads, mutexes, an rwlock, a sync
  * object used as a semaphore, fork/join, plain and atomic accesses of sizes
- * 1-8 on a few words) this checks, against a brute-force happens-before
- * oracle:
+ * 1-8 on a few words, frees of a word) this checks, against a brute-force
+ * happens-before oracle that models atomics as ag_fasttrack.c describes
+ * (atomic accesses acquire and release their address; a plain store of an
+ * atomic object's exact address and size and a plain load starting in one
+ * are atomic too; accesses before a
+ * location's first atomic one count as atomic; a free is a write and makes
+ * its memory fresh):
  *   1. every report of the full analysis ("fasttrack") is a racy event;
  *   2. the first racy event is reported;
  *   3. with the dispatcher switched on and off by ag_sampler (small k and r
@@ -18,7 +23,7 @@
 #include "ag_engine.h"
 #include "ag_sampler.h"
 
-enum { ACC, ACQ, REL, RACQ, RREL, FORK, JOIN };
+enum { ACC, ACQ, REL, RACQ, RREL, FORK, JOIN, FREE };
 typedef struct { uint8_t tid, op, size, flags; uint64_t arg; } tev;
 
 #define MAXEV 200
@@ -71,6 +76,8 @@ static void gen(trace *tr, int len, int atomics)
          int fl = below(2) ? 1 /* AG_WRITE */ : 0;
          if (atomics && below(5) == 0) fl |= 2;   /* AG_ATOMIC */
          add(tr, t, ACC, addr, sz, fl);
+      } else if (a < 52) {
+         add(tr, t, FREE, BASE + 8 * below(WORDS), 8, 0);
       } else if (a < 60) {
          int m = below(NMUT);
          if (mut[m] == -1) { mut[m] = t; held[t][nheld[t]++] = MUT(m); add(tr, t, ACQ, MUT(m), 0, 0); }
@@ -122,7 +129,7 @@ static void gen(trace *tr, int len, int atomics)
 
 static void print_trace(const trace *tr)
 {
-   static const char *nm[] = { "acc", "acq", "rel", "racq", "rrel", "fork", "join" };
+   static const char *nm[] = { "acc", "acq", "rel", "racq", "rrel", "fork", "join", "free" };
    printf("trace: %d events, threads 0..%d exist at start\n", tr->n, tr->ninit - 1);
    for (int i = 0; i < tr->n; i++) {
       const tev *e = &tr->ev[i];
@@ -141,15 +148,38 @@ static int bit(const bits *b, int i) { return (b->w[i / 64] >> (i % 64)) & 1; }
 static void setbit(bits *b, int i) { b->w[i / 64] |= 1ULL << (i % 64); }
 static void orbits(bits *d, const bits *s) { for (unsigned i = 0; i < sizeof d->w / 8; i++) d->w[i] |= s->w[i]; }
 
+/* Per byte of the words, the state the atomics rules depend on. */
+#define NB (8 * WORDS)
+typedef struct {
+   int freed;            /* index of the last free of the byte, -1 */
+   int first_atomic;     /* of the first atomic access since, -1 */
+   uint64_t mstart;      /* atomic object it belongs to (msize 0: none) */
+   int msize;
+} byte_st;
+
+static int is_write(const tev *e) { return e->op == FREE || (e->flags & 1); }
+
 /* racy[i] = 1 if access i races with an earlier access (0-based) */
 static void oracle(const trace *tr, int *racy)
 {
    static bits hb[MAXEV];                 /* hb[i]: events that happen before i */
+   static int upg[MAXEV], rel_key[MAXEV]; /* plain access made atomic; released key */
+   byte_st by[NB];
    int last[MAXT], forked_by[MAXT];
    for (int t = 0; t < MAXT; t++) { last[t] = -1; forked_by[t] = -1; }
+   for (int b = 0; b < NB; b++) by[b] = (byte_st){ -1, -1, 0, 0 };
    for (int i = 0; i < tr->n; i++) {
       const tev *e = &tr->ev[i];
+      int lo = (int)(e->arg - BASE), hi = lo + e->size;
+      int acc = e->op == ACC || e->op == FREE;
+      int genuine = e->op == ACC && (e->flags & 2);
       memset(&hb[i], 0, sizeof hb[i]);
+      /* a plain store of exactly the object, a plain load starting in it */
+      const byte_st *m = acc ? &by[lo] : NULL;
+      upg[i] = e->op == ACC && !genuine && m->msize
+               && (!(e->flags & 1) || (m->msize == e->size && m->mstart == e->arg));
+      rel_key[i] = (genuine || upg[i]) && (e->flags & 1) ? lo : -1;
+      int acq_key = genuine ? lo : upg[i] && !(e->flags & 1) ? (int)(m->mstart - BASE) : -1;
       int preds[MAXEV], np = 0;
       if (last[e->tid] >= 0) preds[np++] = last[e->tid];
       else if (forked_by[e->tid] >= 0) preds[np++] = forked_by[e->tid];
@@ -159,25 +189,41 @@ static void oracle(const trace *tr, int *racy)
          int wacq_between = 0;
          for (int j = i - 1; j >= 0; j--) {
             const tev *f = &tr->ev[j];
-            if (f->arg != e->arg) continue;
+            if (f->arg != e->arg || f->op == ACC || f->op == FREE) continue;
             if (f->op == REL) preds[np++] = j;
             if (f->op == RREL && e->op == ACQ && !wacq_between) preds[np++] = j;
             if (f->op == ACQ) wacq_between = 1;
          }
       }
+      if (acq_key >= 0)                    /* releases since the key was freed */
+         for (int j = by[acq_key].freed + 1; j < i; j++)
+            if (rel_key[j] == acq_key) preds[np++] = j;
       for (int p = 0; p < np; p++) { orbits(&hb[i], &hb[preds[p]]); setbit(&hb[i], preds[p]); }
       if (e->op == FORK) forked_by[e->arg] = i;
       last[e->tid] = i;
       racy[i] = 0;
-      if (e->op != ACC) continue;
-      for (int j = 0; j < i; j++) {
-         const tev *f = &tr->ev[j];
-         if (f->op != ACC || bit(&hb[i], j)) continue;
-         if (!((e->flags | f->flags) & 1)) continue;             /* two reads */
-         if (e->flags & f->flags & 2) continue;                  /* two atomics */
-         if (f->arg + f->size <= e->arg || e->arg + e->size <= f->arg) continue;
-         racy[i] = 1;
-         break;
+      if (!acc) continue;
+      int ieff = genuine || upg[i];
+      for (int b = lo; b < hi && !racy[i]; b++)
+         for (int j = by[b].freed + 1; j < i; j++) {
+            const tev *f = &tr->ev[j];
+            if (f->op != ACC || bit(&hb[i], j)) continue;
+            if (f->arg + f->size <= BASE + (uint64_t)b || BASE + (uint64_t)b < f->arg) continue;
+            if (!is_write(e) && !is_write(f)) continue;
+            /* before the first atomic access of b (which may be i) */
+            int first = by[b].first_atomic >= 0 ? by[b].first_atomic : genuine ? i : -1;
+            int jeff = (f->flags & 2) || upg[j] || j < first;
+            if (ieff && jeff) continue;
+            racy[i] = 1;
+            break;
+         }
+      /* the access's effect on the bytes */
+      for (int b = lo; b < hi; b++) {
+         if (e->op == FREE) { by[b] = (byte_st){ i, -1, 0, 0 }; continue; }
+         if (!genuine) continue;
+         if (by[b].first_atomic < 0) by[b].first_atomic = i;
+         by[b].mstart = e->arg;
+         by[b].msize = e->size;
       }
    }
 }
@@ -203,6 +249,7 @@ static void feed1(ag_engine *e, const tev *x, uint64_t site)
    case RREL: rc = ag_ev_release(e, x->tid, x->arg, 1, site); break;
    case FORK: rc = ag_ev_fork(e, x->tid, (ag_tid)x->arg, site); break;
    case JOIN: rc = ag_ev_join(e, x->tid, (ag_tid)x->arg, site); break;
+   case FREE: rc = ag_ev_free(e, x->tid, x->arg, x->size, site); break;
    }
    if (rc) { printf("FAIL event rejected (%d)\n", rc); exit(1); }
 }
@@ -237,7 +284,7 @@ int main(int argc, char **argv)
    int ntraces = argc > 1 ? atoi(argv[1]) : 4000;
    rng_state = 20240601;
    uint64_t full_reports = 0, racy_events = 0, sampled_reports = 0, suffix_reports = 0;
-   uint64_t events = 0, analysed = 0, windows = 0, plain_traces = 0;
+   uint64_t events = 0, analysed = 0, windows = 0, plain_traces = 0, frees = 0;
    static int racy[MAXEV], full[MAXEV], samp[MAXEV];
    for (int n = 0; n < ntraces; n++) {
       trace tr;
@@ -249,6 +296,7 @@ int main(int argc, char **argv)
       int first = -1, any_atomic = 0;
       for (int i = 0; i < tr.n; i++) {
          any_atomic |= tr.ev[i].op == ACC && (tr.ev[i].flags & 2);
+         frees += tr.ev[i].op == FREE;
          if (racy[i] && first < 0) first = i;
          racy_events += racy[i];
          full_reports += full[i];
@@ -293,10 +341,11 @@ int main(int argc, char **argv)
          }
       }
    }
-   printf("rpt soundness (fasttrack): %d traces (%llu without atomics), %llu racy events, "
+   printf("rpt soundness (fasttrack): %d traces (%llu without atomics, %llu frees), %llu racy events, "
           "%llu full reports, %llu reports in %llu sampled runs analysing %.1f%% of events in %llu intervals, "
           "%llu suffix reports\n",
-          ntraces, (unsigned long long)plain_traces, (unsigned long long)racy_events,
+          ntraces, (unsigned long long)plain_traces, (unsigned long long)frees,
+          (unsigned long long)racy_events,
           (unsigned long long)full_reports, (unsigned long long)sampled_reports,
           (unsigned long long)(3 * (uint64_t)ntraces), 100.0 * analysed / events,
           (unsigned long long)windows, (unsigned long long)suffix_reports);

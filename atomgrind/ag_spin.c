@@ -1,0 +1,104 @@
+/* ag_spin.c -- recognising spin loops in VEX IR: a superblock that only
+ * loads from addresses it does not change, and jumps back to its own
+ * start.  Such loads are a wait for another thread's write; race mode
+ * treats them as acquire loads (AG_SPIN).  See ag_spin.h. */
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "ag_spin.h"
+
+#define AG_SPIN_MAX_PUTS 32
+
+typedef struct {
+   IRSB *bb;
+   Int puts[AG_SPIN_MAX_PUTS][2];   /* guest state [offset, offset+size) written */
+   Int nputs;
+} ag_spin_ctx;
+
+static Bool ag_spin_put_overlaps(const ag_spin_ctx *c, Int off, Int size)
+{
+   for (Int i = 0; i < c->nputs; i++)
+      if (off < c->puts[i][1] && c->puts[i][0] < off + size) return True;
+   return False;
+}
+
+/* The temp's defining expression (the IR is flat: each temp is written
+   once), or NULL. */
+static IRExpr *ag_spin_def(const ag_spin_ctx *c, IRTemp t)
+{
+   for (Int i = 0; i < c->bb->stmts_used; i++) {
+      IRStmt *st = c->bb->stmts[i];
+      if (st->tag == Ist_WrTmp && st->Ist.WrTmp.tmp == t) return st->Ist.WrTmp.data;
+   }
+   return NULL;
+}
+
+/* Does e have the same value on every iteration: built from constants and
+   guest registers the loop does not write, without loads? */
+static Bool ag_spin_invariant(const ag_spin_ctx *c, IRExpr *e, Int depth)
+{
+   if (depth > 16) return False;
+   switch (e->tag) {
+   case Iex_Const: return True;
+   case Iex_Get:
+      return !ag_spin_put_overlaps(c, e->Iex.Get.offset, sizeofIRType(e->Iex.Get.ty));
+   case Iex_RdTmp: {
+      IRExpr *d = ag_spin_def(c, e->Iex.RdTmp.tmp);
+      return d && ag_spin_invariant(c, d, depth + 1);
+   }
+   case Iex_Unop: return ag_spin_invariant(c, e->Iex.Unop.arg, depth + 1);
+   case Iex_Binop:
+      return ag_spin_invariant(c, e->Iex.Binop.arg1, depth + 1)
+          && ag_spin_invariant(c, e->Iex.Binop.arg2, depth + 1);
+   default: return False;       /* loads (pointer chasing), calls, ... */
+   }
+}
+
+static Bool ag_spin_is_start(IRConst *dst, Addr base)
+{
+   return dst && dst->tag == Ico_U64 && (Addr)dst->Ico.U64 == base;
+}
+
+Bool ag_spin_loop(IRSB *bb, const VexGuestExtents *vge)
+{
+   if (vge->n_used != 1) return False;
+   Addr base = (Addr)vge->base[0];
+   ag_spin_ctx c = { bb, {{0}}, 0 };
+   Bool back = bb->next->tag == Iex_Const && bb->jumpkind == Ijk_Boring
+               && ag_spin_is_start(bb->next->Iex.Const.con, base);
+   Int loads = 0;
+   for (Int i = 0; i < bb->stmts_used; i++) {
+      IRStmt *st = bb->stmts[i];
+      switch (st->tag) {
+      case Ist_Store: case Ist_StoreG: case Ist_LoadG: case Ist_CAS:
+      case Ist_LLSC: case Ist_PutI: case Ist_MBE:
+         return False;
+      case Ist_Dirty:
+         if (st->Ist.Dirty.details->mFx != Ifx_None) return False;
+         break;
+      case Ist_Put:
+         if (c.nputs == AG_SPIN_MAX_PUTS) return False;
+         c.puts[c.nputs][0] = st->Ist.Put.offset;
+         c.puts[c.nputs][1] = st->Ist.Put.offset
+                              + sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Put.data));
+         c.nputs++;
+         break;
+      case Ist_Exit:
+         if (st->Ist.Exit.jk == Ijk_Boring && ag_spin_is_start(st->Ist.Exit.dst, base))
+            back = True;
+         break;
+      case Ist_WrTmp:
+         loads += st->Ist.WrTmp.data->tag == Iex_Load;
+         break;
+      default:
+         break;
+      }
+   }
+   if (!back || loads == 0) return False;
+   for (Int i = 0; i < bb->stmts_used; i++) {
+      IRStmt *st = bb->stmts[i];
+      if (st->tag == Ist_WrTmp && st->Ist.WrTmp.data->tag == Iex_Load
+          && !ag_spin_invariant(&c, st->Ist.WrTmp.data->Iex.Load.addr, 0))
+         return False;
+   }
+   return True;
+}

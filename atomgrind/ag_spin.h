@@ -1,0 +1,14 @@
+/* ag_spin.h -- recognising spin loops in VEX IR (ag_spin.c). */
+#ifndef AG_SPIN_H
+#define AG_SPIN_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"   /* IRSB, VexGuestExtents */
+
+/* Is the superblock a spin loop: one guest range that only reads memory
+   (no store, CAS or dirty memory effect), at loop-invariant addresses,
+   and jumps back to its own start?  Its loads then wait for a value
+   another thread writes (Jannesari & Tichy, IPDPS 2010). */
+Bool ag_spin_loop(IRSB *bb, const VexGuestExtents *vge);
+
+#endif

@@ -1,0 +1,81 @@
+"""Race mode (--check=races) on C11/C++ atomics idioms: tests/progs/atomics/.
+
+Each program runs one idiom per mode, built with -O2 as real code is.  The
+verdict is the number of race reports: 0 for correct idioms, at least 1 for
+the real races beside atomics.  One mode is a known false race (a ticket
+lock whose "now serving" counter is only ever plain-stored, its threads
+running one after the other: no atomic instruction touches the counter and
+no spin loop ever waits on it); it is listed in KNOWN_FALSE and checked to
+stay as it is, so that a change of verdict is noticed.
+"""
+import os
+import subprocess
+import unittest
+
+from agtest import OUT, REPO, tool_built, valgrind
+
+PROGS = os.path.join(REPO, "tests", "progs", "atomics")
+
+CLEAN_C = ["mp_seqcst", "mp_relacq", "mp_rmw", "dekker", "tas", "ttas", "ticket", "refcount",
+           "lfstack", "dcl"]
+RACY_C = ["race_after", "race_beside", "free_race", "seqlock"]
+CLEAN_CXX = ["mp_seqcst", "mp_relacq", "shared_ptr", "flag_lock", "load_store", "call_once",
+             "static_local", "dcl"]
+KNOWN_FALSE = [("idioms", "ticket_store")]
+
+
+def build(name, src, compiler):
+    os.makedirs(OUT, exist_ok=True)
+    exe = os.path.join(OUT, "atomics_" + name)
+    src = os.path.join(PROGS, src)
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        subprocess.run([compiler, "-O2", "-g", "-pthread", "-I", os.path.join(REPO, "atomgrind"),
+                        "-o", exe, src], check=True)
+    return exe
+
+
+def setUpModule():
+    if not tool_built():
+        raise AssertionError("atomgrind is not built")
+
+
+def races(prog, mode):
+    exe = build(prog, prog + (".c" if prog == "idioms" else ".cpp"),
+                "cc" if prog == "idioms" else "c++")
+    return valgrind(exe, "--check=races", args=[mode])
+
+
+class Atomics(unittest.TestCase):
+    def test_clean_c(self):
+        """C11 idioms that synchronise through atomics: no report."""
+        for m in CLEAN_C:
+            with self.subTest(mode=m):
+                r = races("idioms", m)
+                self.assertEqual(r.races, 0, r)
+
+    def test_clean_cxx(self):
+        """shared_ptr, atomic_flag, call_once, function statics, ...: no report."""
+        for m in CLEAN_CXX:
+            with self.subTest(mode=m):
+                r = races("idioms_cxx", m)
+                self.assertEqual(r.races, 0, r)
+
+    def test_real_races_beside_atomics(self):
+        """data after the release store, a plain counter beside an atomic one,
+        a free racing with a read, relaxed seqlock data: reported."""
+        for m in RACY_C:
+            with self.subTest(mode=m):
+                r = races("idioms", m)
+                self.assertGreaterEqual(r.races, 1, r)
+        r = races("idioms", "free_race")
+        self.assertIn("during free of size", r.text)
+
+    def test_known_false_races(self):
+        """a flag only ever plain-stored, never waited for: still reported."""
+        for prog, m in KNOWN_FALSE:
+            with self.subTest(prog=prog, mode=m):
+                self.assertGreaterEqual(races(prog, m).races, 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
