@@ -225,18 +225,32 @@ void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
    if (ag_neng > 1) ag_ev_access(ag_eng[1], t, a, size, flags, ip);
 }
 
+/* The stack of a lock operation, for reports closed at an acquire (where
+   the other thread took and released the lock): only while some region
+   is open, since no other lock operation can lie on a cycle (the
+   argument of ag_quiescent in engine/ag_engine.c), so programs without
+   regions do not pay for it. */
+static ULong ag_an_sync_site(void)
+{
+   if (!(ag_clo_check & AG_CHECK_ATOMICITY) || ag_engine_open_regions(ag_eng[0]) == 0)
+      return 0;
+   return (ULong)(Addr)VG_(record_ExeContext)(VG_(get_running_tid)(), 0);
+}
+
 static void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_acquire(t, lock, shared);
-   for (UInt i = 0; i < ag_neng; i++) ag_ev_acquire(ag_eng[i], t, lock, shared, 0);
+   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_acquire(ag_eng[i], t, lock, shared, site);
 }
 
 static void ag_an_release(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_release(t, lock, shared);
-   for (UInt i = 0; i < ag_neng; i++) ag_ev_release(ag_eng[i], t, lock, shared, 0);
+   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_release(ag_eng[i], t, lock, shared, site);
 }
 
 /* The held count changes before the event's tick, so RPT sees a lock as

@@ -10,6 +10,7 @@
 #include "ag_spec.h"               /* frames of marked regions */
 #include "ag_sync.h"               /* what a sync call means */
 #include "ag_threads.h"            /* the requesting thread */
+#include "ag_syncinfo.h"           /* the kind of each sync object */
 
 /* The core's scheduler yield (release the big lock, sched_yield, take it
    back).  Core-private, so not in the tool headers, but the tool links
@@ -25,12 +26,31 @@ static void ag_unlock(ThreadId vgtid, ag_thread *th, Addr lock)
    if (ag_clo_yield && ag_an_in_region(th->tid)) th->yield_after_call = True;
 }
 
+STATIC_ASSERT((Int)AG_SK_MUTEX == AG_LK_MUTEX && (Int)AG_SK_SPIN == AG_LK_SPIN
+              && (Int)AG_SK_RWLOCK_RD == AG_LK_RWLOCK_RD
+              && (Int)AG_SK_RWLOCK_WR == AG_LK_RWLOCK_WR);
+
+/* The kind of object a synchronisation request is about (for reports). */
+static void ag_note_kind(const UWord *arg)
+{
+   switch (arg[0]) {
+   case AG_CR_LOCK_ACQUIRED: ag_syncinfo_set(arg[1], (UInt)arg[2]); break;
+   case AG_CR_COND_WAIT_PRE: case AG_CR_COND_WAIT_POST:
+   case AG_CR_COND_SIGNAL: ag_syncinfo_set(arg[1], AG_SK_COND); break;
+   case AG_CR_SEM_POST: case AG_CR_SEM_WAITED: ag_syncinfo_set(arg[1], AG_SK_SEM); break;
+   case AG_CR_BARRIER_PRE: case AG_CR_BARRIER_POST: ag_syncinfo_set(arg[1], AG_SK_BARRIER); break;
+   case AG_CR_ONCE_POST: ag_syncinfo_set(arg[1], AG_SK_ONCE); break;
+   default: break;
+   }
+}
+
 Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
 {
    ag_thread *th = ag_thread_of(vgtid);
    if (!VG_IS_TOOL_USERREQ('A', 'G', arg[0])) return False;
    *ret = 0;
    if (!th->valid) return True;
+   ag_note_kind(arg);
    switch (arg[0]) {
    case VG_USERREQ__ATOMGRIND_ATOMIC_BEGIN:
       ag_an_begin(th->tid, vgtid);

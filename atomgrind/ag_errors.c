@@ -14,6 +14,7 @@
 #include "ag_errors.h"
 #include "ag_fnspec.h"             /* regions that are calls; --infer-spec */
 #include "ag_options.h"            /* --trace-reports */
+#include "ag_syncinfo.h"           /* what kind of object a lock address is */
 
 typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE } ag_err_kind;
 
@@ -24,6 +25,11 @@ typedef struct {
    AddrInfo ai;
    Bool described;
    HChar msg[160];              /* misuse text */
+   /* a report closed by a synchronisation event */
+   UInt sync_kind;              /* AG_SK_* of v.lock */
+   ExeContext *lock_acq_ec, *lock_rel_ec, *own_rel_ec;
+   AddrInfo data_ai;            /* v.other_addr of the conflicting data */
+   Bool data_described;
 } ag_err_extra;
 
 /* The address a report is about: the access's, else the lock's. */
@@ -85,6 +91,12 @@ void ag_error_violation(ThreadId vgtid, const ag_violation *v)
    x.begin_ec = ag_site_ec(v->begin_site);
    x.other_begin_ec = ag_site_ec(v->other_begin_site);
    if (v->kind == AG_KIND_ATOMICITY && ag_fnspec_inferring()) ag_infer(vgtid, v);
+   if (v->lock) {
+      x.sync_kind = ag_syncinfo_kind((Addr)v->lock);
+      x.lock_acq_ec = ag_site_ec(v->lock_acq_site);
+      x.lock_rel_ec = ag_site_ec(v->lock_rel_site);
+      x.own_rel_ec = ag_site_ec(v->own_rel_site);
+   }
    VG_(maybe_record_error)(vgtid,
                            v->kind == AG_KIND_RACE ? AG_ERR_RACE : AG_ERR_ATOMICITY,
                            ag_err_addr(v), NULL, &x);
@@ -179,6 +191,130 @@ static void ag_pp_other_access(const ag_violation *v, const HChar *earlier, Bool
    }
 }
 
+/* The first line of a report closed by a synchronisation event: the
+   object named as what it is. */
+static void ag_sync_what(HChar *what, Int n, const ag_err_extra *x, const HChar *other)
+{
+   const ag_violation *v = &x->v;
+   unsigned long a = (unsigned long)v->lock;
+   HChar op[96];
+   switch (x->sync_kind) {
+   case AG_SK_COND:
+      VG_(snprintf)(op, sizeof op, "wake-up from condition variable %#lx in", a); break;
+   case AG_SK_SEM:
+      VG_(snprintf)(op, sizeof op, "wait on semaphore %#lx by", a); break;
+   case AG_SK_BARRIER:
+      VG_(snprintf)(op, sizeof op, "wait at barrier %#lx by", a); break;
+   case AG_SK_ONCE:
+      VG_(snprintf)(op, sizeof op, "pthread_once on %#lx by", a); break;
+   case AG_SK_RWLOCK_RD: case AG_SK_RWLOCK_WR:
+      VG_(snprintf)(op, sizeof op, "rwlock %#lx %s-locked by", a, v->shared ? "read" : "write");
+      break;
+   case AG_SK_SPIN:
+      VG_(snprintf)(op, sizeof op, "spinlock %#lx acquired by", a); break;
+   default:
+      VG_(snprintf)(op, sizeof op, "%slock %#lx acquired by", v->shared ? "read " : "", a);
+   }
+   VG_(snprintf)(what, n, "Atomicity violation: %s thread #%u breaks its atomic region "
+                 "(interleaved by %s)", op, v->tid + 1, other);
+}
+
+/* One line of explanation (an auxwhat in XML). */
+static void ag_aux(Bool xml, const HChar *text)
+{
+   if (xml) VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", text);
+   else VG_(umsg)("%s\n", text);
+}
+
+/* A code location known by its instruction address only. */
+static void ag_pp_ip(ULong ip, Bool xml)
+{
+   const HChar *desc = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)ip, NULL);
+   if (xml) VG_(printf_xml)("  <auxwhat>at %pS</auxwhat>\n", desc);
+   else VG_(umsg)("   at %s\n", desc);
+}
+
+static const HChar *ag_past(unsigned flags)
+{
+   if (flags & AG_ATOMIC) return (flags & AG_WRITE) ? "atomically updated" : "atomically read";
+   return (flags & AG_WRITE) ? "wrote" : "read";
+}
+
+/* What the other thread changed (or read) while the region was out of
+   the lock, and the region's own access it conflicts with. */
+static void ag_pp_conflict_data(const ag_err_extra *x, Bool xml)
+{
+   const ag_violation *v = &x->v;
+   HChar line[192];
+   const HChar *them = v->other_size == 1 ? "it" : "them";
+   if ((v->other_flags | v->own_flags) & AG_WRITE)
+      VG_(snprintf)(line, sizeof line,
+                    "Thread #%u %s %u byte%s at %#lx after thread #%u's atomic region %s %s",
+                    v->other_tid + 1, ag_past(v->other_flags), v->other_size,
+                    v->other_size == 1 ? "" : "s", (unsigned long)v->other_addr, v->tid + 1,
+                    ag_past(v->own_flags), them);
+   else      /* a cycle through the lock alone: what the lock guarded */
+      VG_(snprintf)(line, sizeof line,
+                    "Thread #%u %s %u byte%s at %#lx under the %s, as thread #%u's atomic "
+                    "region had", v->other_tid + 1, ag_past(v->other_flags), v->other_size,
+                    v->other_size == 1 ? "" : "s", (unsigned long)v->other_addr,
+                    ag_syncinfo_name(x->sync_kind), v->tid + 1);
+   ag_aux(xml, line);
+   ag_pp_ip(v->other_site, xml);
+   if (x->data_described) VG_(pp_addrinfo)((Addr)v->other_addr, &x->data_ai);
+   if (!xml) VG_(umsg)("\n");
+   VG_(snprintf)(line, sizeof line, "The %s of thread #%u inside its atomic region was",
+                 ag_rw(v->own_flags), v->tid + 1);
+   ag_aux(xml, line);
+   ag_pp_ip(v->own_site, xml);
+   if (!xml) VG_(umsg)("\n");
+}
+
+static void ag_pp_stack(const HChar *line, ExeContext *ec, Bool xml)
+{
+   ag_aux(xml, line);
+   VG_(pp_ExeContext)(ec);
+}
+
+/* Where the other thread took and released the lock (a condition
+   variable, semaphore, barrier or once control: its last operation on
+   it), and where this thread let it go inside its region. */
+static void ag_pp_lock_uses(const ag_err_extra *x, Bool xml)
+{
+   const ag_violation *v = &x->v;
+   const HChar *name = ag_syncinfo_name(x->sync_kind);
+   HChar line[160];
+   Bool any = False;
+   if (ag_syncinfo_is_lock(x->sync_kind)) {
+      if (x->lock_acq_ec) {
+         VG_(snprintf)(line, sizeof line, "Thread #%u acquired the %s at", v->other_tid + 1, name);
+         ag_pp_stack(line, x->lock_acq_ec, xml);
+      }
+      if (x->lock_rel_ec) {
+         if (x->lock_acq_ec)
+            VG_(snprintf)(line, sizeof line, "and released it at");
+         else
+            VG_(snprintf)(line, sizeof line, "Thread #%u released the %s at",
+                          v->other_tid + 1, name);
+         ag_pp_stack(line, x->lock_rel_ec, xml);
+      }
+      any = x->lock_acq_ec || x->lock_rel_ec;
+      if (x->own_rel_ec) {
+         if (any && !xml) VG_(umsg)("\n");
+         VG_(snprintf)(line, sizeof line, "Thread #%u had released it inside its atomic region at",
+                       v->tid + 1);
+         ag_pp_stack(line, x->own_rel_ec, xml);
+         any = True;
+      }
+   } else if (x->lock_rel_ec) {
+      VG_(snprintf)(line, sizeof line, "Thread #%u's operation on the %s before it was at",
+                    v->other_tid + 1, name);
+      ag_pp_stack(line, x->lock_rel_ec, xml);
+      any = True;
+   }
+   if (any && !xml) VG_(umsg)("\n");
+}
+
 static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
 {
    const ag_violation *v = &x->v;
@@ -201,10 +337,7 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
                     "breaks its atomic region (interleaved by %s)",
                     ag_rw(v->flags), v->size, (unsigned long)v->addr, v->tid + 1, other);
    else if (v->lock)
-      VG_(snprintf)(what, sizeof what,
-                    "Atomicity violation: %slock %#lx acquired by thread #%u "
-                    "breaks its atomic region (interleaved by %s)",
-                    v->shared ? "read " : "", (unsigned long)v->lock, v->tid + 1, other);
+      ag_sync_what(what, sizeof what, x, other);
    else
       VG_(snprintf)(what, sizeof what,
                     "Atomicity violation in thread #%u's atomic region (interleaved by %s)",
@@ -223,6 +356,8 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
       ag_pp_other_access(v, "an earlier", xml);
       if (!xml) VG_(umsg)("\n");
    }
+   if (!v->size && v->own_event) ag_pp_conflict_data(x, xml);
+   if (v->lock) ag_pp_lock_uses(x, xml);
    HChar line[384], call[160];
    VG_(snprintf)(line, sizeof line, "The atomic region%s of thread #%u began at",
                  ag_call_of(v->begin_site, call, sizeof call), v->tid + 1);
@@ -282,6 +417,11 @@ static UInt ag_update_extra(const Error *err)
    if (x && ag_err_addr(&x->v) && !x->described) {
       VG_(describe_addr)(VG_(current_DiEpoch)(), ag_err_addr(&x->v), &x->ai);
       x->described = True;
+   }
+   /* heap blocks are described now: they may be freed before printing */
+   if (x && !x->v.size && x->v.own_event && x->v.other_addr && !x->data_described) {
+      VG_(describe_addr)(VG_(current_DiEpoch)(), (Addr)x->v.other_addr, &x->data_ai);
+      x->data_described = True;
    }
    return sizeof(ag_err_extra);
 }

@@ -59,6 +59,40 @@ static void put_at(tool *tl, uint64_t ev, uint64_t site)
    printf(")");
 }
 
+/* a variable's name (STD) or "N bytes at 0x..." */
+static void put_data(tool *tl, ag_addr a, unsigned size)
+{
+   const char *var = ag_replay_var_name(tl->rp, a);
+   if (var) printf("%s", var);
+   else printf("%u bytes at 0x%llx", size, (unsigned long long)a);
+}
+
+/* A report closed by a synchronisation event: the data behind it, and
+   where the other thread held the lock. */
+static void print_sync_text(tool *tl, const ag_violation *v, const char *tn, const char *on)
+{
+   if (v->own_event) {
+      printf("   %s %s ", on, (v->other_flags & AG_WRITE) ? "wrote" : "read");
+      put_data(tl, v->other_addr, v->other_size);
+      printf(" at ");
+      put_at(tl, v->other_event, v->other_site);
+      printf("\n     after %s's %s at ", tn, (v->own_flags & AG_WRITE) ? "write" : "read");
+      put_at(tl, v->own_event, v->own_site);
+      printf("\n");
+   }
+   if (v->lock_rel_event) {
+      const char *ln = ag_replay_lock_name(tl->rp, v->lock);
+      printf("   %s held %s", on, ln ? ln : "the lock");
+      if (v->lock_acq_event) {
+         printf(" from ");
+         put_at(tl, v->lock_acq_event, v->lock_acq_site);
+      }
+      printf(" to ");
+      put_at(tl, v->lock_rel_event, v->lock_rel_site);
+      printf("\n");
+   }
+}
+
 static void print_text(tool *tl, const ag_violation *v)
 {
    ag_replay *rp = tl->rp;
@@ -85,11 +119,14 @@ static void print_text(tool *tl, const ag_violation *v)
       char on[256];
       snprintf(on, sizeof on, "%s", ag_replay_thread_name(rp, v->other_tid));
       printf("   %s thread %s", race ? "races with" : "conflicts with", on);
-      if (v->other_event) {
+      if (v->other_event && v->size) {     /* the access closing it */
          printf(": %s", race ? "earlier access at " : "");
          put_at(tl, v->other_event, v->other_site);
+         printf("\n");
+      } else {
+         printf("\n");
+         print_sync_text(tl, v, tn, on);
       }
-      printf("\n");
       if (v->other_begin_event) {
          printf("   in %s's atomic region begun at ", on);
          put_at(tl, v->other_begin_event, v->other_begin_site);
@@ -185,6 +222,16 @@ static void print_json(tool *tl, const ag_violation *v)
       json_event(tl, "other_begin", v->other_begin_event);
       json_site(tl, "other_begin_loc", v->other_begin_site);
    }
+   if (v->own_event) {         /* the data behind a synchronisation-closed cycle */
+      json_event(tl, "own", v->own_event);
+      json_site(tl, "own_loc", v->own_site);
+      const char *var = ag_replay_var_name(rp, v->other_addr);
+      if (var) { printf(",\"other_var\":"); json_str(var); }
+      else printf(",\"other_addr\":\"0x%llx\"", (unsigned long long)v->other_addr);
+      printf(",\"other_write\":%s", (v->other_flags & AG_WRITE) ? "true" : "false");
+   }
+   if (v->lock_acq_event) json_event(tl, "lock_acq", v->lock_acq_event);
+   if (v->lock_rel_event) json_event(tl, "lock_rel", v->lock_rel_event);
    printf("}\n");
 }
 
