@@ -307,7 +307,7 @@ static void ag_pp_lock_uses(const ag_err_extra *x, Bool xml)
          any = True;
       }
    } else if (x->lock_rel_ec) {
-      VG_(snprintf)(line, sizeof line, "Thread #%u's operation on the %s before it was at",
+      VG_(snprintf)(line, sizeof line, "Thread #%u's last operation on the %s before it was at",
                     v->other_tid + 1, name);
       ag_pp_stack(line, x->lock_rel_ec, xml);
       any = True;

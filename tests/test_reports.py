@@ -31,6 +31,138 @@ def readme():
         return f.read()
 
 
+def report_text(run, n=0):
+    """The n-th report of a run, as a stable text: addresses and the
+    preload's line numbers masked, libc's thread-start frames left out."""
+    starts = [m.start() for m in re.finditer(r"(?m)^(Atomicity violation|Possible data race)", run.text)]
+    end = re.compile(r"(?m)^(Atomicity violation|Possible data race|For lists of|ERROR SUMMARY|"
+                     r"\d+ errors in context|Thread #\d+ (unlocked|exited|waits))")
+    m = end.search(run.text, starts[n] + 1)
+    text = run.text[starts[n]:m.start() if m else len(run.text)]
+    text = re.sub(r"0x[0-9A-Fa-f]+", "0x..", text)
+    text = re.sub(r"\(ag_intercepts\.c:\d+\)", "(ag_intercepts.c:N)", text)
+    return "\n".join(l for l in text.splitlines()
+                     if not re.search(r": (start_thread|clone) \(", l)).strip() + "\n"
+
+
+# Expected reports (atomsanitizer, the default engine)
+
+LOCKED_REPORT = """\
+Atomicity violation: lock 0x.. acquired by thread #2 breaks its atomic region (interleaved by thread #3)
+   at 0x..: ag_pthread_mutex_lock (ag_intercepts.c:N)
+   by 0x..: pthread_mutex_lock@* (ag_intercepts.c:N)
+   by 0x..: buyer (locked_check_act.c:19)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+Thread #3 read 4 bytes at 0x.. under the lock, as thread #2's atomic region had
+   at 0x..: buyer (locked_check_act.c:16)
+ Address 0x.. is 0 bytes inside data symbol "stock"
+
+The read of thread #2 inside its atomic region was
+   at 0x..: buyer (locked_check_act.c:16)
+
+Thread #3 acquired the lock at
+   at 0x..: ag_pthread_mutex_lock (ag_intercepts.c:N)
+   by 0x..: pthread_mutex_lock@* (ag_intercepts.c:N)
+   by 0x..: buyer (locked_check_act.c:15)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+and released it at
+   at 0x..: ag_pthread_mutex_unlock (ag_intercepts.c:N)
+   by 0x..: pthread_mutex_unlock@* (ag_intercepts.c:N)
+   by 0x..: buyer (locked_check_act.c:17)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+Thread #2 had released it inside its atomic region at
+   at 0x..: ag_pthread_mutex_unlock (ag_intercepts.c:N)
+   by 0x..: pthread_mutex_unlock@* (ag_intercepts.c:N)
+   by 0x..: buyer (locked_check_act.c:17)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+The atomic region of thread #2 began at
+   at 0x..: buyer (locked_check_act.c:14)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+Thread #3 ran conflicting code inside its atomic region, which began at
+   at 0x..: buyer (locked_check_act.c:14)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+ Address 0x.. is 0 bytes inside data symbol "mu"
+"""
+
+CONDVAR_REPORT = """\
+Atomicity violation: wake-up from condition variable 0x.. in thread #2 breaks its atomic region (interleaved by thread #3)
+   at 0x..: ag_pthread_cond_wait (ag_intercepts.c:N)
+   by 0x..: pthread_cond_wait@* (ag_intercepts.c:N)
+   by 0x..: consumer (condvar_region.c:17)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+Thread #3 wrote 4 bytes at 0x.. after thread #2's atomic region read them
+   at 0x..: producer (condvar_region.c:31)
+ Address 0x.. is 0 bytes inside data symbol "ready"
+
+The read of thread #2 inside its atomic region was
+   at 0x..: consumer (condvar_region.c:17)
+
+Thread #3's last operation on the condition variable before it was at
+   at 0x..: ag_pthread_cond_signal (ag_intercepts.c:N)
+   by 0x..: pthread_cond_signal@* (ag_intercepts.c:N)
+   by 0x..: producer (condvar_region.c:32)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+The atomic region of thread #2 began at
+   at 0x..: consumer (condvar_region.c:14)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+Thread #3 ran conflicting code inside its atomic region, which began at
+   at 0x..: producer (condvar_region.c:28)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+ Address 0x.. is 0 bytes inside data symbol "cv"
+"""
+
+SEMAPHORE_REPORT = """\
+Atomicity violation: wait on semaphore 0x.. by thread #2 breaks its atomic region (interleaved by thread #3)
+   at 0x..: ag_sem_wait (ag_intercepts.c:N)
+   by 0x..: sem_wait@* (ag_intercepts.c:N)
+   by 0x..: waiter (sem_region.c:15)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+Thread #3 wrote 4 bytes at 0x.. after thread #2's atomic region read them
+   at 0x..: poster (sem_region.c:25)
+ Address 0x.. is 0 bytes inside data symbol "level"
+
+The read of thread #2 inside its atomic region was
+   at 0x..: waiter (sem_region.c:14)
+
+Thread #3's last operation on the semaphore before it was at
+   at 0x..: ag_sem_post (ag_intercepts.c:N)
+   by 0x..: sem_post@* (ag_intercepts.c:N)
+   by 0x..: poster (sem_region.c:26)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+The atomic region of thread #2 began at
+   at 0x..: waiter (sem_region.c:13)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+Thread #3 ran conflicting code in between.
+ Address 0x.. is 0 bytes inside data symbol "go"
+"""
+
+ACCESS_REPORT = """\
+Atomicity violation: write of size 4 at 0x.. by thread #2 breaks its atomic region (interleaved by thread #3)
+   at 0x..: withdraw (plain_write.c:14)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+This conflicts with an earlier write by thread #3
+   at 0x..: deposit (plain_write.c:23)
+
+The atomic region of thread #2 began at
+   at 0x..: withdraw (plain_write.c:11)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+Thread #3 ran conflicting code in between.
+ Address 0x.. is 0 bytes inside data symbol "balance"
+"""
+
+
 class Readme(unittest.TestCase):
     """The README's example and its suppression entry."""
 
@@ -60,6 +192,29 @@ class InlineFrames(unittest.TestCase):
                                  r"   by 0x[0-9A-F]+: pthread_mutex_lock@\* \(ag_intercepts.c:\d+\)$", r)
         r = valgrind(exe, "--read-inline-info=no")
         self.assertNotIn("ag_pthread_mutex_lock", r.text, r)
+
+
+class ReportTexts(unittest.TestCase):
+    """The whole text of each kind of report, as a user reads it."""
+
+    def check(self, prog, want):
+        r = valgrind(compile_prog(prog))
+        self.assertEqual((r.atomicity, r.errors), (1, 1), r)
+        self.assertEqual(report_text(r), want)
+
+    def test_lock_closed(self):
+        # the cycle runs through the lock alone: both buyers only read the
+        # stock under it; the report names it and where each held the lock
+        self.check("locked_check_act", LOCKED_REPORT)
+
+    def test_condvar_named_as_such(self):
+        self.check("condvar_region", CONDVAR_REPORT)
+
+    def test_semaphore_named_as_such(self):
+        self.check("sem_region", SEMAPHORE_REPORT)
+
+    def test_access_closed(self):
+        self.check("plain_write", ACCESS_REPORT)
 
 
 if __name__ == "__main__":
