@@ -115,10 +115,18 @@ void ag_error_misuse(ThreadId vgtid, const HChar *fmt, ...)
 
 /* ---- error manager callbacks ------------------------------------ */
 
-static Bool ag_eq_ec(VgRes res, ExeContext *a, ExeContext *b)
+static void ag_first_ip(UInt n, DiEpoch ep, Addr ip, void *opaque)
 {
-   if (!a || !b) return a == b;
-   return VG_(eq_ExeContext)(res, a, b);
+   (void)ep;
+   if (n == 0) *(Addr *)opaque = ip;
+}
+
+/* The code address an ExeContext starts at (0 for none). */
+static Addr ag_ec_top(ExeContext *ec)
+{
+   Addr ip = 0;
+   if (ec) VG_(apply_ExeContext)(ag_first_ip, &ip, ec);
+   return ip;
 }
 
 static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
@@ -127,10 +135,15 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
    const ag_err_extra *b = VG_(get_error_extra)(e2);
    switch (VG_(get_error_kind)(e1)) {
    case AG_ERR_ATOMICITY:
-      /* one report per (access stack, region begin, other region begin) */
-      return ag_eq_ec(res, a->begin_ec, b->begin_ec)
-          && ag_eq_ec(res, a->other_begin_ec, b->other_begin_ec)
-          && a->v.at_end == b->v.at_end;
+      /* One bug, one report: the core has compared the stacks where the
+         cycle closed; the rest of the key is code sites, not instances
+         (threads, addresses, locks, or whether the other thread was in a
+         region or which call path it took are not part of it): where the
+         region began and, for a cycle closed by an access, the other
+         thread's access it conflicts with. */
+      return ag_ec_top(a->begin_ec) == ag_ec_top(b->begin_ec)
+          && a->v.at_end == b->v.at_end
+          && (a->v.size ? a->v.other_site : 0) == (b->v.size ? b->v.other_site : 0);
    case AG_ERR_RACE:
       return a->v.other_site == b->v.other_site
           && (a->v.flags & AG_WRITE) == (b->v.flags & AG_WRITE);

@@ -233,5 +233,19 @@ class ReportTexts(unittest.TestCase):
         self.check("plain_write", ACCESS_REPORT)
 
 
+class Merging(unittest.TestCase):
+    """One bug, one report: instances of the same code sites are one
+    context, counted."""
+
+    def test_same_sites_other_call_paths_merged(self):
+        # the buyer's region is interleaved twice, by a restocking region
+        # reached through two call paths (each report names it): one
+        # context of two errors, and -s lists it with its count
+        r = valgrind(compile_prog("merge_sites"), "-s")
+        self.assertEqual((r.errors, r.contexts), (2, 1), r)
+        self.assertRegex(r.text, r"(?m)^2 errors in context 1 of 1:$")
+        self.assertIn("restock_by_truck", r.text)
+
+
 if __name__ == "__main__":
     unittest.main()
