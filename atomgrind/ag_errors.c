@@ -14,6 +14,7 @@
 #include "ag_errors.h"
 #include "ag_fnspec.h"             /* regions that are calls; --infer-spec */
 #include "ag_options.h"            /* --trace-reports */
+#include "ag_history.h"            /* access stacks (--history-level=full) */
 #include "ag_syncinfo.h"           /* what kind of object a lock address is */
 
 typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE } ag_err_kind;
@@ -30,6 +31,9 @@ typedef struct {
    ExeContext *lock_acq_ec, *lock_rel_ec, *own_rel_ec;
    AddrInfo data_ai;            /* v.other_addr of the conflicting data */
    Bool data_described;
+   /* --history-level=full: stacks of the other thread's access and of
+      the region's own access (NULL: code address only) */
+   ExeContext *other_ec, *own_ec;
 } ag_err_extra;
 
 /* The address a report is about: the access's, else the lock's. */
@@ -91,6 +95,10 @@ void ag_error_violation(ThreadId vgtid, const ag_violation *v)
    x.begin_ec = ag_site_ec(v->begin_site);
    x.other_begin_ec = ag_site_ec(v->other_begin_site);
    if (v->kind == AG_KIND_ATOMICITY && ag_fnspec_inferring()) ag_infer(vgtid, v);
+   if (v->kind == AG_KIND_ATOMICITY && v->other_tid != AG_NO_TID) {
+      x.other_ec = ag_history_stack(v->other_tid, v->other_event);
+      x.own_ec = ag_history_stack(v->tid, v->own_event);
+   }
    if (v->lock) {
       x.sync_kind = ag_syncinfo_kind((Addr)v->lock);
       x.lock_acq_ec = ag_site_ec(v->lock_acq_site);
@@ -183,7 +191,17 @@ static void ag_pp_addr(const ag_err_extra *x)
 /* "This conflicts with ... by thread #N" and the other access's code
    location: engines keep its instruction address only (a stack per
    access would cost a stack capture per access). */
-static void ag_pp_other_access(const ag_violation *v, const HChar *earlier, Bool xml)
+static void ag_pp_ip(ULong ip, Bool xml);
+
+/* An access: its whole stack if kept, else its code address. */
+static void ag_pp_access_at(ExeContext *ec, ULong ip, Bool xml)
+{
+   if (ec) VG_(pp_ExeContext)(ec);
+   else if (ip) ag_pp_ip(ip, xml);
+}
+
+static void ag_pp_other_access(const ag_violation *v, ExeContext *ec, const HChar *earlier,
+                               Bool xml)
 {
    HChar prev[160];
    if (v->other_tid != AG_NO_TID)
@@ -195,13 +213,7 @@ static void ag_pp_other_access(const ag_violation *v, const HChar *earlier, Bool
       VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", prev);
    else
       VG_(umsg)("%s\n", prev);
-   if (v->other_site) {
-      const HChar *desc = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)v->other_site, NULL);
-      if (xml)
-         VG_(printf_xml)("  <auxwhat>at %pS</auxwhat>\n", desc);
-      else
-         VG_(umsg)("   at %s\n", desc);
-   }
+   ag_pp_access_at(ec, v->other_site, xml);
 }
 
 /* The first line of a report closed by a synchronisation event: the
@@ -273,13 +285,13 @@ static void ag_pp_conflict_data(const ag_err_extra *x, Bool xml)
                     v->other_size == 1 ? "" : "s", (unsigned long)v->other_addr,
                     ag_syncinfo_name(x->sync_kind), v->tid + 1);
    ag_aux(xml, line);
-   ag_pp_ip(v->other_site, xml);
+   ag_pp_access_at(x->other_ec, v->other_site, xml);
    if (x->data_described) VG_(pp_addrinfo)((Addr)v->other_addr, &x->data_ai);
    if (!xml) VG_(umsg)("\n");
    VG_(snprintf)(line, sizeof line, "The %s of thread #%u inside its atomic region was",
                  ag_rw(v->own_flags), v->tid + 1);
    ag_aux(xml, line);
-   ag_pp_ip(v->own_site, xml);
+   ag_pp_access_at(x->own_ec, v->own_site, xml);
    if (!xml) VG_(umsg)("\n");
 }
 
@@ -366,7 +378,7 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
    /* the other thread's access this one conflicts with, when the engine
       knows it (an access's site is its instruction address) */
    if (v->size && v->other_event && v->other_site) {
-      ag_pp_other_access(v, "an earlier", xml);
+      ag_pp_other_access(v, x->other_ec, "an earlier", xml);
       if (!xml) VG_(umsg)("\n");
    }
    if (!v->size && v->own_event) ag_pp_conflict_data(x, xml);
@@ -400,7 +412,7 @@ static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
       VG_(pp_ExeContext)(VG_(get_error_where)(err));
       VG_(umsg)("\n");
    }
-   ag_pp_other_access(v, "a previous", xml);
+   ag_pp_other_access(v, NULL, "a previous", xml);
    ag_pp_addr(x);
 }
 

@@ -36,6 +36,7 @@ static const HChar *ag_join_list(const HChar *old, const HChar *add)
    VG_(snprintf)(s, n, "%s,%s", old, add);
    return s;
 }
+ag_history_t ag_clo_history = AG_HIST_APPROX;
 
 /* Parse a decimal fraction in (0,1) such as 0.01 into parts per million. */
 static Bool ag_parse_ppm(const HChar *s, Int *ppm)
@@ -96,6 +97,9 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_XACT_CLO(arg, "--track-frames=auto", ag_clo_track_frames, AG_FRAMES_AUTO) {}
    else if VG_XACT_CLO(arg, "--track-frames=yes", ag_clo_track_frames, AG_FRAMES_YES) {}
    else if VG_XACT_CLO(arg, "--track-frames=no", ag_clo_track_frames, AG_FRAMES_NO) {}
+   else if VG_XACT_CLO(arg, "--history-level=none", ag_clo_history, AG_HIST_NONE) {}
+   else if VG_XACT_CLO(arg, "--history-level=approx", ag_clo_history, AG_HIST_APPROX) {}
+   else if VG_XACT_CLO(arg, "--history-level=full", ag_clo_history, AG_HIST_FULL) {}
    else
       return False;
    return True;
@@ -133,6 +137,10 @@ void ag_print_usage(void)
 "    --track-frames=auto|yes|no  close regions whose frame is gone (return,\n"
 "                              longjmp, exception); auto: with a spec or\n"
 "                              when atomicity is checked [auto]\n"
+"    --history-level=none|approx|full  stacks for the other thread's side of a\n"
+"                              report: none: code addresses only; approx: also\n"
+"                              where it took and released locks; full: also a\n"
+"                              stack for each access it made in a region [approx]\n"
    );
 }
 

@@ -233,6 +233,35 @@ class ReportTexts(unittest.TestCase):
         self.check("plain_write", ACCESS_REPORT)
 
 
+class HistoryLevels(unittest.TestCase):
+    """--history-level: what is known of the other thread's side."""
+
+    OTHER = r"(?m)^This conflicts with an earlier write by thread #3\n   at 0x[0-9A-F]+: deposit \(plain_write.c:23\)\n"
+
+    def test_access_closed(self):
+        exe = compile_prog("plain_write")
+        full = valgrind(exe, "--history-level=full")
+        # the whole stack of the other thread's write
+        self.assertRegex(full.text, self.OTHER + r"   by 0x[0-9A-F]+: ag_thread_start ", full)
+        for lvl in ("approx", "none"):
+            with self.subTest(level=lvl):
+                r = valgrind(exe, "--history-level=" + lvl)
+                # its code address only: the next line ends the block
+                self.assertRegex(r.text, self.OTHER + r"\n", r)
+
+    def test_lock_closed(self):
+        exe = compile_prog("locked_check_act")
+        runs = {lvl: valgrind(exe, "--history-level=" + lvl) for lvl in ("none", "approx", "full")}
+        data = r"(?m)^Thread #3 read 4 bytes at 0x[0-9a-f]+ under the lock.*\n   at 0x[0-9A-F]+: buyer \(locked_check_act.c:16\)\n"
+        self.assertRegex(runs["full"].text, data + r"   by 0x[0-9A-F]+: ag_thread_start ")
+        self.assertRegex(runs["approx"].text, data + r" Address ")
+        for lvl, r in runs.items():
+            with self.subTest(level=lvl):
+                self.assertEqual((r.atomicity, r.errors), (1, 1), r)
+                # lock stacks at approx and full
+                self.assertEqual("Thread #3 acquired the lock at" in r.text, lvl != "none", r)
+
+
 class Merging(unittest.TestCase):
     """One bug, one report: instances of the same code sites are one
     context, counted."""
