@@ -8,6 +8,7 @@
  * violation, 1 some, 2 bad input or usage.
  */
 #include "ag_replay.h"
+#include "ag_explain.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +25,10 @@ typedef struct {
    ag_replay *rp;
    uint64_t total_bytes;        /* 0 if unknown */
    int progress_shown;
+   uint64_t explain;            /* --explain=N: draw the N-th report's cycle */
+   int explain_format, explain_rc;
+   uint64_t nreports;
+   ag_explain *xp;
 } tool;
 
 /* ---- input ------------------------------------------------------- */
@@ -248,8 +253,22 @@ static void on_report(void *cookie, ag_replay *rp, const ag_violation *v)
    tool *tl = cookie;
    (void)rp;
    clear_progress(tl);
+   if (tl->explain) {
+      if (++tl->nreports != tl->explain) return;
+      if (tl->explain_format == AG_EXPLAIN_TEXT) print_text(tl, v);
+      fflush(stdout);
+      tl->explain_rc = ag_explain_report(tl->xp, rp, v, tl->explain_format, stdout) ? 2 : 0;
+      return;
+   }
    if (tl->json) print_json(tl, v);
    else print_text(tl, v);
+}
+
+static void on_event(void *cookie, ag_replay *rp, const ag_replay_event *ev)
+{
+   tool *tl = cookie;
+   (void)rp;
+   if (tl->nreports < tl->explain) ag_explain_event(tl->xp, ev);
 }
 
 static void on_progress(void *cookie, ag_replay *rp)
@@ -298,6 +317,10 @@ static void usage(FILE *f)
       "  --convert=FILE         also write the trace read to FILE (binary format)\n"
       "  --convert-format=bin|std  format of --convert (default bin)\n"
       "  --time                 print time, events/s and peak memory on stderr\n"
+      "  --explain=N            draw the cycle of the N-th report instead of listing\n"
+      "                         reports: its transactions, their events, the edges\n"
+      "  --format=text|dot|svg|html  how --explain draws it (default text: a lane\n"
+      "                         per thread)\n"
       "  --list-engines         list the engines and exit\n"
       "Exit status: 0 no violation, 1 violations, 2 bad input or usage.\n");
 }
@@ -345,6 +368,26 @@ static int parse_args(int argc, char **argv, args *ar, tool *tl, ag_replay_opts 
       else if (strcmp(a, "--json") == 0) tl->json = 1;
       else if (strcmp(a, "--stats") == 0) tl->stats = 1;
       else if (strcmp(a, "--time") == 0) tl->timing = 1;
+      else if (strncmp(a, "--explain=", 10) == 0) {
+         char *end;
+         unsigned long long n = strtoull(a + 10, &end, 10);
+         if (*end || n == 0 || a[10] < '0' || a[10] > '9') {
+            fprintf(stderr, "atomgrind-trace: --explain wants a report number (1, 2, ...), "
+                    "not '%s'\n", a + 10);
+            return 2;
+         }
+         tl->explain = n;
+      } else if (strncmp(a, "--format=", 9) == 0) {
+         static const char *const fmts[] = { "text", "dot", "svg", "html" };
+         int k = -1;
+         for (int j = 0; j < 4; j++) if (strcmp(a + 9, fmts[j]) == 0) k = j;
+         if (k < 0) {
+            fprintf(stderr, "atomgrind-trace: --format must be text, dot, svg or html, "
+                    "not '%s'\n", a + 9);
+            return 2;
+         }
+         tl->explain_format = k;
+      }
       else if (strcmp(a, "--parse-only") == 0) ar->parse_only = 1;
       else if (strncmp(a, "--convert=", 10) == 0) ar->convert = a + 10;
       else if (strcmp(a, "--convert-format=bin") == 0) ar->convert_fmt = AG_TW_BIN;
@@ -445,7 +488,7 @@ static void print_summary(tool *tl, const ag_replay_opts *o, const char *name, i
 {
    const ag_replay_stats *st = ag_replay_get_stats(tl->rp);
    uint64_t nrep = ag_replay_reports(tl->rp);
-   FILE *sf = tl->json ? stderr : stdout;
+   FILE *sf = tl->json || tl->explain ? stderr : stdout;
    if (o->ops)
       fprintf(sf, "atomgrind-trace: %s: %llu events, %llu %s (engine %s)%s\n", name,
               (unsigned long long)st->events, (unsigned long long)nrep,
@@ -504,6 +547,14 @@ int main(int argc, char **argv)
    o.stats = tl.stats;
    o.report = on_report;
    o.cookie = &tl;
+   if (tl.explain) {
+      if (!o.ops || ag_engine_kind(o.ops) != AG_KIND_ATOMICITY) {
+         fprintf(stderr, "atomgrind-trace: --explain needs an atomicity engine\n");
+         return 2;
+      }
+      tl.xp = ag_explain_new(0);
+      o.on_event = on_event;
+   }
    tl.rp = ag_replay_new(&o);
    double t0 = now();
    rc = ag_replay_run(tl.rp, name, fd_read, &fd);
@@ -519,6 +570,15 @@ int main(int argc, char **argv)
    if (tl.timing) print_timing(ag_replay_get_stats(tl.rp), t1 - t0);
    uint64_t nrep = ag_replay_reports(tl.rp);
    ag_replay_delete(tl.rp);
+   ag_explain_delete(tl.xp);
    if (rc) return 2;
+   if (tl.explain) {
+      if (nrep < tl.explain) {
+         fprintf(stderr, "atomgrind-trace: --explain=%llu: the trace has %llu report%s\n",
+                 (unsigned long long)tl.explain, (unsigned long long)nrep, nrep == 1 ? "" : "s");
+         return 2;
+      }
+      return tl.explain_rc ? 2 : 1;
+   }
    return nrep ? 1 : 0;
 }
