@@ -188,9 +188,6 @@ static void ag_pp_addr(const ag_err_extra *x)
       VG_(pp_addrinfo)(ag_err_addr(&x->v), &x->ai);
 }
 
-/* "This conflicts with ... by thread #N" and the other access's code
-   location: engines keep its instruction address only (a stack per
-   access would cost a stack capture per access). */
 static void ag_pp_ip(ULong ip, Bool xml);
 
 /* An access: its whole stack if kept, else its code address. */
@@ -200,6 +197,9 @@ static void ag_pp_access_at(ExeContext *ec, ULong ip, Bool xml)
    else if (ip) ag_pp_ip(ip, xml);
 }
 
+/* "This conflicts with ... by thread #N" and the other access: engines
+   keep its instruction address; its stack is kept only with
+   --history-level=full (a stack capture per access costs). */
 static void ag_pp_other_access(const ag_violation *v, ExeContext *ec, const HChar *earlier,
                                Bool xml)
 {
