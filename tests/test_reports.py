@@ -170,8 +170,10 @@ def readme_report():
 
 
 def message_lines(text):
-    """A report's lines other than stack frames, addresses masked."""
+    """A report's lines other than stack frames, addresses and thread
+    numbers masked (either customer's withdrawal may be the one reported)."""
     text = re.sub(r"0x[0-9A-Fa-f]+", "0x..", text)
+    text = re.sub(r"#\d+", "#N", text)
     return [l for l in text.splitlines() if l.strip() and not re.match(r"   (at|by) ", l)
             and not l.startswith(("final balance", "ERROR SUMMARY"))]
 
