@@ -1,4 +1,4 @@
-"""atomgrind-trace --explain=N: the cycle behind a report of a trace, as
+"""atomgrind-trace --explain=N (built with ASan+UBSan): the cycle behind a report of a trace, as
 text (a lane per thread), DOT, SVG and HTML.  For the papers' traces
 rho2-rho4 (and a lock-closed one) the picture holds exactly the cycle's
 transactions and edges; the SVG is read with a real XML parser."""
@@ -9,10 +9,17 @@ import subprocess
 import unittest
 import xml.etree.ElementTree as ET
 
-from agtest import BUILD, HERE
+from agtest import HERE
+from test_trace_tool import tool
 
 TRACES = os.path.join(HERE, "traces")
-TOOL = os.path.join(BUILD, "atomgrind-trace")
+TOOL = None
+
+
+def setUpModule():
+    # the sanitized host build test_trace_tool uses (ASan, UBSan)
+    global TOOL
+    TOOL = tool()
 SVG = "{http://www.w3.org/2000/svg}"
 
 # trace: ({transaction: (thread, first, last)}, [(src, dst, from event, to event)]),
