@@ -124,14 +124,14 @@ static void print_text(tool *tl, const ag_violation *v)
       char on[256];
       snprintf(on, sizeof on, "%s", ag_replay_thread_name(rp, v->other_tid));
       printf("   %s thread %s", race ? "races with" : "conflicts with", on);
-      if (v->other_event && v->size) {     /* the access closing it */
+      /* the other event as the engine named it, unless it is the data
+         behind a synchronisation-closed cycle (print_sync_text says so) */
+      if (v->other_event && !v->own_event) {
          printf(": %s", race ? "earlier access at " : "");
          put_at(tl, v->other_event, v->other_site);
-         printf("\n");
-      } else {
-         printf("\n");
-         print_sync_text(tl, v, tn, on);
       }
+      printf("\n");
+      if (!race) print_sync_text(tl, v, tn, on);
       if (v->other_begin_event) {
          printf("   in %s's atomic region begun at ", on);
          put_at(tl, v->other_begin_event, v->other_begin_site);
