@@ -1,8 +1,9 @@
 /* ag_analysis.c -- the engines the tool runs and the events it feeds them.
  *
  * One engine per analysis asked for (--check=): an atomicity engine
- * (--engine=) and/or the race engine.  Events are forwarded to each;
- * reports come back through ag_report and go to the error manager. */
+ * (--engine=), the prediction engine beside it (--predict=yes), and/or
+ * the race engine.  Events are forwarded to each; reports come back
+ * through ag_report and go to the error manager. */
 #include "pub_tool_basics.h"
 #include "pub_tool_execontext.h"   /* region begin sites are ExeContexts */
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
@@ -19,8 +20,9 @@
 #include "ag_sampler.h"            /* RPT windows */
 
 #define AG_RACE_ENGINE "fasttrack"
+#define AG_PREDICT_ENGINE "predict"
 
-static ag_engine *ag_eng[2];
+static ag_engine *ag_eng[3];        /* [0] atomicity if checked */
 static UInt ag_neng;
 static ThreadId ag_an_vgtid = VG_INVALID_THREADID;   /* the running thread */
 static UInt ag_an_threads;           /* threads announced (RPT's |T|) */
@@ -37,11 +39,20 @@ volatile UWord ag_an_gate = 1;
 static Bool ag_an_window = True;     /* inside an RPT window (or no sampling) */
 static Bool ag_an_every_access;      /* races checked, trace recorded, or
                                         --skip-quiescent=no */
+/* Prediction needs the accesses made while no region is open too (a
+   remote access of a serial-looking run lies outside the region), but
+   only from the run's first region on: a program without regions pays
+   nothing, and one with regions only after its first begin.  Accesses
+   before it are not seen, so a remote access made before any region
+   began is never predicted. */
+static Bool ag_an_predicting;        /* the prediction engine runs ... */
+static Bool ag_an_region_seen;       /* ... and a region has begun */
 
 static void ag_an_update_gate(void)
 {
    ag_an_gate = ag_neng > 0 && ag_an_window
-                && (ag_an_every_access || ag_engine_open_regions(ag_eng[0]) > 0);
+                && (ag_an_every_access || ag_engine_open_regions(ag_eng[0]) > 0
+                    || (ag_an_predicting && ag_an_region_seen));
 }
 
 /* Without the engines no event reaches them, and with the gate shut no
@@ -107,6 +118,12 @@ void ag_analysis_init(void)
       const HChar *name = ag_clo_engine;
       if (!name) name = AG_DEFAULT_ENGINE;
       ag_eng[ag_neng++] = ag_make(name, &cfg);
+      /* not with RPT windows: a window starts without the locks held
+         at its start, and prediction needs them */
+      if (ag_clo_predict && !ag_clo_sample_rpt) {
+         ag_eng[ag_neng++] = ag_make(AG_PREDICT_ENGINE, &cfg);
+         ag_an_predicting = True;
+      }
    }
    if (ag_clo_check & AG_CHECK_RACES)
       ag_eng[ag_neng++] = ag_make(AG_RACE_ENGINE, &cfg);
@@ -201,6 +218,7 @@ ULong ag_an_begin(ag_tid t, ThreadId vgtid)
    ag_an_sync_event();
    ag_rec_begin(t, VG_(get_IP)(vgtid));
    for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
+   ag_an_region_seen = True;
    ag_an_update_gate();
    return (ULong)(Addr)ec;
 }
@@ -235,7 +253,7 @@ void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 {
    if (UNLIKELY(ag_clo_record_trace != NULL)) ag_rec_access(t, a, size, flags, ip);
    ag_ev_access(ag_eng[0], t, a, size, flags, ip);
-   if (ag_neng > 1) ag_ev_access(ag_eng[1], t, a, size, flags, ip);
+   for (UInt i = 1; i < ag_neng; i++) ag_ev_access(ag_eng[i], t, a, size, flags, ip);
    if (UNLIKELY(ag_clo_history == AG_HIST_FULL)) ag_an_access_stack(t);
 }
 
@@ -286,6 +304,23 @@ void ag_an_sync_rmw(ag_tid t, Addr obj)
 {
    ag_an_acquire(t, obj, False);
    ag_an_release(t, obj, False);
+}
+
+void ag_an_once(ag_tid t, Addr once, Bool init)
+{
+   ag_an_sync_event();
+   /* recorded as before (an RMW of a sync object): offline atomicity
+      replays still see once -> later once as lock edges */
+   ag_rec_acquire(t, once, False);
+   ag_rec_release(t, once, False);
+   for (UInt i = 0; i < ag_neng; i++) {
+      if (ag_engine_kind(ag_engine_ops_of(ag_eng[i])) == AG_KIND_ATOMICITY) {
+         ag_ev_access(ag_eng[i], t, once, 1, init ? AG_WRITE : 0, 0);
+      } else {
+         ag_ev_acquire(ag_eng[i], t, once, False, 0);
+         ag_ev_release(ag_eng[i], t, once, False, 0);
+      }
+   }
 }
 
 void ag_an_forget(Addr a, SizeT len)

@@ -25,6 +25,10 @@ void ag_an_lock_release(ag_tid t, Addr lock, Bool shared);
 /* A read-modify-write of a synchronisation object (condvar, semaphore,
    barrier, once): ordered after the previous one on the object. */
 void ag_an_sync_rmw(ag_tid t, Addr obj);
+/* pthread_once on `once` returned: its initialising call (init) or a
+   later one.  Atomicity engines see a write or a read of the control;
+   the others (races, prediction) an RMW of it as a sync object. */
+void ag_an_once(ag_tid t, Addr once, Bool init);
 void ag_an_forget(Addr a, SizeT len);     /* memory freed, unmapped, reused */
 Bool ag_an_in_region(ag_tid t);
 void ag_an_disable(void);                 /* nothing is analysed from now on */

@@ -99,8 +99,10 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_SEM_WAITED:
    case AG_CR_BARRIER_PRE:
    case AG_CR_BARRIER_POST:
-   case AG_CR_ONCE_POST:
       ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_ONCE_POST:
+      ag_sync_once(vgtid, arg[1], arg[2] != 0);
       break;
    case AG_CR_SPIN_INIT_OR_UNLOCK:
       /* one glibc function is both pthread_spin_init and _unlock */

@@ -17,7 +17,7 @@
 #include "ag_history.h"            /* access stacks (--history-level=full) */
 #include "ag_syncinfo.h"           /* what kind of object a lock address is */
 
-typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE } ag_err_kind;
+typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE, AG_ERR_PREDICTED } ag_err_kind;
 
 typedef struct {
    ag_violation v;
@@ -83,6 +83,28 @@ static void ag_infer(ThreadId vgtid, const ag_violation *v)
 
 /* ---- recording -------------------------------------------------- */
 
+/* Regions (their begin stacks) an observed atomicity violation was
+   reported in, as the interrupted or the interrupting region.  A
+   predicted violation in such a region is the same bug seen again: it is
+   not shown.  (Begin stacks are ExeContexts, which the core shares
+   between equal stacks.)  A bounded list: beyond it, predictions are shown. */
+#define AG_OBSERVED_MAX 256
+static ExeContext *ag_observed[AG_OBSERVED_MAX];
+static UInt ag_nobserved;
+
+static Bool ag_observed_region(ExeContext *ec)
+{
+   for (UInt i = 0; i < ag_nobserved; i++)
+      if (ag_observed[i] == ec) return True;
+   return False;
+}
+
+static void ag_note_observed(ExeContext *ec)
+{
+   if (ec && !ag_observed_region(ec) && ag_nobserved < AG_OBSERVED_MAX)
+      ag_observed[ag_nobserved++] = ec;
+}
+
 void ag_error_violation(ThreadId vgtid, const ag_violation *v)
 {
    ag_err_extra x;
@@ -105,9 +127,14 @@ void ag_error_violation(ThreadId vgtid, const ag_violation *v)
       x.lock_rel_ec = ag_site_ec(v->lock_rel_site);
       x.own_rel_ec = ag_site_ec(v->own_rel_site);
    }
-   VG_(maybe_record_error)(vgtid,
-                           v->kind == AG_KIND_RACE ? AG_ERR_RACE : AG_ERR_ATOMICITY,
-                           ag_err_addr(v), NULL, &x);
+   if (v->kind == AG_KIND_ATOMICITY) {
+      ag_note_observed(x.begin_ec);
+      ag_note_observed(x.other_begin_ec);
+   }
+   if (v->kind == AG_KIND_PREDICT && x.begin_ec && ag_observed_region(x.begin_ec)) return;
+   ag_err_kind k = v->kind == AG_KIND_RACE ? AG_ERR_RACE
+                   : v->kind == AG_KIND_PREDICT ? AG_ERR_PREDICTED : AG_ERR_ATOMICITY;
+   VG_(maybe_record_error)(vgtid, k, ag_err_addr(v), NULL, &x);
 }
 
 void ag_error_misuse(ThreadId vgtid, const HChar *fmt, ...)
@@ -157,6 +184,11 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
           && (a->v.flags & AG_WRITE) == (b->v.flags & AG_WRITE);
    case AG_ERR_MISUSE:
       return VG_STREQ(a->msg, b->msg);
+   case AG_ERR_PREDICTED:
+      /* one report per (region begin, the three accesses' code) */
+      return ag_ec_top(a->begin_ec) == ag_ec_top(b->begin_ec)
+          && a->v.e1_site == b->v.e1_site && a->v.e2_site == b->v.e2_site
+          && a->v.other_site == b->v.other_site;
    default:
       return False;
    }
@@ -398,6 +430,63 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
    ag_pp_addr(x);
 }
 
+/* A line of text, then "   at <code location of ip>". */
+static void ag_pp_line_at(const HChar *text, ULong ip, Bool xml)
+{
+   if (xml)
+      VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", text);
+   else
+      VG_(umsg)("%s\n", text);
+   if (!ip) return;
+   const HChar *desc = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)ip, NULL);
+   if (xml)
+      VG_(printf_xml)("  <auxwhat>at %pS</auxwhat>\n", desc);
+   else
+      VG_(umsg)("   at %s\n", desc);
+}
+
+/* A predicted violation is reported at the end of the region (when the
+   prediction was made while it was open), or at the other thread's access
+   (made after the region ended).  The stack is that event's; the other
+   accesses are known by their instruction address. */
+static void ag_pp_predicted(const Error *err, const ag_err_extra *x, Bool xml)
+{
+   const ag_violation *v = &x->v;
+   HChar what[240], line[160];
+   UInt t = v->local_tid + 1, u = v->other_tid + 1;
+   if (v->at_end)
+      VG_(snprintf)(what, sizeof what,
+                    "Possible atomicity violation: the atomic region of thread #%u, ending here, "
+                    "could be interleaved by a %s of thread #%u between its %s and its %s "
+                    "at %#lx", t, ag_rw(v->other_flags), u, ag_rw(v->e1_flags),
+                    ag_rw(v->e2_flags), (unsigned long)v->addr);
+   else
+      VG_(snprintf)(what, sizeof what,
+                    "Possible atomicity violation: %s of size %u at %#lx by thread #%u "
+                    "could interleave between a %s and a %s of thread #%u's atomic region",
+                    ag_rw(v->other_flags), v->size, (unsigned long)v->addr, u,
+                    ag_rw(v->e1_flags), ag_rw(v->e2_flags), t);
+   if (xml)
+      VG_(printf_xml)("  <kind>PredictedAtomicity</kind>\n  <what>%pS</what>\n", what);
+   else
+      VG_(umsg)("%s\n", what);
+   VG_(pp_ExeContext)(VG_(get_error_where)(err));
+   if (!xml) VG_(umsg)("\n");
+   VG_(snprintf)(line, sizeof line, "Thread #%u's first access, a %s, was", t, ag_rw(v->e1_flags));
+   ag_pp_line_at(line, v->e1_site, xml);
+   VG_(snprintf)(line, sizeof line, "and its later %s was", ag_rw(v->e2_flags));
+   ag_pp_line_at(line, v->e2_site, xml);
+   if (v->at_end) {
+      VG_(snprintf)(line, sizeof line, "Thread #%u's %s, which could run in between, was", u,
+                    ag_rw(v->other_flags));
+      ag_pp_line_at(line, v->other_site, xml);
+   }
+   if (!xml) VG_(umsg)("\n");
+   VG_(snprintf)(line, sizeof line, "The atomic region of thread #%u began at", t);
+   ag_pp_region(line, x->begin_ec, xml);
+   ag_pp_addr(x);
+}
+
 static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
 {
    const ag_violation *v = &x->v;
@@ -423,6 +512,7 @@ static void ag_pp_Error(const Error *err)
    switch (VG_(get_error_kind)(err)) {
    case AG_ERR_ATOMICITY: ag_pp_atomicity(err, x, xml); break;
    case AG_ERR_RACE: ag_pp_race(err, x, xml); break;
+   case AG_ERR_PREDICTED: ag_pp_predicted(err, x, xml); break;
    case AG_ERR_MISUSE:
       if (xml) {
          VG_(printf_xml)("  <kind>Misuse</kind>\n  <what>%pS</what>\n", x->msg);
@@ -451,11 +541,12 @@ static UInt ag_update_extra(const Error *err)
    return sizeof(ag_err_extra);
 }
 
-static const HChar *const ag_kind_names[] = { NULL, "Atomicity", "Race", "Misuse" };
+static const HChar *const ag_kind_names[] = { NULL, "Atomicity", "Race", "Misuse",
+                                              "PredictedAtomicity" };
 
 static Bool ag_recognised_suppression(const HChar *name, Supp *su)
 {
-   for (Int k = AG_ERR_ATOMICITY; k <= AG_ERR_MISUSE; k++)
+   for (Int k = AG_ERR_ATOMICITY; k <= AG_ERR_PREDICTED; k++)
       if (VG_STREQ(name, ag_kind_names[k])) {
          VG_(set_supp_kind)(su, k);
          return True;
@@ -478,7 +569,7 @@ static Bool ag_error_matches_suppression(const Error *err, const Supp *su)
 static const HChar *ag_get_error_name(const Error *err)
 {
    ErrorKind k = VG_(get_error_kind)(err);
-   return (k >= AG_ERR_ATOMICITY && k <= AG_ERR_MISUSE) ? ag_kind_names[k] : NULL;
+   return (k >= AG_ERR_ATOMICITY && k <= AG_ERR_PREDICTED) ? ag_kind_names[k] : NULL;
 }
 
 static SizeT ag_print_extra_suppression_info(const Error *err, HChar *buf, Int nBuf)

@@ -433,7 +433,7 @@ static void ag_once_trampoline(void)
    /* Order the routine before every other caller's return: this thread
       may be descheduled between glibc publishing "done" (which lets the
       waiters return) and its own ONCE_POST after the real call. */
-   AG_REQ(AG_CR_ONCE_POST, ag_once_control, 0, 0);
+   AG_REQ(AG_CR_ONCE_POST, ag_once_control, 1, 0);     /* 1: the initialising call */
    AG_PUSH();
 }
 

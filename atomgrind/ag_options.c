@@ -37,6 +37,7 @@ static const HChar *ag_join_list(const HChar *old, const HChar *add)
    return s;
 }
 ag_history_t ag_clo_history = AG_HIST_APPROX;
+Bool ag_clo_predict = True;
 
 /* Parse a decimal fraction in (0,1) such as 0.01 into parts per million. */
 static Bool ag_parse_ppm(const HChar *s, Int *ppm)
@@ -100,6 +101,7 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_XACT_CLO(arg, "--history-level=none", ag_clo_history, AG_HIST_NONE) {}
    else if VG_XACT_CLO(arg, "--history-level=approx", ag_clo_history, AG_HIST_APPROX) {}
    else if VG_XACT_CLO(arg, "--history-level=full", ag_clo_history, AG_HIST_FULL) {}
+   else if VG_BOOL_CLO(arg, "--predict", ag_clo_predict) {}
    else
       return False;
    return True;
@@ -115,6 +117,8 @@ void ag_print_usage(void)
       if (ag_engine_kind(*e) == AG_KIND_ATOMICITY)
          VG_(printf)("        %-15s %s\n", ag_engine_name(*e), ag_engine_help(*e));
    VG_(printf)(
+"    --predict=yes|no          also report atomicity violations that a feasible\n"
+"                              reordering of the run would show [yes]\n"
 "    --cycles=all|increasing   report every non-serializable cycle, or only\n"
 "                              cycles blamed on one region (atomsanitizer) [all]\n"
 "    --check-stack-var=no|yes  check accesses to the thread's own stack [no]\n"

@@ -30,6 +30,7 @@ extern ag_frames_t ag_clo_track_frames;   /* --track-frames= */
 /* --history-level: stacks for the other thread's side of a report */
 typedef enum { AG_HIST_NONE, AG_HIST_APPROX, AG_HIST_FULL } ag_history_t;
 extern ag_history_t ag_clo_history;
+extern Bool ag_clo_predict;               /* --predict= */
 
 Bool ag_process_cmd_line_option(const HChar *arg);
 void ag_print_usage(void);

@@ -22,7 +22,8 @@ enum {
    AG_CR_SEM_WAITED,         /* arg1: sem (after a successful wait/trywait) */
    AG_CR_BARRIER_PRE,        /* arg1: barrier */
    AG_CR_BARRIER_POST,       /* arg1: barrier */
-   AG_CR_ONCE_POST,          /* arg1: once control (after pthread_once returns) */
+   AG_CR_ONCE_POST,          /* arg1: once control (after pthread_once returns,
+                                and after the init routine, with arg2 = 1) */
    AG_CR_LOCK_DESTROY,       /* arg1: lock/cond/sem/barrier address (init or destroy) */
    AG_CR_THREAD_DETACHED,    /* arg1: pthread_t */
    /* arg1: spinlock (before the real call).  glibc on x86-64 makes

@@ -3,11 +3,11 @@
  * Mutexes, spinlocks and the write side of rwlocks are acquire/release of
  * the lock; the read side is a shared acquire/release.  Recursion is
  * tracked here so engines see only the outermost acquire and release.
- * Condition variables, semaphores, barriers and pthread_once are
- * read-modify-writes of a synchronisation object (an acquire immediately
- * followed by a release): every such operation is ordered after the
- * previous one on the object, which gives signal -> woken wait,
- * post -> wait, arrivals -> departures and once -> later once. */
+ * Condition variables, semaphores and barriers are read-modify-writes of
+ * a synchronisation object (an acquire immediately followed by a
+ * release): every such operation is ordered after the previous one on
+ * the object, which gives signal -> woken wait, post -> wait, arrivals ->
+ * departures.  pthread_once: see ag_sync_once. */
 #include "pub_tool_basics.h"
 #include "ag_analysis.h"           /* the events a sync operation means */
 #include "ag_requests.h"          /* AG_LK_* lock kinds */
@@ -117,6 +117,17 @@ void ag_sync_object(ThreadId vgtid, Addr obj)
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
    ag_an_sync_rmw(th->tid, obj);
+}
+
+/* pthread_once is a write of its control by the initialising call and a
+   read by every call after it (regions that each call it on a finished
+   control do not conflict), and an ordering of the routine before every
+   later return. */
+void ag_sync_once(ThreadId vgtid, Addr once, Bool init)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_an_once(th->tid, once, init);
 }
 
 Bool ag_sync_holds(ThreadId vgtid, Addr lock)

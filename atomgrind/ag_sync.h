@@ -12,6 +12,8 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock);
 void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex);
 void ag_sync_cond_wait_post(ThreadId vgtid, Addr cond, Addr mutex);
 void ag_sync_object(ThreadId vgtid, Addr obj);   /* an RMW on a sync object */
+/* pthread_once returned (init: inside the initialising call) */
+void ag_sync_once(ThreadId vgtid, Addr once, Bool init);
 void ag_sync_destroy(ThreadId vgtid, Addr obj);
 Bool ag_sync_holds(ThreadId vgtid, Addr lock);  /* exclusively, by this thread */
 

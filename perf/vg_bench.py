@@ -251,6 +251,9 @@ def configs(args):
     # function of the program an atomic region (issue 12)
     cs.append(("ag:frames", "atomgrind", ["--track-frames=yes"]))
     cs.append(("ag:fns-all", "atomgrind", ["--atomic-fns=all"]))
+    # the defaults and ag:every without prediction (--predict is on by default)
+    cs.append(("ag:nopredict", "atomgrind", ["--predict=no"]))
+    cs.append(("ag:every-nopredict", "atomgrind", ["--predict=no", "--skip-quiescent=no"]))
     out = []
     for name, kind, extra in cs:
         if args.configs and name not in args.configs and not (
@@ -292,7 +295,8 @@ def main():
     ap.add_argument("-w", "--workloads", type=lambda s: s.split(","), default=None,
                     help="comma list: stress,pigz,pbzip2,xz,zstd")
     ap.add_argument("-c", "--configs", type=lambda s: s.split(","), default=None,
-                    help="comma list: native,none,helgrind,drd,atomgrind,ag:ENGINE,ag:races,ag:rpt,ag:every"
+                    help="comma list: native,none,helgrind,drd,atomgrind,ag:ENGINE,ag:races,ag:rpt,ag:every,"
+                         "ag:nopredict,ag:every-nopredict"
                          " (ag:* = every ag: one)")
     ap.add_argument("--size", type=int, default=None, help="input bytes (default 3 MiB, --quick 512 KiB)")
     ap.add_argument("--build", default=os.environ.get("AG_BUILD", os.path.join(ROOT, "build")),

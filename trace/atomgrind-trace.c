@@ -98,10 +98,35 @@ static void print_sync_text(tool *tl, const ag_violation *v, const char *tn, con
    }
 }
 
+/* A predicted violation (engine predict): the region's two accesses and
+   the other thread's access that could run between them. */
+static void print_predicted(tool *tl, const ag_violation *v)
+{
+   ag_replay *rp = tl->rp;
+   char tn[256];
+   snprintf(tn, sizeof tn, "%s", ag_replay_thread_name(rp, v->local_tid));
+   printf("Possible atomicity violation at event %llu, engine %s:\n",
+          (unsigned long long)v->event, v->engine);
+   printf("   in %s's atomic region begun at ", tn);
+   put_at(tl, v->begin_event, v->begin_site);
+   printf("\n   its %s at ", (v->e1_flags & AG_WRITE) ? "write" : "read");
+   put_at(tl, v->e1_event, v->e1_site);
+   printf(" and %s at ", (v->e2_flags & AG_WRITE) ? "write" : "read");
+   put_at(tl, v->e2_event, v->e2_site);
+   printf("\n   could be interleaved by the %s of thread %s at ",
+          (v->other_flags & AG_WRITE) ? "write" : "read", ag_replay_thread_name(rp, v->other_tid));
+   put_at(tl, v->other_event, v->other_site);
+   printf("\n");
+}
+
 static void print_text(tool *tl, const ag_violation *v)
 {
    ag_replay *rp = tl->rp;
    int race = v->kind == AG_KIND_RACE;
+   if (v->kind == AG_KIND_PREDICT) {
+      print_predicted(tl, v);
+      return;
+   }
    printf("%s at ", race ? "Data race" : "Atomicity violation");
    if (ag_replay_is_binary(rp)) printf("event %llu", (unsigned long long)v->event);
    else printf("line %llu (event %llu)", (unsigned long long)ag_replay_line(rp),
@@ -190,8 +215,12 @@ static void print_json(tool *tl, const ag_violation *v)
    int bin = ag_replay_is_binary(rp);
    printf("{\"engine\":");
    json_str(v->engine);
-   printf(",\"kind\":\"%s\",\"event\":%llu", v->kind == AG_KIND_RACE ? "race" : "atomicity",
-          (unsigned long long)v->event);
+   printf(",\"kind\":\"%s\",\"event\":%llu", v->kind == AG_KIND_RACE ? "race"
+          : v->kind == AG_KIND_PREDICT ? "predicted" : "atomicity", (unsigned long long)v->event);
+   if (v->kind == AG_KIND_PREDICT) {
+      json_event(tl, "e1", v->e1_event);
+      json_event(tl, "e2", v->e2_event);
+   }
    if (!bin) printf(",\"line\":%llu", (unsigned long long)ag_replay_line(rp));
    printf(",\"thread\":");
    json_str(ag_replay_thread_name(rp, v->tid));

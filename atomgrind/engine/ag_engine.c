@@ -12,12 +12,14 @@ extern const ag_engine_ops ag_atomsan_ops;
 extern const ag_engine_ops ag_velodrome_ops;
 extern const ag_engine_ops ag_fasttrack_ops;
 extern const ag_engine_ops ag_aerodrome_ops;
+extern const ag_engine_ops ag_predict_ops;
 
 static const ag_engine_ops *const registry[] = {
    &ag_atomsan_ops,
    &ag_velodrome_ops,
    &ag_fasttrack_ops,
    &ag_aerodrome_ops,
+   &ag_predict_ops,
    NULL
 };
 
@@ -134,9 +136,21 @@ static void ag_report_lock_uses(ag_engine *e, ag_violation *v)
       }
 }
 
+static int ag_ctx_report_predicted(ag_engine *e, ag_violation *v)
+{
+   v->engine = e->ops->name;
+   v->kind = e->ops->kind;
+   v->event = e->ctx.event;
+   v->site = e->ctx.site;
+   e->reports++;
+   if (e->report) e->report(e->cookie, v);
+   return 1;
+}
+
 int ag_ctx_report(ag_ctx *ctx, ag_violation *v)
 {
    ag_engine *e = ctx->disp;
+   if (e->ops->kind == AG_KIND_PREDICT) return ag_ctx_report_predicted(e, v);
    if (e->last_report_event == ctx->event) return 0;   /* one per event */
    ag_region *r = v->tid < ctx->nthreads ? &ctx->regions[v->tid] : NULL;
    if (e->ops->kind == AG_KIND_ATOMICITY && r && r->begin_event) {

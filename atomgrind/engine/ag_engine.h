@@ -39,6 +39,7 @@ typedef uint64_t ag_addr;
 /* What an engine checks */
 #define AG_KIND_ATOMICITY 1
 #define AG_KIND_RACE      2
+#define AG_KIND_PREDICT   3   /* predicted atomicity violations (ag_predict.c) */
 
 /* One report.  Fields the engine does not know are 0 (tids: AG_NO_TID). */
 typedef struct ag_violation {
@@ -77,6 +78,16 @@ typedef struct ag_violation {
       tid released it inside its region (0 if not known). */
    uint64_t lock_acq_event, lock_acq_site, lock_rel_event, lock_rel_site;
    uint64_t own_rel_event, own_rel_site;
+   /* AG_KIND_PREDICT: thread local_tid's accesses e1 < e2 of one atomic
+      region (begin_*), and other_tid's access (other_*) that a feasible
+      reordering of the run places between them.  The reporting event
+      (tid, event, site) is e2 or the other access, whichever came later,
+      or, with at_end, the end of local_tid's region (a prediction made
+      while the region was open waits for its end); addr/size/flags are
+      those of the later access. */
+   ag_tid local_tid;
+   uint64_t e1_event, e1_site, e2_event, e2_site;
+   unsigned e1_flags, e2_flags;
 } ag_violation;
 
 typedef void (*ag_report_fn)(void *cookie, const ag_violation *v);

@@ -37,7 +37,9 @@ typedef struct ag_ctx {
 /* Engines call this to report.  It fills the region fields and drops
    repeats: a second report within one event, and a second atomicity report
    for one region instance interleaved by the same other thread (the same
-   bug seen at its next access).  Returns 1 if it was delivered. */
+   bug seen at its next access).  Returns 1 if it was delivered.
+   AG_KIND_PREDICT engines de-duplicate themselves: only the engine name,
+   kind and the reporting event's index and site are filled. */
 int ag_ctx_report(ag_ctx *ctx, ag_violation *v);
 
 /* While an acquire is dispatched: if thread a made the lock's last release

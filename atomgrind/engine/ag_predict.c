@@ -1,0 +1,602 @@
+/* ag_predict.c -- predicted atomicity violations (AVIO-style), engine
+ * "predict": unserializable local-remote-local patterns that a feasible
+ * reordering of the observed run would show, though the run did not.
+ *
+ * Patterns.  Thread t's accesses e1 < e2 to one location inside one atomic
+ * region, and an access a of another thread u to it, such that e1 a e2
+ * is unserializable: R-W-R, W-W-R, W-R-W, R-W-W (types of e1, a, e2).
+ * (W-W-W is serializable by view; AVIO leaves it out, and so do we.)
+ *
+ * Feasibility.  Happens-before (hb) here is program order plus fork, join
+ * and synchronisation-object edges (condvar, semaphore, barrier, once --
+ * they reach engines as an acquire immediately followed by a release of
+ * the object: two consecutive events of one thread, so an empty critical
+ * section of a real lock counts as one too, which only orders more).
+ * Lock release -> acquire edges are NOT in hb: a reordering may change
+ * them.  a may run between e1 and e2 iff
+ *   - not a hb e1 and not e2 hb a, and
+ *   - no lock that t holds continuously from e1 through e2 is held by u
+ *     at a (rwlocks: unless both hold it for reading).
+ * The read and the write of one atomic read-modify-write instruction are
+ * never split.
+ * Checked: a before e1 in the run: "not a hb e2" (stronger than "not a hb
+ * e1": a synchronisation of t between e1 and e2 hides the prediction);
+ * a after e2: "not e2 hb a" exactly.  An a observed between e1 and e2 is
+ * an observed violation, left to the atomicity engine; the region instance
+ * and u are then done for this engine.
+ *
+ * Bounded memory.  Per location, per thread (at most PD_MAXENT threads per
+ * location; the least recently active is dropped): its last read and last
+ * write (hb clock, lockset, site) and, for its latest region that touched
+ * the location, the first read and first write there; the held-lock sets
+ * of the pairs (first, last) are kept too.  So e1 is always a first access
+ * of its kind in the region; with a before e1, a is u's last access of its
+ * kind before e2; with a after e2, e2 is t's last access of its kind
+ * before a (and must still lie in that region).  Locksets are interned.
+ * One report per (region instance, other thread).  A prediction against a
+ * region that is still open waits for the region's end (and is then
+ * reported there): the rest of the region may yet show the interleaving
+ * for real, and the observed report is the better one.
+ */
+#include "ag_engine_impl.h"
+#include "ag_map.h"
+#include "ag_shim.h"
+
+#define PD_MAXENT 4       /* threads remembered per location */
+#define PD_MAXPEND 4      /* predictions waiting for a region's end */
+
+/* ---- vector clocks ----------------------------------------------- */
+
+typedef struct { uint32_t n; uint32_t *c; } pd_vc;
+
+static inline uint32_t pd_vc_get(const pd_vc *v, ag_tid u) { return u < v->n ? v->c[u] : 0; }
+
+static void pd_vc_grow(pd_vc *v, uint32_t n)
+{
+   if (n <= v->n) return;
+   uint32_t cap = v->n ? v->n : 4;
+   while (cap < n) cap *= 2;
+   v->c = ag_realloc(v->c, cap * sizeof(uint32_t));
+   ag_memzero(v->c + v->n, (cap - v->n) * sizeof(uint32_t));
+   v->n = cap;
+}
+
+static void pd_vc_join(pd_vc *d, const pd_vc *s)
+{
+   pd_vc_grow(d, s->n);
+   for (uint32_t i = 0; i < s->n; i++)
+      if (s->c[i] > d->c[i]) d->c[i] = s->c[i];
+}
+
+static void pd_vc_tick(pd_vc *v, ag_tid t)
+{
+   pd_vc_grow(v, t + 1);
+   v->c[t]++;
+}
+
+/* ---- interned locksets ------------------------------------------- */
+
+/* A held lock: its address shifted left by one, bit 0 = read side. */
+typedef struct { uint32_t n; uint64_t *keys; } pd_lset;   /* sorted */
+
+typedef struct { uint32_t id; } pd_lset_slot;
+
+/* ---- state ------------------------------------------------------- */
+
+typedef struct { uint64_t key, acq_event; uint32_t prefix; } pd_held;
+
+typedef struct {
+   pd_vc vc;
+   pd_held *held;          /* in acquisition order */
+   uint32_t nheld, capheld;
+   int known;
+   ag_violation pend[PD_MAXPEND];   /* against its open region */
+   uint32_t npend;
+} pd_thread;
+
+typedef struct {
+   uint64_t event, site;   /* event 0: none */
+   uint64_t rb;            /* begin event of its region, 0 outside */
+   uint32_t clock, ls;     /* the thread's own clock, its lockset */
+   unsigned flags;
+} pd_acc;
+
+typedef struct {
+   ag_tid tid;
+   uint32_t h12[2][2];     /* locks held from first[i] through last[j] */
+   uint64_t rbegin, rbsite;/* the region first[] belong to */
+   pd_acc last[2];         /* [0] read, [1] write */
+   pd_acc first[2];
+} pd_ent;
+
+typedef struct { uint32_t n, cap; pd_ent e[]; } pd_rec;
+
+typedef struct {
+   ag_ctx *ctx;
+   pd_thread *th;
+   uint32_t nth;
+   ag_map *sync;           /* object -> pd_vc */
+   ag_map *done;           /* (region begin, other tid) -> reported/observed */
+   ag_map *lset_idx;       /* hash -> pd_lset_slot */
+   pd_lset *lsets;         /* id -> set; id 0 = empty */
+   uint32_t nlsets, caplsets;
+} pd_state;
+
+static pd_thread *pd_th(pd_state *pd, ag_tid t)
+{
+   if (t >= pd->nth) {
+      uint32_t n = pd->nth ? pd->nth : 8;
+      while (n <= t) n *= 2;
+      pd->th = ag_realloc(pd->th, n * sizeof(pd_thread));
+      ag_memzero(pd->th + pd->nth, (n - pd->nth) * sizeof(pd_thread));
+      pd->nth = n;
+   }
+   return &pd->th[t];
+}
+
+/* ---- locksets ---------------------------------------------------- */
+
+static uint64_t pd_hash(const uint64_t *k, uint32_t n)
+{
+   uint64_t h = 1469598103934665603ull;
+   for (uint32_t i = 0; i < n; i++) h = (h ^ k[i]) * 1099511628211ull;
+   return h ? h : 1;
+}
+
+static int pd_lset_eq(const pd_lset *s, const uint64_t *k, uint32_t n)
+{
+   if (s->n != n) return 0;
+   for (uint32_t i = 0; i < n; i++)
+      if (s->keys[i] != k[i]) return 0;
+   return 1;
+}
+
+/* The id of the set of n keys (sorted in place). */
+static uint32_t pd_intern(pd_state *pd, uint64_t *k, uint32_t n)
+{
+   if (n == 0) return 0;
+   for (uint32_t i = 1; i < n; i++)          /* insertion sort: sets are small */
+      for (uint32_t j = i; j > 0 && k[j - 1] > k[j]; j--) {
+         uint64_t x = k[j]; k[j] = k[j - 1]; k[j - 1] = x;
+      }
+   for (uint64_t h = pd_hash(k, n);; h++) {   /* linear probing on the hash */
+      int created;
+      pd_lset_slot *s = ag_map_lookup(pd->lset_idx, h, &created);
+      if (!created) {
+         if (pd_lset_eq(&pd->lsets[s->id], k, n)) return s->id;
+         continue;
+      }
+      if (pd->nlsets == pd->caplsets) {
+         pd->caplsets *= 2;
+         pd->lsets = ag_realloc(pd->lsets, pd->caplsets * sizeof(pd_lset));
+      }
+      pd_lset *ls = &pd->lsets[pd->nlsets];
+      ls->n = n;
+      ls->keys = ag_malloc(n * sizeof(uint64_t));
+      ag_memcopy(ls->keys, k, n * sizeof(uint64_t));
+      s->id = pd->nlsets++;
+      return s->id;
+   }
+}
+
+/* Could two threads hold these sets at once?  Not if they share a lock
+   that one of them holds exclusively. */
+static int pd_lset_exclude(const pd_state *pd, uint32_t a, uint32_t b)
+{
+   if (a == 0 || b == 0) return 0;
+   const pd_lset *x = &pd->lsets[a], *y = &pd->lsets[b];
+   for (uint32_t i = 0; i < x->n; i++)
+      for (uint32_t j = 0; j < y->n; j++)
+         if ((x->keys[i] >> 1) == (y->keys[j] >> 1) && !(x->keys[i] & y->keys[j] & 1))
+            return 1;
+   return 0;
+}
+
+/* Recompute the interned prefixes of t's held locks from index `from`. */
+static void pd_prefixes(pd_state *pd, pd_thread *th, uint32_t from)
+{
+   uint64_t buf[16], *k = th->nheld <= 16 ? buf : ag_malloc(th->nheld * sizeof(uint64_t));
+   for (uint32_t i = from; i < th->nheld; i++) {
+      for (uint32_t j = 0; j <= i; j++) k[j] = th->held[j].key;
+      th->held[i].prefix = pd_intern(pd, k, i + 1);
+   }
+   if (k != buf) ag_free(k);
+}
+
+static inline uint32_t pd_lockset(const pd_thread *th)
+{
+   return th->nheld ? th->held[th->nheld - 1].prefix : 0;
+}
+
+/* Locks t holds now that it acquired before event e1: those it held
+   continuously since e1 (held[] is in acquisition order). */
+static uint32_t pd_held_since(const pd_thread *th, uint64_t e1)
+{
+   uint32_t k = 0;
+   while (k < th->nheld && th->held[k].acq_event < e1) k++;
+   return k ? th->held[k - 1].prefix : 0;
+}
+
+/* ---- per-location records ---------------------------------------- */
+
+static void pd_loc_init(void *self, void *loc)
+{
+   (void)self;
+   *(pd_rec **)loc = NULL;
+}
+
+static size_t pd_rec_bytes(uint32_t cap) { return sizeof(pd_rec) + cap * sizeof(pd_ent); }
+
+static void pd_loc_copy(void *self, void *dst, const void *src)
+{
+   (void)self;
+   const pd_rec *s = *(pd_rec *const *)src;
+   pd_rec *d = NULL;
+   if (s) {
+      d = ag_malloc(pd_rec_bytes(s->cap));
+      ag_memcopy(d, s, pd_rec_bytes(s->cap));
+   }
+   *(pd_rec **)dst = d;
+}
+
+static void pd_loc_fini(void *self, void *loc)
+{
+   (void)self;
+   ag_free(*(pd_rec **)loc);
+   *(pd_rec **)loc = NULL;
+}
+
+static uint64_t pd_recency(const pd_ent *e)
+{
+   return e->last[0].event > e->last[1].event ? e->last[0].event : e->last[1].event;
+}
+
+/* t's entry in the record, made if needed (dropping the least recently
+   active thread's when PD_MAXENT are kept). */
+static pd_ent *pd_entry(pd_rec **rp, ag_tid t)
+{
+   pd_rec *r = *rp;
+   if (r)
+      for (uint32_t i = 0; i < r->n; i++)
+         if (r->e[i].tid == t) return &r->e[i];
+   if (!r || r->n == r->cap) {
+      uint32_t cap = r ? r->cap * 2 : 1;
+      if (r && r->cap == PD_MAXENT) {
+         uint32_t old = 0;
+         for (uint32_t i = 1; i < r->n; i++)
+            if (pd_recency(&r->e[i]) < pd_recency(&r->e[old])) old = i;
+         r->e[old] = r->e[--r->n];
+      } else {
+         r = ag_realloc(r, pd_rec_bytes(cap));
+         if (!*rp) r->n = 0;
+         r->cap = cap;
+         *rp = r;
+      }
+   }
+   pd_ent *e = &r->e[r->n++];
+   ag_memzero(e, sizeof *e);
+   e->tid = t;
+   return e;
+}
+
+/* ---- patterns and reports ---------------------------------------- */
+
+/* Is e1 a e2 unserializable (kinds: 0 read, 1 write)? */
+static inline int pd_pattern(int k1, int ka, int k2)
+{
+   return ka ? !(k1 && k2) : (k1 && k2);
+}
+
+/* The read and the write of one atomic read-modify-write instruction
+   (consecutive events, both AG_ATOMIC): nothing runs between them. */
+static inline int pd_one_rmw(const pd_acc *e1, const pd_acc *e2)
+{
+   return e2->event == e1->event + 1 && (e1->flags & e2->flags & AG_ATOMIC)
+          && !(e1->flags & AG_WRITE) && (e2->flags & AG_WRITE);
+}
+
+/* What is known of (region instance, other thread): */
+enum { PD_NEW, PD_PREDICTED, PD_OBSERVED };
+
+static uint8_t *pd_state_of(pd_state *pd, uint64_t rbegin, ag_tid u)
+{
+   /* event indices stay below 2^48 */
+   return ag_map_lookup(pd->done, rbegin ^ ((uint64_t)u << 48), NULL);
+}
+
+static void pd_observed(pd_state *pd, uint64_t rbegin, ag_tid u)
+{
+   *pd_state_of(pd, rbegin, u) = PD_OBSERVED;
+}
+
+static void pd_report(pd_state *pd, ag_tid reporter, const pd_ent *loc,
+                      const pd_acc *e1, const pd_acc *e2, ag_tid u, const pd_acc *a)
+{
+   uint8_t *st = pd_state_of(pd, loc->rbegin, u);
+   if (*st != PD_NEW) return;
+   *st = PD_PREDICTED;
+   ag_ctx *ctx = pd->ctx;
+   ag_violation v;
+   ag_memzero(&v, sizeof v);
+   v.addr = ctx->addr;
+   v.size = ctx->size;
+   v.flags = ctx->flags;
+   v.tid = reporter;
+   v.local_tid = loc->tid;
+   v.begin_event = loc->rbegin;
+   v.begin_site = loc->rbsite;
+   v.e1_event = e1->event;
+   v.e1_site = e1->site;
+   v.e1_flags = e1->flags;
+   v.e2_event = e2->event;
+   v.e2_site = e2->site;
+   v.e2_flags = e2->flags;
+   v.other_tid = u;
+   v.other_event = a->event;
+   v.other_site = a->site;
+   v.other_flags = a->flags;
+   ag_region *r = &ctx->regions[loc->tid];
+   pd_thread *th = &pd->th[loc->tid];
+   if (r->depth && r->begin_event == loc->rbegin) {     /* still open: wait */
+      if (th->npend < PD_MAXPEND) th->pend[th->npend++] = v;
+      return;
+   }
+   ag_ctx_report(ctx, &v);
+}
+
+/* t's region ends: what was predicted against it and has not been
+   observed since is reported now, at its end. */
+static void pd_end(void *self, ag_tid t)
+{
+   pd_state *pd = self;
+   pd_thread *th = pd_th(pd, t);
+   for (uint32_t i = 0; i < th->npend; i++) {
+      ag_violation *v = &th->pend[i];
+      if (*pd_state_of(pd, v->begin_event, v->other_tid) != PD_PREDICTED) continue;
+      v->tid = t;
+      v->at_end = 1;
+      ag_ctx_report(pd->ctx, v);
+   }
+   th->npend = 0;
+}
+
+/* The current access (kind k, event ev) of t as e2 of its region `me`,
+   with a remote access a of another thread observed before e1. */
+static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k,
+                            const pd_acc *cur)
+{
+   pd_thread *th = &pd->th[t];
+   for (int i = 0; i < 2; i++) {
+      const pd_acc *e1 = &me->first[i];
+      if (!e1->event) continue;
+      for (uint32_t n = 0; n < r->n; n++) {
+         const pd_ent *o = &r->e[n];
+         if (o->tid == t) continue;
+         for (int ka = 0; ka < 2; ka++) {
+            const pd_acc *a = &o->last[ka];
+            if (!a->event || !pd_pattern(i, ka, k) || pd_one_rmw(e1, cur)) continue;
+            if (a->event > e1->event) {          /* observed between e1 and e2 */
+               pd_observed(pd, me->rbegin, o->tid);
+               continue;
+            }
+            if (pd_vc_get(&th->vc, o->tid) >= a->clock) continue;   /* a hb e2 */
+            if (pd_lset_exclude(pd, pd_held_since(th, e1->event), a->ls)) continue;
+            pd_report(pd, t, me, e1, cur, o->tid, a);
+         }
+      }
+   }
+}
+
+/* The current access of t (kind ka) as the remote access a, after e2, for
+   the latest regions of other threads that touched this location. */
+static void pd_check_after(pd_state *pd, pd_rec *r, ag_tid t, int ka, const pd_acc *a)
+{
+   pd_thread *th = &pd->th[t];
+   for (uint32_t n = 0; n < r->n; n++) {
+      const pd_ent *o = &r->e[n];
+      if (o->tid == t || !o->rbegin) continue;
+      for (int i = 0; i < 2; i++) {
+         const pd_acc *e1 = &o->first[i];
+         if (!e1->event) continue;
+         for (int j = 0; j < 2; j++) {
+            const pd_acc *e2 = &o->last[j];
+            if (e2->rb != o->rbegin || e2->event <= e1->event || !pd_pattern(i, ka, j)
+                || pd_one_rmw(e1, e2))
+               continue;
+            if (pd_vc_get(&th->vc, o->tid) >= e2->clock) continue;   /* e2 hb a */
+            if (pd_lset_exclude(pd, o->h12[i][j], a->ls)) continue;
+            pd_report(pd, t, o, e1, e2, t, a);
+         }
+      }
+   }
+}
+
+static void pd_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned flags)
+{
+   pd_state *pd = self;
+   (void)addr;
+   ag_ctx *ctx = pd->ctx;
+   pd_thread *th = pd_th(pd, t);
+   pd_rec **rp = loc;
+   int k = (flags & AG_WRITE) ? 1 : 0;
+   uint64_t rb = ctx->regions[t].depth ? ctx->regions[t].begin_event : 0;
+   pd_acc cur = { ctx->event, ctx->site, rb, pd_vc_get(&th->vc, t), pd_lockset(th), flags };
+   /* only t has touched the location: nothing to check (the common case) */
+   if (*rp && !((*rp)->n == 1 && (*rp)->e[0].tid == t)) {
+      pd_ent *me = NULL;
+      for (uint32_t i = 0; i < (*rp)->n; i++)
+         if ((*rp)->e[i].tid == t) me = &(*rp)->e[i];
+      if (rb && me && me->rbegin == rb) pd_check_before(pd, *rp, me, t, k, &cur);
+      pd_check_after(pd, *rp, t, k, &cur);
+   }
+   pd_ent *me = pd_entry(rp, t);
+   if (rb) {
+      if (me->rbegin != rb) {
+         me->rbegin = rb;
+         me->rbsite = ctx->regions[t].begin_site;
+         me->first[0].event = me->first[1].event = 0;
+      }
+      if (!me->first[k].event) me->first[k] = cur;
+      for (int i = 0; i < 2; i++)
+         if (me->first[i].event) me->h12[i][k] = pd_held_since(th, me->first[i].event);
+   }
+   me->last[k] = cur;
+}
+
+/* ---- synchronisation --------------------------------------------- */
+
+static void pd_thread_new(void *self, ag_tid t)
+{
+   pd_thread *th = pd_th(self, t);
+   if (th->known) return;
+   th->known = 1;
+   pd_vc_grow(&th->vc, t + 1);
+   if (!th->vc.c[t]) th->vc.c[t] = 1;
+}
+
+static void pd_acquire(void *self, ag_tid t, ag_addr lock, int shared)
+{
+   pd_state *pd = self;
+   pd_thread *th = pd_th(pd, t);
+   if (th->nheld == th->capheld) {
+      th->capheld = th->capheld ? 2 * th->capheld : 4;
+      th->held = ag_realloc(th->held, th->capheld * sizeof(pd_held));
+   }
+   th->held[th->nheld].key = (lock << 1) | (shared ? 1 : 0);
+   th->held[th->nheld].acq_event = pd->ctx->event;
+   th->nheld++;
+   pd_prefixes(pd, th, th->nheld - 1);
+}
+
+/* A sync-object operation: ordered after the previous one on obj. */
+static void pd_sync_op(pd_state *pd, ag_tid t, ag_addr obj)
+{
+   pd_thread *th = &pd->th[t];
+   pd_vc *s = ag_map_lookup(pd->sync, obj, NULL);
+   pd_vc_join(&th->vc, s);
+   pd_vc_join(s, &th->vc);
+   pd_vc_tick(&th->vc, t);
+}
+
+static void pd_release(void *self, ag_tid t, ag_addr lock, int shared)
+{
+   pd_state *pd = self;
+   pd_thread *th = pd_th(pd, t);
+   uint64_t key = (lock << 1) | (shared ? 1 : 0);
+   uint32_t i = th->nheld;
+   while (i > 0 && th->held[i - 1].key != key) i--;
+   if (i == 0) return;                       /* not held: nothing to undo */
+   i--;
+   int sync = i == th->nheld - 1 && th->held[i].acq_event + 1 == pd->ctx->event;
+   for (uint32_t j = i + 1; j < th->nheld; j++) th->held[j - 1] = th->held[j];
+   th->nheld--;
+   pd_prefixes(pd, th, i);
+   if (sync) pd_sync_op(pd, t, lock);
+}
+
+static void pd_fork(void *self, ag_tid parent, ag_tid child)
+{
+   pd_state *pd = self;
+   pd_thread_new(pd, child);
+   pd_thread *p = pd_th(pd, parent), *c = pd_th(pd, child);
+   pd_vc_join(&c->vc, &p->vc);
+   pd_vc_tick(&p->vc, parent);
+}
+
+/* The joined thread has exited: its clock is no longer needed (accesses
+   keep their own clock values), so memory follows the live threads. */
+static void pd_join(void *self, ag_tid joiner, ag_tid child)
+{
+   pd_state *pd = self;
+   pd_thread *c = pd_th(pd, child), *j = pd_th(pd, joiner);
+   pd_vc_join(&j->vc, &c->vc);
+   if (!pd->ctx->regions[child].live) {
+      ag_free(c->vc.c);
+      c->vc.c = NULL;
+      c->vc.n = 0;
+   }
+}
+
+static void pd_thread_exit(void *self, ag_tid t)
+{
+   pd_thread *th = pd_th(self, t);
+   ag_free(th->held);
+   th->held = NULL;
+   th->nheld = th->capheld = 0;
+   th->npend = 0;
+}
+
+static void pd_lock_forget(void *self, ag_addr lock)
+{
+   pd_state *pd = self;
+   pd_vc *s = ag_map_get(pd->sync, lock);
+   if (s) {
+      ag_free(s->c);
+      s->c = NULL;
+      s->n = 0;
+   }
+}
+
+static void pd_nop(void *self, ag_tid t) { (void)self; (void)t; }
+
+/* ---- lifetime ---------------------------------------------------- */
+
+static void *pd_create(ag_ctx *ctx)
+{
+   pd_state *pd = ag_calloc(1, sizeof *pd);
+   pd->ctx = ctx;
+   pd->sync = ag_map_new(sizeof(pd_vc));
+   pd->done = ag_map_new(1);
+   pd->lset_idx = ag_map_new(sizeof(pd_lset_slot));
+   pd->caplsets = 16;
+   pd->lsets = ag_calloc(pd->caplsets, sizeof(pd_lset));
+   pd->nlsets = 1;                           /* id 0: the empty set */
+   return pd;
+}
+
+static void pd_free_vc(void *arg, uint64_t key, void *rec)
+{
+   (void)arg; (void)key;
+   ag_free(((pd_vc *)rec)->c);
+}
+
+static void pd_destroy(void *self)
+{
+   pd_state *pd = self;
+   for (uint32_t t = 0; t < pd->nth; t++) {
+      ag_free(pd->th[t].vc.c);
+      ag_free(pd->th[t].held);
+   }
+   ag_free(pd->th);
+   ag_map_foreach(pd->sync, pd_free_vc, NULL);
+   ag_map_delete(pd->sync);
+   ag_map_delete(pd->done);
+   ag_map_delete(pd->lset_idx);
+   for (uint32_t i = 0; i < pd->nlsets; i++) ag_free(pd->lsets[i].keys);
+   ag_free(pd->lsets);
+   ag_free(pd);
+}
+
+const ag_engine_ops ag_predict_ops = {
+   .name = "predict",
+   .help = "predicted atomicity violations (AVIO patterns under hb and locks)",
+   .kind = AG_KIND_PREDICT,
+   .loc_size = sizeof(pd_rec *),
+   .create = pd_create,
+   .destroy = pd_destroy,
+   .loc_init = pd_loc_init,
+   .loc_copy = pd_loc_copy,
+   .loc_fini = pd_loc_fini,
+   .thread_new = pd_thread_new,
+   .thread_exit = pd_thread_exit,
+   .begin = pd_nop,
+   .end = pd_end,
+   .access_start = NULL,
+   .access = pd_access,
+   .acquire = pd_acquire,
+   .release = pd_release,
+   .fork = pd_fork,
+   .join = pd_join,
+   .access_done = NULL,
+   .lock_forget = pd_lock_forget,
+};

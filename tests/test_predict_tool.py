@@ -1,0 +1,66 @@
+"""--predict under Valgrind: serial-looking runs of a region that another
+thread's update could interleave get a PredictedAtomicity report; runs
+where fork/join, a semaphore, a lock held throughout or an atomic
+read-modify-write rule the interleaving out get none
+(tests/progs/predict_serial.c)."""
+import re
+import unittest
+
+from agtest import BUILD, compile_prog, supp_file, tool_built, valgrind
+
+PREDICTED = r"(?m)^Possible atomicity violation: "
+
+
+def setUpModule():
+    if not tool_built():
+        raise AssertionError("atomgrind is not built in %s" % BUILD)
+
+
+def predicted(run):
+    return len(re.findall(PREDICTED, run.text))
+
+
+class Predict(unittest.TestCase):
+    def run_mode(self, mode, *opts):
+        return valgrind(compile_prog("predict_serial"), *opts, args=[mode])
+
+    def test_remote_after_region(self):
+        r = self.run_mode("after")
+        self.assertEqual((predicted(r), r.atomicity, r.errors), (1, 0, 1), r)
+        self.assertRegex(r.text, r"(?s)Possible atomicity violation: write of size 4 at 0x[0-9a-f]+ by "
+                         r"thread #3 could interleave between a read and a write of thread #2's atomic "
+                         r"region\n\s+at 0x[0-9A-F]+: deposit \(predict_serial.c:\d+\).*"
+                         r"Thread #2's first access, a read, was\n\s+at 0x[0-9A-F]+: withdraw.*"
+                         r"and its later write was\n\s+at 0x[0-9A-F]+: withdraw.*"
+                         r"The atomic region of thread #2 began at\n\s+at 0x[0-9A-F]+: withdraw")
+
+    def test_remote_before_region(self):
+        r = self.run_mode("before")
+        self.assertEqual((predicted(r), r.atomicity, r.errors), (1, 0, 1), r)
+        self.assertRegex(r.text, r"(?s)Possible atomicity violation: the atomic region of thread #2, "
+                         r"ending here, could be interleaved by a write of thread #3 between its read "
+                         r"and its write at 0x[0-9a-f]+\n\s+at 0x[0-9A-F]+: withdraw.*"
+                         r"Thread #2's first access, a read, was\n\s+at 0x[0-9A-F]+: withdraw.*"
+                         r"and its later write was\n\s+at 0x[0-9A-F]+: withdraw.*"
+                         r"Thread #3's write, which could run in between, was\n\s+at 0x[0-9A-F]+: deposit")
+
+    def test_ruled_out(self):
+        for mode in ("locked", "created", "sem", "atomic"):
+            with self.subTest(mode=mode):
+                r = self.run_mode(mode)
+                self.assertEqual(r.errors, 0, r)
+
+    def test_predict_no(self):
+        r = self.run_mode("after", "--predict=no")
+        self.assertEqual(r.errors, 0, r)
+
+    def test_suppression(self):
+        with supp_file("{\n   pred\n   Atomgrind:PredictedAtomicity\n   ...\n   fun:deposit\n}\n") as supp:
+            r = self.run_mode("after", "--suppressions=" + supp)
+        self.assertEqual((r.errors, r.suppressed), (0, 1), r)
+        r = self.run_mode("after", "--gen-suppressions=all")
+        self.assertIn("Atomgrind:PredictedAtomicity", r.text)
+
+
+if __name__ == "__main__":
+    unittest.main()
