@@ -15,6 +15,7 @@
 #include "pub_tool_transtab.h"     /* VG_(discard_translations_safely) */
 #include "ag_analysis.h"
 #include "ag_errors.h"             /* reports and misuse */
+#include "ag_history.h"            /* --history-level=full: access stacks */
 #include "ag_options.h"            /* --check, --engine, --sample, ... */
 #include "ag_record.h"             /* --record-trace */
 #include "ag_sampler.h"            /* RPT windows */
@@ -263,26 +264,54 @@ void ag_an_end(ag_tid t, ThreadId vgtid)
                       "ATOMGRIND_ATOMIC_BEGIN in thread #%u", t + 1);
 }
 
+/* --history-level=full: the stack of an access the atomicity engine
+   analysed inside some region (no other access can be reported).  VEX
+   keeps the unwind registers exact at memory accesses, so it is the
+   access's own stack. */
+static void ag_an_access_stack(ag_tid t)
+{
+   if (!(ag_clo_check & AG_CHECK_ATOMICITY) || ag_engine_open_regions(ag_eng[0]) == 0)
+      return;
+   ag_history_note(t, ag_engine_events(ag_eng[0]),
+                   VG_(record_ExeContext)(VG_(get_running_tid)(), 0));
+}
+
 /* The hot path: no call for recording unless asked, one engine unrolled. */
 void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 {
    if (UNLIKELY(ag_clo_record_trace != NULL)) ag_rec_access(t, a, size, flags, ip);
    ag_ev_access(ag_eng[0], t, a, size, flags, ip);
    for (UInt i = 1; i < ag_neng; i++) ag_ev_access(ag_eng[i], t, a, size, flags, ip);
+   if (UNLIKELY(ag_clo_history == AG_HIST_FULL)) ag_an_access_stack(t);
+}
+
+/* The stack of a lock operation, for reports closed at an acquire (where
+   the other thread took and released the lock): only while some region
+   is open, since no other lock operation can lie on a cycle (the
+   argument of ag_quiescent in engine/ag_engine.c), so programs without
+   regions do not pay for it. */
+static ULong ag_an_sync_site(void)
+{
+   if (ag_clo_history == AG_HIST_NONE || !(ag_clo_check & AG_CHECK_ATOMICITY)
+       || ag_engine_open_regions(ag_eng[0]) == 0)
+      return 0;
+   return (ULong)(Addr)VG_(record_ExeContext)(VG_(get_running_tid)(), 0);
 }
 
 static void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_acquire(t, lock, shared);
-   for (UInt i = 0; i < ag_neng; i++) ag_ev_acquire(ag_eng[i], t, lock, shared, 0);
+   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_acquire(ag_eng[i], t, lock, shared, site);
 }
 
 static void ag_an_release(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_release(t, lock, shared);
-   for (UInt i = 0; i < ag_neng; i++) ag_ev_release(ag_eng[i], t, lock, shared, 0);
+   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_release(ag_eng[i], t, lock, shared, site);
 }
 
 /* The held count changes before the event's tick, so RPT sees a lock as

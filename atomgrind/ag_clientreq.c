@@ -11,6 +11,25 @@
 #include "ag_spec.h"               /* frames of marked regions */
 #include "ag_sync.h"               /* what a sync call means */
 #include "ag_threads.h"            /* the requesting thread */
+#include "ag_syncinfo.h"           /* the kind of each sync object */
+
+STATIC_ASSERT((Int)AG_SK_MUTEX == AG_LK_MUTEX && (Int)AG_SK_SPIN == AG_LK_SPIN
+              && (Int)AG_SK_RWLOCK_RD == AG_LK_RWLOCK_RD
+              && (Int)AG_SK_RWLOCK_WR == AG_LK_RWLOCK_WR);
+
+/* The kind of object a synchronisation request is about (for reports). */
+static void ag_note_kind(const UWord *arg)
+{
+   switch (arg[0]) {
+   case AG_CR_LOCK_ACQUIRED: ag_syncinfo_set(arg[1], (UInt)arg[2]); break;
+   case AG_CR_COND_WAIT_PRE: case AG_CR_COND_WAIT_POST:
+   case AG_CR_COND_SIGNAL: ag_syncinfo_set(arg[1], AG_SK_COND); break;
+   case AG_CR_SEM_POST: case AG_CR_SEM_WAITED: ag_syncinfo_set(arg[1], AG_SK_SEM); break;
+   case AG_CR_BARRIER_PRE: case AG_CR_BARRIER_POST: ag_syncinfo_set(arg[1], AG_SK_BARRIER); break;
+   case AG_CR_ONCE_POST: ag_syncinfo_set(arg[1], AG_SK_ONCE); break;
+   default: break;
+   }
+}
 
 Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
 {
@@ -18,6 +37,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    if (!VG_IS_TOOL_USERREQ('A', 'G', arg[0])) return False;
    *ret = 0;
    if (!th->valid) return True;
+   ag_note_kind(arg);
    switch (arg[0]) {
    case VG_USERREQ__ATOMGRIND_ATOMIC_BEGIN:
       ag_an_begin(th->tid, vgtid);

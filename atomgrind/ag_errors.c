@@ -14,6 +14,8 @@
 #include "ag_errors.h"
 #include "ag_fnspec.h"             /* regions that are calls; --infer-spec */
 #include "ag_options.h"            /* --trace-reports */
+#include "ag_history.h"            /* access stacks (--history-level=full) */
+#include "ag_syncinfo.h"           /* what kind of object a lock address is */
 
 typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE, AG_ERR_PREDICTED } ag_err_kind;
 
@@ -24,6 +26,14 @@ typedef struct {
    AddrInfo ai;
    Bool described;
    HChar msg[160];              /* misuse text */
+   /* a report closed by a synchronisation event */
+   UInt sync_kind;              /* AG_SK_* of v.lock */
+   ExeContext *lock_acq_ec, *lock_rel_ec, *own_rel_ec;
+   AddrInfo data_ai;            /* v.other_addr of the conflicting data */
+   Bool data_described;
+   /* --history-level=full: stacks of the other thread's access and of
+      the region's own access (NULL: code address only) */
+   ExeContext *other_ec, *own_ec;
 } ag_err_extra;
 
 /* The address a report is about: the access's, else the lock's. */
@@ -107,6 +117,16 @@ void ag_error_violation(ThreadId vgtid, const ag_violation *v)
    x.begin_ec = ag_site_ec(v->begin_site);
    x.other_begin_ec = ag_site_ec(v->other_begin_site);
    if (v->kind == AG_KIND_ATOMICITY && ag_fnspec_inferring()) ag_infer(vgtid, v);
+   if (v->kind == AG_KIND_ATOMICITY && v->other_tid != AG_NO_TID) {
+      x.other_ec = ag_history_stack(v->other_tid, v->other_event);
+      x.own_ec = ag_history_stack(v->tid, v->own_event);
+   }
+   if (v->lock) {
+      x.sync_kind = ag_syncinfo_kind((Addr)v->lock);
+      x.lock_acq_ec = ag_site_ec(v->lock_acq_site);
+      x.lock_rel_ec = ag_site_ec(v->lock_rel_site);
+      x.own_rel_ec = ag_site_ec(v->own_rel_site);
+   }
    if (v->kind == AG_KIND_ATOMICITY) {
       ag_note_observed(x.begin_ec);
       ag_note_observed(x.other_begin_ec);
@@ -130,10 +150,18 @@ void ag_error_misuse(ThreadId vgtid, const HChar *fmt, ...)
 
 /* ---- error manager callbacks ------------------------------------ */
 
-static Bool ag_eq_ec(VgRes res, ExeContext *a, ExeContext *b)
+static void ag_first_ip(UInt n, DiEpoch ep, Addr ip, void *opaque)
 {
-   if (!a || !b) return a == b;
-   return VG_(eq_ExeContext)(res, a, b);
+   (void)ep;
+   if (n == 0) *(Addr *)opaque = ip;
+}
+
+/* The code address an ExeContext starts at (0 for none). */
+static Addr ag_ec_top(ExeContext *ec)
+{
+   Addr ip = 0;
+   if (ec) VG_(apply_ExeContext)(ag_first_ip, &ip, ec);
+   return ip;
 }
 
 static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
@@ -142,10 +170,15 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
    const ag_err_extra *b = VG_(get_error_extra)(e2);
    switch (VG_(get_error_kind)(e1)) {
    case AG_ERR_ATOMICITY:
-      /* one report per (access stack, region begin, other region begin) */
-      return ag_eq_ec(res, a->begin_ec, b->begin_ec)
-          && ag_eq_ec(res, a->other_begin_ec, b->other_begin_ec)
-          && a->v.at_end == b->v.at_end;
+      /* One bug, one report: the core has compared the stacks where the
+         cycle closed; the rest of the key is code sites, not instances
+         (threads, addresses, locks, or whether the other thread was in a
+         region or which call path it took are not part of it): where the
+         region began and, for a cycle closed by an access, the other
+         thread's access it conflicts with. */
+      return ag_ec_top(a->begin_ec) == ag_ec_top(b->begin_ec)
+          && a->v.at_end == b->v.at_end
+          && (a->v.size ? a->v.other_site : 0) == (b->v.size ? b->v.other_site : 0);
    case AG_ERR_RACE:
       return a->v.other_site == b->v.other_site
           && (a->v.flags & AG_WRITE) == (b->v.flags & AG_WRITE);
@@ -153,7 +186,7 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
       return VG_STREQ(a->msg, b->msg);
    case AG_ERR_PREDICTED:
       /* one report per (region begin, the three accesses' code) */
-      return ag_eq_ec(res, a->begin_ec, b->begin_ec)
+      return ag_ec_top(a->begin_ec) == ag_ec_top(b->begin_ec)
           && a->v.e1_site == b->v.e1_site && a->v.e2_site == b->v.e2_site
           && a->v.other_site == b->v.other_site;
    default:
@@ -188,10 +221,20 @@ static void ag_pp_addr(const ag_err_extra *x)
       VG_(pp_addrinfo)(ag_err_addr(&x->v), &x->ai);
 }
 
-/* "This conflicts with ... by thread #N" and the other access's code
-   location: engines keep its instruction address only (a stack per
-   access would cost a stack capture per access). */
-static void ag_pp_other_access(const ag_violation *v, const HChar *earlier, Bool xml)
+static void ag_pp_ip(ULong ip, Bool xml);
+
+/* An access: its whole stack if kept, else its code address. */
+static void ag_pp_access_at(ExeContext *ec, ULong ip, Bool xml)
+{
+   if (ec) VG_(pp_ExeContext)(ec);
+   else if (ip) ag_pp_ip(ip, xml);
+}
+
+/* "This conflicts with ... by thread #N" and the other access: engines
+   keep its instruction address; its stack is kept only with
+   --history-level=full (a stack capture per access costs). */
+static void ag_pp_other_access(const ag_violation *v, ExeContext *ec, const HChar *earlier,
+                               Bool xml)
 {
    HChar prev[160];
    if (v->other_tid != AG_NO_TID)
@@ -203,13 +246,131 @@ static void ag_pp_other_access(const ag_violation *v, const HChar *earlier, Bool
       VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", prev);
    else
       VG_(umsg)("%s\n", prev);
-   if (v->other_site) {
-      const HChar *desc = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)v->other_site, NULL);
-      if (xml)
-         VG_(printf_xml)("  <auxwhat>at %pS</auxwhat>\n", desc);
-      else
-         VG_(umsg)("   at %s\n", desc);
+   ag_pp_access_at(ec, v->other_site, xml);
+}
+
+/* The first line of a report closed by a synchronisation event: the
+   object named as what it is. */
+static void ag_sync_what(HChar *what, Int n, const ag_err_extra *x, const HChar *other)
+{
+   const ag_violation *v = &x->v;
+   unsigned long a = (unsigned long)v->lock;
+   HChar op[96];
+   switch (x->sync_kind) {
+   case AG_SK_COND:
+      VG_(snprintf)(op, sizeof op, "wake-up from condition variable %#lx in", a); break;
+   case AG_SK_SEM:
+      VG_(snprintf)(op, sizeof op, "wait on semaphore %#lx by", a); break;
+   case AG_SK_BARRIER:
+      VG_(snprintf)(op, sizeof op, "wait at barrier %#lx by", a); break;
+   case AG_SK_ONCE:
+      VG_(snprintf)(op, sizeof op, "pthread_once on %#lx by", a); break;
+   case AG_SK_RWLOCK_RD: case AG_SK_RWLOCK_WR:
+      VG_(snprintf)(op, sizeof op, "rwlock %#lx %s-locked by", a, v->shared ? "read" : "write");
+      break;
+   case AG_SK_SPIN:
+      VG_(snprintf)(op, sizeof op, "spinlock %#lx acquired by", a); break;
+   default:
+      VG_(snprintf)(op, sizeof op, "%slock %#lx acquired by", v->shared ? "read " : "", a);
    }
+   VG_(snprintf)(what, n, "Atomicity violation: %s thread #%u breaks its atomic region "
+                 "(interleaved by %s)", op, v->tid + 1, other);
+}
+
+/* One line of explanation (an auxwhat in XML). */
+static void ag_aux(Bool xml, const HChar *text)
+{
+   if (xml) VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", text);
+   else VG_(umsg)("%s\n", text);
+}
+
+/* A code location known by its instruction address only. */
+static void ag_pp_ip(ULong ip, Bool xml)
+{
+   const HChar *desc = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)ip, NULL);
+   if (xml) VG_(printf_xml)("  <auxwhat>at %pS</auxwhat>\n", desc);
+   else VG_(umsg)("   at %s\n", desc);
+}
+
+static const HChar *ag_past(unsigned flags)
+{
+   if (flags & AG_ATOMIC) return (flags & AG_WRITE) ? "atomically updated" : "atomically read";
+   return (flags & AG_WRITE) ? "wrote" : "read";
+}
+
+/* What the other thread changed (or read) while the region was out of
+   the lock, and the region's own access it conflicts with. */
+static void ag_pp_conflict_data(const ag_err_extra *x, Bool xml)
+{
+   const ag_violation *v = &x->v;
+   HChar line[192];
+   const HChar *them = v->other_size == 1 ? "it" : "them";
+   if ((v->other_flags | v->own_flags) & AG_WRITE)
+      VG_(snprintf)(line, sizeof line,
+                    "Thread #%u %s %u byte%s at %#lx after thread #%u's atomic region %s %s",
+                    v->other_tid + 1, ag_past(v->other_flags), v->other_size,
+                    v->other_size == 1 ? "" : "s", (unsigned long)v->other_addr, v->tid + 1,
+                    ag_past(v->own_flags), them);
+   else      /* a cycle through the lock alone: what the lock guarded */
+      VG_(snprintf)(line, sizeof line,
+                    "Thread #%u %s %u byte%s at %#lx under the %s, as thread #%u's atomic "
+                    "region had", v->other_tid + 1, ag_past(v->other_flags), v->other_size,
+                    v->other_size == 1 ? "" : "s", (unsigned long)v->other_addr,
+                    ag_syncinfo_name(x->sync_kind), v->tid + 1);
+   ag_aux(xml, line);
+   ag_pp_access_at(x->other_ec, v->other_site, xml);
+   if (x->data_described) VG_(pp_addrinfo)((Addr)v->other_addr, &x->data_ai);
+   if (!xml) VG_(umsg)("\n");
+   VG_(snprintf)(line, sizeof line, "The %s of thread #%u inside its atomic region was",
+                 ag_rw(v->own_flags), v->tid + 1);
+   ag_aux(xml, line);
+   ag_pp_access_at(x->own_ec, v->own_site, xml);
+   if (!xml) VG_(umsg)("\n");
+}
+
+static void ag_pp_stack(const HChar *line, ExeContext *ec, Bool xml)
+{
+   ag_aux(xml, line);
+   VG_(pp_ExeContext)(ec);
+}
+
+/* Where the other thread took and released the lock (a condition
+   variable, semaphore, barrier or once control: its last operation on
+   it), and where this thread let it go inside its region. */
+static void ag_pp_lock_uses(const ag_err_extra *x, Bool xml)
+{
+   const ag_violation *v = &x->v;
+   const HChar *name = ag_syncinfo_name(x->sync_kind);
+   HChar line[160];
+   Bool any = False;
+   if (ag_syncinfo_is_lock(x->sync_kind)) {
+      if (x->lock_acq_ec) {
+         VG_(snprintf)(line, sizeof line, "Thread #%u acquired the %s at", v->other_tid + 1, name);
+         ag_pp_stack(line, x->lock_acq_ec, xml);
+      }
+      if (x->lock_rel_ec) {
+         if (x->lock_acq_ec)
+            VG_(snprintf)(line, sizeof line, "and released it at");
+         else
+            VG_(snprintf)(line, sizeof line, "Thread #%u released the %s at",
+                          v->other_tid + 1, name);
+         ag_pp_stack(line, x->lock_rel_ec, xml);
+      }
+      any = x->lock_acq_ec || x->lock_rel_ec;
+      if (x->own_rel_ec) {
+         if (any && !xml) VG_(umsg)("\n");
+         VG_(snprintf)(line, sizeof line, "Thread #%u had released it inside its atomic region at",
+                       v->tid + 1);
+         ag_pp_stack(line, x->own_rel_ec, xml);
+         any = True;
+      }
+   } else if (x->lock_rel_ec) {
+      VG_(snprintf)(line, sizeof line, "Thread #%u's last operation on the %s before it was at",
+                    v->other_tid + 1, name);
+      ag_pp_stack(line, x->lock_rel_ec, xml);
+      any = True;
+   }
+   if (any && !xml) VG_(umsg)("\n");
 }
 
 static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
@@ -234,10 +395,7 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
                     "breaks its atomic region (interleaved by %s)",
                     ag_rw(v->flags), v->size, (unsigned long)v->addr, v->tid + 1, other);
    else if (v->lock)
-      VG_(snprintf)(what, sizeof what,
-                    "Atomicity violation: %slock %#lx acquired by thread #%u "
-                    "breaks its atomic region (interleaved by %s)",
-                    v->shared ? "read " : "", (unsigned long)v->lock, v->tid + 1, other);
+      ag_sync_what(what, sizeof what, x, other);
    else
       VG_(snprintf)(what, sizeof what,
                     "Atomicity violation in thread #%u's atomic region (interleaved by %s)",
@@ -253,9 +411,11 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
    /* the other thread's access this one conflicts with, when the engine
       knows it (an access's site is its instruction address) */
    if (v->size && v->other_event && v->other_site) {
-      ag_pp_other_access(v, "an earlier", xml);
+      ag_pp_other_access(v, x->other_ec, "an earlier", xml);
       if (!xml) VG_(umsg)("\n");
    }
+   if (!v->size && v->own_event) ag_pp_conflict_data(x, xml);
+   if (v->lock) ag_pp_lock_uses(x, xml);
    HChar line[384], call[160];
    VG_(snprintf)(line, sizeof line, "The atomic region%s of thread #%u began at",
                  ag_call_of(v->begin_site, call, sizeof call), v->tid + 1);
@@ -342,7 +502,7 @@ static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
       VG_(pp_ExeContext)(VG_(get_error_where)(err));
       VG_(umsg)("\n");
    }
-   ag_pp_other_access(v, "a previous", xml);
+   ag_pp_other_access(v, NULL, "a previous", xml);
    ag_pp_addr(x);
 }
 
@@ -373,6 +533,11 @@ static UInt ag_update_extra(const Error *err)
    if (x && ag_err_addr(&x->v) && !x->described) {
       VG_(describe_addr)(VG_(current_DiEpoch)(), ag_err_addr(&x->v), &x->ai);
       x->described = True;
+   }
+   /* heap blocks are described now: they may be freed before printing */
+   if (x && !x->v.size && x->v.own_event && x->v.other_addr && !x->data_described) {
+      VG_(describe_addr)(VG_(current_DiEpoch)(), (Addr)x->v.other_addr, &x->data_ai);
+      x->data_described = True;
    }
    return sizeof(ag_err_extra);
 }

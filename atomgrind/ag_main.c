@@ -18,6 +18,9 @@
 #include "ag_sync.h"               /* ag_sync_init */
 #include "ag_threads.h"            /* ag_threads_init */
 
+/* The core's --read-inline-info: not in the public headers, but exported. */
+extern Bool VG_(clo_read_inline_info);
+
 static void ag_die_mem(Addr a, SizeT len) { ag_an_forget(a, len); }
 
 /* A thread's function regions end before the thread does. */
@@ -59,6 +62,10 @@ static void ag_pre_clo_init(void)
    VG_(details_copyright_author)("Copyright (C) 2026, the atomgrind developers.");
    VG_(details_bug_reports_to)("the atomgrind issue tracker");
    VG_(details_avg_translation_sizeB)(320);
+   /* inlined frames in stacks, as Helgrind and DRD: reports should name
+      the caller's line, not atomic_base.h or gthr-default.h.  The core
+      parses --read-inline-info after this, so the user can still say no. */
+   VG_(clo_read_inline_info) = True;
 
    VG_(basic_tool_funcs)(ag_post_clo_init, ag_instrument, ag_fini);
    VG_(needs_command_line_options)(ag_process_cmd_line_option,

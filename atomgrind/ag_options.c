@@ -41,6 +41,7 @@ static const HChar *ag_join_list(const HChar *old, const HChar *add)
    VG_(snprintf)(s, n, "%s,%s", old, add);
    return s;
 }
+ag_history_t ag_clo_history = AG_HIST_APPROX;
 Bool ag_clo_predict = True;
 
 /* Parse a decimal fraction in (0,1) such as 0.01 into parts per million. */
@@ -111,6 +112,9 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_XACT_CLO(arg, "--track-frames=auto", ag_clo_track_frames, AG_FRAMES_AUTO) {}
    else if VG_XACT_CLO(arg, "--track-frames=yes", ag_clo_track_frames, AG_FRAMES_YES) {}
    else if VG_XACT_CLO(arg, "--track-frames=no", ag_clo_track_frames, AG_FRAMES_NO) {}
+   else if VG_XACT_CLO(arg, "--history-level=none", ag_clo_history, AG_HIST_NONE) {}
+   else if VG_XACT_CLO(arg, "--history-level=approx", ag_clo_history, AG_HIST_APPROX) {}
+   else if VG_XACT_CLO(arg, "--history-level=full", ag_clo_history, AG_HIST_FULL) {}
    else if VG_BOOL_CLO(arg, "--predict", ag_clo_predict) {}
    else
       return False;
@@ -154,6 +158,10 @@ void ag_print_usage(void)
 "    --track-frames=auto|yes|no  close regions whose frame is gone (return,\n"
 "                              longjmp, exception); auto: with a spec or\n"
 "                              when atomicity is checked [auto]\n"
+"    --history-level=none|approx|full  stacks for the other thread's side of a\n"
+"                              report: none: code addresses only; approx: also\n"
+"                              where it took and released locks; full: also a\n"
+"                              stack for each access it made in a region [approx]\n"
    );
 }
 

@@ -36,6 +36,7 @@ def tearDownModule():
 def tool():
     return host_binary('atomgrind-trace',
                        engine_sources() + [os.path.join(TRACE_DIR, 'ag_replay.c'),
+                                           os.path.join(TRACE_DIR, 'ag_explain.c'),
                                            os.path.join(TRACE_DIR, 'atomgrind-trace.c')],
                        includes=[TRACE_DIR])
 

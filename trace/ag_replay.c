@@ -249,6 +249,8 @@ static void ag_misuse(ag_replay *rp, int rc)
 /* ---- the events (common to both formats) -------------------------- */
 
 enum { EV_R, EV_W, EV_ACQ, EV_REL, EV_FORK, EV_JOIN, EV_BEGIN, EV_END };
+_Static_assert((int)EV_R == AG_RE_READ && (int)EV_END == AG_RE_END && (int)EV_ACQ == AG_RE_ACQ,
+               "opts.on_event passes EV_* as AG_RE_*");
 
 static void ag_tee(ag_twriter *w, int kind, ag_tid t, uint64_t a, unsigned size,
                    unsigned flags, int shared, uint64_t site)
@@ -278,6 +280,11 @@ static int ag_event(ag_replay *rp, int kind, ag_tid t, uint64_t a, unsigned size
    rp->cur_flags = flags;
    rp->cur_shared = shared;
    if (rp->o.tee) ag_tee(rp->o.tee, kind, t, a, size, flags, shared, site);
+   if (rp->o.on_event) {
+      /* EV_* and AG_RE_* are in the same order */
+      ag_replay_event ev = { rp->st.events, kind, t, a, size, flags, shared, site };
+      rp->o.on_event(rp->o.cookie, rp, &ev);
+   }
    switch (kind) {
    case EV_R:
    case EV_W:

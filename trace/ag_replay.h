@@ -28,6 +28,19 @@
 
 typedef struct ag_replay ag_replay;
 
+/* One event, as given to opts.on_event. */
+enum { AG_RE_READ, AG_RE_WRITE, AG_RE_ACQ, AG_RE_REL, AG_RE_FORK, AG_RE_JOIN,
+       AG_RE_BEGIN, AG_RE_END };
+typedef struct ag_replay_event {
+   uint64_t index;            /* 1-based: the engine's event index */
+   int kind;                  /* AG_RE_* */
+   ag_tid tid;
+   uint64_t a;                /* address, lock, or the other thread (fork/join) */
+   unsigned size, flags;
+   int shared;
+   uint64_t site;
+} ag_replay_event;
+
 typedef struct ag_replay_stats {
    uint64_t events, reads, writes, acquires, releases, forks, joins,
             begins, ends, transactions;
@@ -48,6 +61,8 @@ typedef struct ag_replay_opts {
    void *cookie;
    /* if set, every record read is written to it again (conversion) */
    ag_twriter *tee;
+   /* if set, called with every event before the engine sees it */
+   void (*on_event)(void *cookie, ag_replay *rp, const struct ag_replay_event *ev);
    /* called every 2^20 events */
    void (*progress)(void *cookie, ag_replay *rp);
 } ag_replay_opts;

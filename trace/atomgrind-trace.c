@@ -8,6 +8,7 @@
  * violation, 1 some, 2 bad input or usage.
  */
 #include "ag_replay.h"
+#include "ag_explain.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +25,10 @@ typedef struct {
    ag_replay *rp;
    uint64_t total_bytes;        /* 0 if unknown */
    int progress_shown;
+   uint64_t explain;            /* --explain=N: draw the N-th report's cycle */
+   int explain_format, explain_rc;
+   uint64_t nreports;
+   ag_explain *xp;
 } tool;
 
 /* ---- input ------------------------------------------------------- */
@@ -57,6 +62,40 @@ static void put_at(tool *tl, uint64_t ev, uint64_t site)
    printf("%s %llu (", ag_replay_is_binary(tl->rp) ? "event" : "line", (unsigned long long)ev);
    put_site(tl, site);
    printf(")");
+}
+
+/* a variable's name (STD) or "N bytes at 0x..." */
+static void put_data(tool *tl, ag_addr a, unsigned size)
+{
+   const char *var = ag_replay_var_name(tl->rp, a);
+   if (var) printf("%s", var);
+   else printf("%u bytes at 0x%llx", size, (unsigned long long)a);
+}
+
+/* A report closed by a synchronisation event: the data behind it, and
+   where the other thread held the lock. */
+static void print_sync_text(tool *tl, const ag_violation *v, const char *tn, const char *on)
+{
+   if (v->own_event) {
+      printf("   %s %s ", on, (v->other_flags & AG_WRITE) ? "wrote" : "read");
+      put_data(tl, v->other_addr, v->other_size);
+      printf(" at ");
+      put_at(tl, v->other_event, v->other_site);
+      printf("\n     after %s's %s at ", tn, (v->own_flags & AG_WRITE) ? "write" : "read");
+      put_at(tl, v->own_event, v->own_site);
+      printf("\n");
+   }
+   if (v->lock_rel_event) {
+      const char *ln = ag_replay_lock_name(tl->rp, v->lock);
+      printf("   %s held %s", on, ln ? ln : "the lock");
+      if (v->lock_acq_event) {
+         printf(" from ");
+         put_at(tl, v->lock_acq_event, v->lock_acq_site);
+      }
+      printf(" to ");
+      put_at(tl, v->lock_rel_event, v->lock_rel_site);
+      printf("\n");
+   }
 }
 
 /* A predicted violation (engine predict): the region's two accesses and
@@ -110,11 +149,14 @@ static void print_text(tool *tl, const ag_violation *v)
       char on[256];
       snprintf(on, sizeof on, "%s", ag_replay_thread_name(rp, v->other_tid));
       printf("   %s thread %s", race ? "races with" : "conflicts with", on);
-      if (v->other_event) {
+      /* the other event as the engine named it, unless it is the data
+         behind a synchronisation-closed cycle (print_sync_text says so) */
+      if (v->other_event && !v->own_event) {
          printf(": %s", race ? "earlier access at " : "");
          put_at(tl, v->other_event, v->other_site);
       }
       printf("\n");
+      if (!race) print_sync_text(tl, v, tn, on);
       if (v->other_begin_event) {
          printf("   in %s's atomic region begun at ", on);
          put_at(tl, v->other_begin_event, v->other_begin_site);
@@ -214,6 +256,16 @@ static void print_json(tool *tl, const ag_violation *v)
       json_event(tl, "other_begin", v->other_begin_event);
       json_site(tl, "other_begin_loc", v->other_begin_site);
    }
+   if (v->own_event) {         /* the data behind a synchronisation-closed cycle */
+      json_event(tl, "own", v->own_event);
+      json_site(tl, "own_loc", v->own_site);
+      const char *var = ag_replay_var_name(rp, v->other_addr);
+      if (var) { printf(",\"other_var\":"); json_str(var); }
+      else printf(",\"other_addr\":\"0x%llx\"", (unsigned long long)v->other_addr);
+      printf(",\"other_write\":%s", (v->other_flags & AG_WRITE) ? "true" : "false");
+   }
+   if (v->lock_acq_event) json_event(tl, "lock_acq", v->lock_acq_event);
+   if (v->lock_rel_event) json_event(tl, "lock_rel", v->lock_rel_event);
    printf("}\n");
 }
 
@@ -230,8 +282,22 @@ static void on_report(void *cookie, ag_replay *rp, const ag_violation *v)
    tool *tl = cookie;
    (void)rp;
    clear_progress(tl);
+   if (tl->explain) {
+      if (++tl->nreports != tl->explain) return;
+      if (tl->explain_format == AG_EXPLAIN_TEXT) print_text(tl, v);
+      fflush(stdout);
+      tl->explain_rc = ag_explain_report(tl->xp, rp, v, tl->explain_format, stdout) ? 2 : 0;
+      return;
+   }
    if (tl->json) print_json(tl, v);
    else print_text(tl, v);
+}
+
+static void on_event(void *cookie, ag_replay *rp, const ag_replay_event *ev)
+{
+   tool *tl = cookie;
+   (void)rp;
+   if (tl->nreports < tl->explain) ag_explain_event(tl->xp, ev);
 }
 
 static void on_progress(void *cookie, ag_replay *rp)
@@ -280,6 +346,10 @@ static void usage(FILE *f)
       "  --convert=FILE         also write the trace read to FILE (binary format)\n"
       "  --convert-format=bin|std  format of --convert (default bin)\n"
       "  --time                 print time, events/s and peak memory on stderr\n"
+      "  --explain=N            draw the cycle of the N-th report instead of listing\n"
+      "                         reports: its transactions, their events, the edges\n"
+      "  --format=text|dot|svg|html  how --explain draws it (default text: a lane\n"
+      "                         per thread)\n"
       "  --list-engines         list the engines and exit\n"
       "Exit status: 0 no violation, 1 violations, 2 bad input or usage.\n");
 }
@@ -327,6 +397,26 @@ static int parse_args(int argc, char **argv, args *ar, tool *tl, ag_replay_opts 
       else if (strcmp(a, "--json") == 0) tl->json = 1;
       else if (strcmp(a, "--stats") == 0) tl->stats = 1;
       else if (strcmp(a, "--time") == 0) tl->timing = 1;
+      else if (strncmp(a, "--explain=", 10) == 0) {
+         char *end;
+         unsigned long long n = strtoull(a + 10, &end, 10);
+         if (*end || n == 0 || a[10] < '0' || a[10] > '9') {
+            fprintf(stderr, "atomgrind-trace: --explain wants a report number (1, 2, ...), "
+                    "not '%s'\n", a + 10);
+            return 2;
+         }
+         tl->explain = n;
+      } else if (strncmp(a, "--format=", 9) == 0) {
+         static const char *const fmts[] = { "text", "dot", "svg", "html" };
+         int k = -1;
+         for (int j = 0; j < 4; j++) if (strcmp(a + 9, fmts[j]) == 0) k = j;
+         if (k < 0) {
+            fprintf(stderr, "atomgrind-trace: --format must be text, dot, svg or html, "
+                    "not '%s'\n", a + 9);
+            return 2;
+         }
+         tl->explain_format = k;
+      }
       else if (strcmp(a, "--parse-only") == 0) ar->parse_only = 1;
       else if (strncmp(a, "--convert=", 10) == 0) ar->convert = a + 10;
       else if (strcmp(a, "--convert-format=bin") == 0) ar->convert_fmt = AG_TW_BIN;
@@ -427,7 +517,7 @@ static void print_summary(tool *tl, const ag_replay_opts *o, const char *name, i
 {
    const ag_replay_stats *st = ag_replay_get_stats(tl->rp);
    uint64_t nrep = ag_replay_reports(tl->rp);
-   FILE *sf = tl->json ? stderr : stdout;
+   FILE *sf = tl->json || tl->explain ? stderr : stdout;
    if (o->ops)
       fprintf(sf, "atomgrind-trace: %s: %llu events, %llu %s (engine %s)%s\n", name,
               (unsigned long long)st->events, (unsigned long long)nrep,
@@ -486,6 +576,14 @@ int main(int argc, char **argv)
    o.stats = tl.stats;
    o.report = on_report;
    o.cookie = &tl;
+   if (tl.explain) {
+      if (!o.ops || ag_engine_kind(o.ops) != AG_KIND_ATOMICITY) {
+         fprintf(stderr, "atomgrind-trace: --explain needs an atomicity engine\n");
+         return 2;
+      }
+      tl.xp = ag_explain_new(0);
+      o.on_event = on_event;
+   }
    tl.rp = ag_replay_new(&o);
    double t0 = now();
    rc = ag_replay_run(tl.rp, name, fd_read, &fd);
@@ -501,6 +599,15 @@ int main(int argc, char **argv)
    if (tl.timing) print_timing(ag_replay_get_stats(tl.rp), t1 - t0);
    uint64_t nrep = ag_replay_reports(tl.rp);
    ag_replay_delete(tl.rp);
+   ag_explain_delete(tl.xp);
    if (rc) return 2;
+   if (tl.explain) {
+      if (nrep < tl.explain) {
+         fprintf(stderr, "atomgrind-trace: --explain=%llu: the trace has %llu report%s\n",
+                 (unsigned long long)tl.explain, (unsigned long long)nrep, nrep == 1 ? "" : "s");
+         return 2;
+      }
+      return tl.explain_rc ? 2 : 1;
+   }
    return nrep ? 1 : 0;
 }

@@ -187,6 +187,83 @@ static void as_other_access(as_t *s, ag_violation *v, ag_tid a, as_id Kv)
          v->other_event = r->event;
          v->other_site = r->site;
          v->other_flags = r->flags;
+         v->other_addr = r->addr;
+         v->other_size = r->size;
+         return;
+      }
+   }
+}
+
+static inline int as_overlap(const as_recent *x, const as_recent *y)
+{
+   return x->addr < y->addr + y->size && y->addr < x->addr + x->size;
+}
+
+/* i-th most recent access of th (1-based), NULL past the ring */
+static inline const as_recent *as_recent_at(const as_thread *th, uint32_t i)
+{
+   if (!th->recent || i > th->nrecent || i > AS_RECENT) return NULL;
+   return &th->recent[(th->nrecent - i) % AS_RECENT];
+}
+
+/* An access of t's open transaction that ra (of another thread) follows
+   and overlaps, and conflicts with if `conflict`; NULL if none is among
+   t's recent accesses. */
+static const as_recent *as_own_access(const as_t *s, ag_tid t, const as_recent *ra, int conflict)
+{
+   const as_thread *th = &s->th[t];
+   const as_recent *r;
+   for (uint32_t i = 1; (r = as_recent_at(th, i)) != NULL; i++) {
+      if (r->id < th->cur) return NULL;        /* before t's transaction */
+      if (r->event < ra->event && as_overlap(r, ra)
+          && (!conflict || ((r->flags | ra->flags) & AG_WRITE)))
+         return r;
+   }
+   return NULL;
+}
+
+/* The i-th most preferred kind of access of a to name for a cycle closed
+   by a synchronisation edge: a write conflicting with t's transaction,
+   then a read, each first among a's accesses under the lock (if the edge
+   is a lock's); then, for a cycle through the lock alone, an access under
+   the lock to data that t's transaction accessed too. */
+typedef struct { int write, conflict, under_lock; } as_pref;
+static const as_pref as_prefs[] = {
+   { 1, 1, 1 }, { 0, 1, 1 }, { 1, 1, 0 }, { 0, 1, 0 }, { 1, 0, 1 }, { 0, 0, 1 },
+};
+
+/* A cycle closed by a synchronisation edge (a, Kv) -> t: name the data
+   behind it, an access of a at or before Kv in a's order that follows an
+   access of t's open transaction it conflicts with (t's transaction ->
+   that access -> (a, Kv) -> t is then a cycle); see as_prefs. */
+static void as_conflict_data(as_t *s, ag_violation *v, ag_tid t, ag_tid a, as_id Kv)
+{
+   if (s->th[t].cur == AS_NONE) return;
+   uint64_t lo, hi;
+   int held = ag_ctx_lock_held(s->ctx, a, &lo, &hi);
+   for (size_t p = 0; p < sizeof as_prefs / sizeof as_prefs[0]; p++) {
+      const as_pref *pf = &as_prefs[p];
+      if (pf->under_lock && !held) continue;
+      const as_thread *ta = &s->th[a];
+      uint32_t n = ta->nrecent < AS_RECENT ? ta->nrecent : AS_RECENT;
+      for (uint32_t k = 1; k <= n; k++) {
+         /* under the lock, the first accesses are likelier to be what it
+            protects than the library calls around the unlock: oldest first */
+         const as_recent *ra = as_recent_at(ta, pf->under_lock ? n + 1 - k : k);
+         if (ra->id > Kv || !!(ra->flags & AG_WRITE) != pf->write) continue;
+         if (pf->under_lock && !(lo < ra->event && ra->event < hi)) continue;
+         const as_recent *rt = as_own_access(s, t, ra, pf->conflict);
+         if (!rt) continue;
+         v->other_event = ra->event;
+         v->other_site = ra->site;
+         v->other_flags = ra->flags;
+         v->other_addr = ra->addr;
+         v->other_size = ra->size;
+         v->own_event = rt->event;
+         v->own_site = rt->site;
+         v->own_flags = rt->flags;
+         v->own_addr = rt->addr;
+         v->own_size = rt->size;
          return;
       }
    }
@@ -198,7 +275,8 @@ static void as_report(as_t *s, ag_tid t, ag_tid a, as_id Kv)
    ag_memzero(&v, sizeof v);
    v.tid = t;
    v.other_tid = a;
-   as_other_access(s, &v, a, Kv);
+   if (s->link_write >= 0) as_other_access(s, &v, a, Kv);
+   else as_conflict_data(s, &v, t, a, Kv);
    /* plain mode: name a's region when the source txn is the open one; inc
       mode blames the current region only */
    if (!s->inc && s->th[a].cur == Kv && s->th[a].cur != AS_NONE)

@@ -38,12 +38,28 @@ int ag_engine_kind(const ag_engine_ops *ops) { return ops->kind; }
 
 /* ---- instance ---------------------------------------------------- */
 
+/* What the dispatcher keeps per lock: whether the engine has state for it
+   (see ag_forget_locks), and for reports closed by an acquire, who last
+   acquired and released it.  An exclusive holder releases what it
+   acquired; a reader's acquire may be overwritten by another reader's
+   (its release then names no acquire). */
+typedef struct {
+   ag_tid tid;
+   uint64_t acq_event, acq_site, rel_event, rel_site;
+} ag_lock_use;
+
+typedef struct {
+   uint8_t known;              /* first byte: the engine has lock state */
+   ag_lock_use acq;            /* the latest acquire (rel_* unused) */
+   ag_lock_use rel[2];         /* the last two releases by different
+                                  threads, newest first */
+} ag_lock_hist;
+
 struct ag_engine {
    const ag_engine_ops *ops;
    void *self;                 /* engine state; NULL while inactive */
    ag_shadow *shadow;
-   ag_map *locks;              /* addresses the engine has lock state for
-                                  (record: 1 while it has) */
+   ag_map *locks;              /* lock address -> ag_lock_hist */
    ag_ctx ctx;
    uint32_t cap;               /* capacity of ctx.regions */
    ag_report_fn report;
@@ -77,7 +93,7 @@ static void ag_engine_start(ag_engine *e)
 {
    e->self = e->ops->create(&e->ctx);
    e->shadow = ag_shadow_new(e->ops, e->self);
-   e->locks = ag_map_new(1);
+   e->locks = ag_map_new(sizeof(ag_lock_hist));
    if (e->atomics) ag_atomic_replay(e);
 }
 
@@ -119,6 +135,27 @@ const ag_engine_ops *ag_engine_ops_of(const ag_engine *e) { return e->ops; }
 
 /* ---- reports ----------------------------------------------------- */
 
+/* An acquire closed the cycle: where the other thread last took and
+   released the lock, and where v's thread let it go inside its region. */
+static void ag_report_lock_uses(ag_engine *e, ag_violation *v)
+{
+   const ag_lock_hist *h = ag_map_get(e->locks, e->acq_lock);
+   if (!h) return;
+   if (v->other_tid != AG_NO_TID && h->rel[0].rel_event && h->rel[0].tid == v->other_tid) {
+      v->lock_acq_event = h->rel[0].acq_event;
+      v->lock_acq_site = h->rel[0].acq_site;
+      v->lock_rel_event = h->rel[0].rel_event;
+      v->lock_rel_site = h->rel[0].rel_site;
+   }
+   for (int i = 0; i < 2; i++)
+      if (h->rel[i].rel_event && h->rel[i].tid == v->tid
+          && h->rel[i].rel_event > v->begin_event && v->begin_event) {
+         v->own_rel_event = h->rel[i].rel_event;
+         v->own_rel_site = h->rel[i].rel_site;
+         break;
+      }
+}
+
 static int ag_ctx_report_predicted(ag_engine *e, ag_violation *v)
 {
    v->engine = e->ops->name;
@@ -142,6 +179,10 @@ int ag_ctx_report(ag_ctx *ctx, ag_violation *v)
       r->reported_other = v->other_tid;
    }
    e->last_report_event = ctx->event;
+   if (r && r->begin_event) {
+      v->begin_event = r->begin_event;
+      v->begin_site = r->begin_site;
+   }
    v->engine = e->ops->name;
    v->kind = e->ops->kind;
    v->event = ctx->event;
@@ -154,13 +195,20 @@ int ag_ctx_report(ag_ctx *ctx, ag_violation *v)
    if (e->acq_lock) {
       v->lock = e->acq_lock;
       v->shared = e->acq_shared;
-   }
-   if (v->tid < ctx->nthreads && ctx->regions[v->tid].begin_event) {
-      v->begin_event = ctx->regions[v->tid].begin_event;
-      v->begin_site = ctx->regions[v->tid].begin_site;
+      ag_report_lock_uses(e, v);
    }
    e->reports++;
    if (e->report) e->report(e->cookie, v);
+   return 1;
+}
+
+int ag_ctx_lock_held(ag_ctx *ctx, ag_tid a, uint64_t *acq_event, uint64_t *rel_event)
+{
+   ag_engine *e = ctx->disp;
+   const ag_lock_hist *h = e->acq_lock ? ag_map_get(e->locks, e->acq_lock) : NULL;
+   if (!h || !h->rel[0].rel_event || h->rel[0].tid != a || !h->rel[0].acq_event) return 0;
+   *acq_event = h->rel[0].acq_event;
+   *rel_event = h->rel[0].rel_event;
    return 1;
 }
 
@@ -350,7 +398,11 @@ int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t sit
    int bad, fwd = ag_event(e, t, site, &bad);
    if (bad) return AG_MISUSE_BAD_TID;
    if (fwd) {
-      *(uint8_t *)ag_map_lookup(e->locks, lock, NULL) = 1;
+      ag_lock_hist *h = ag_map_lookup(e->locks, lock, NULL);
+      h->known = 1;
+      h->acq.tid = t;
+      h->acq.acq_event = e->ctx.event;
+      h->acq.acq_site = site;
       e->acq_lock = lock ? lock : 1;
       e->acq_shared = shared;
       e->ops->acquire(e->self, t, lock, shared);
@@ -359,12 +411,24 @@ int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t sit
    return AG_OK;
 }
 
+static void ag_lock_note_release(ag_lock_hist *h, ag_tid t, uint64_t event, uint64_t site)
+{
+   if (h->rel[0].rel_event && h->rel[0].tid != t) h->rel[1] = h->rel[0];
+   h->rel[0].tid = t;
+   h->rel[0].acq_event = h->acq.tid == t ? h->acq.acq_event : 0;
+   h->rel[0].acq_site = h->acq.tid == t ? h->acq.acq_site : 0;
+   h->rel[0].rel_event = event;
+   h->rel[0].rel_site = site;
+}
+
 int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
    if (bad) return AG_MISUSE_BAD_TID;
    if (fwd) {
-      *(uint8_t *)ag_map_lookup(e->locks, lock, NULL) = 1;
+      ag_lock_hist *h = ag_map_lookup(e->locks, lock, NULL);
+      h->known = 1;
+      ag_lock_note_release(h, t, e->ctx.event, site);
       e->ops->release(e->self, t, lock, shared);
    }
    return AG_OK;
@@ -438,9 +502,9 @@ static void ag_forget_keys(ag_engine *e, ag_map *m, ag_addr addr, uint64_t len,
 
 static int ag_forget_lock(ag_engine *e, ag_addr lock, void *rec)
 {
-   uint8_t *known = rec;
-   if (!*known) return 0;
-   *known = 0;
+   ag_lock_hist *h = rec;
+   if (!h->known) return 0;
+   ag_memzero(h, sizeof *h);
    e->ops->lock_forget(e->self, lock);
    return 1;
 }

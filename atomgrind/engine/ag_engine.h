@@ -72,8 +72,23 @@ typedef struct ag_violation {
    ag_tid other_tid;
    uint64_t other_event, other_site;
    unsigned other_flags;
+   ag_addr other_addr;       /* ... and its range */
+   unsigned other_size;
    /* the other thread's region on the cycle, when it is known */
    uint64_t other_begin_event, other_begin_site;
+   /* A report closed by a synchronisation event (an acquire, a join) says
+      what data conflicted, when the engine knows: other_* is then an
+      access of other_tid that conflicts with this earlier access of tid's
+      region (own_*) and precedes the closing edge's source in other_tid's
+      order, so tid's region -> other's access -> ... -> tid is a cycle. */
+   uint64_t own_event, own_site;
+   ag_addr own_addr;
+   unsigned own_size, own_flags;
+   /* An acquire-closed report (filled by the dispatcher): where other_tid
+      last acquired and released the lock before this acquire, and where
+      tid released it inside its region (0 if not known). */
+   uint64_t lock_acq_event, lock_acq_site, lock_rel_event, lock_rel_site;
+   uint64_t own_rel_event, own_rel_site;
    /* AG_KIND_PREDICT: thread local_tid's accesses e1 < e2 of one atomic
       region (begin_*), and other_tid's access (other_*) that a feasible
       reordering of the run places between them.  The reporting event

@@ -42,6 +42,11 @@ typedef struct ag_ctx {
    kind and the reporting event's index and site are filled. */
 int ag_ctx_report(ag_ctx *ctx, ag_violation *v);
 
+/* While an acquire is dispatched: if thread a made the lock's last release
+   and its acquire before it is known, their events (a held the lock in
+   between) and 1; else 0. */
+int ag_ctx_lock_held(ag_ctx *ctx, ag_tid a, uint64_t *acq_event, uint64_t *rel_event);
+
 /* Fill v->other_begin_* when the other transaction on the cycle is known to
    be u's currently open region. */
 void ag_ctx_other_region(ag_ctx *ctx, ag_violation *v, ag_tid u);
