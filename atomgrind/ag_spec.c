@@ -23,7 +23,6 @@
 #include "pub_tool_vki.h"          /* VKI_PROT_READ */
 #include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client) */
 #include "pub_tool_debuginfo.h"    /* VG_(get_fnname), VG_(describe_IP) */
-#include "pub_tool_guest.h"        /* VexGuestArchState: the event counter */
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_machine.h"      /* VG_(fnptr_to_fnentry) */
@@ -40,10 +39,9 @@
 #include "ag_spec.h"
 #include "ag_threads.h"            /* engine thread ids */
 
-/* Core-private, linkable (as VG_(vg_yield) in ag_clientreq.c): a jump of
-   SP by more than this is a stack switch, not a frame's end. */
+/* Core-private, but linkable: a jump of SP by more than this is a stack
+   switch, not a frame's end. */
 extern Word VG_(clo_max_stackframe);
-extern void VG_(vg_yield)(void);
 
 typedef struct {
    Addr slot;            /* the frame's return-address slot */
@@ -57,7 +55,6 @@ typedef struct {
    UInt n, cap;
    Addr last_ret;        /* the last return address checked at depth 0 ... */
    Bool last_start;      /* ... and whether it returns into start_thread */
-   Bool yield;           /* yield when the thread next leaves generated code */
 } ag_sp_stack;
 
 static ag_sp_stack *ag_sp_threads;   /* indexed by ThreadId */
@@ -109,7 +106,7 @@ static Bool ag_sp_called_by_start_thread(ag_sp_stack *st, Addr slot)
 
 
 /* The first instruction of an atomic function: sp is SP there. */
-static VG_REGPARM(3) void ag_h_enter(UWord fn, Addr sp, void *gsp)
+static VG_REGPARM(2) void ag_h_enter(UWord fn, Addr sp)
 {
    ThreadId vgtid = VG_(get_running_tid)();
    ag_thread *th = ag_thread_of(vgtid);
@@ -123,11 +120,9 @@ static VG_REGPARM(3) void ag_h_enter(UWord fn, Addr sp, void *gsp)
       ag_fnspec_start_routine((Int)fn);
       return;
    }
-   Bool outermost = !ag_an_in_region(th->tid);
    ULong site = ag_an_begin(th->tid, vgtid);
    if (site) ag_fnspec_entered((Int)fn, site);
    ag_sp_push(st, sp, (Int)fn, 0, 0);
-   (void)outermost; (void)gsp;
    ag_sched_region_enter(vgtid, (Addr)fn);   /* may preempt it at the next superblock */
 }
 
@@ -137,10 +132,9 @@ void ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
    if (fn == AG_NO_FN) return;
    IRTemp sp = newIRTemp(out->tyenv, Ity_I64);
    addStmtToIRSB(out, IRStmt_WrTmp(sp, IRExpr_Get(offset_SP, Ity_I64)));
-   IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)fn), IRExpr_RdTmp(sp), IRExpr_GSPTR());
-   IRDirty *di = unsafeIRDirty_0_N(3, "ag_h_enter", VG_(fnptr_to_fnentry)(ag_h_enter), args);
-   /* it reads SP (passed), and may zero the event counter (not state VEX
-      tracks: the next block's event check reads it from memory) */
+   IRExpr **args = mkIRExprVec_2(mkIRExpr_HWord((HWord)fn), IRExpr_RdTmp(sp));
+   IRDirty *di = unsafeIRDirty_0_N(2, "ag_h_enter", VG_(fnptr_to_fnentry)(ag_h_enter), args);
+   /* it reads SP (passed as an argument too) */
    di->nFxState = 1;
    di->fxState[0].fx = Ifx_Read;
    di->fxState[0].offset = offset_SP;
@@ -150,19 +144,6 @@ void ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
    addStmtToIRSB(out, IRStmt_Dirty(di));
 }
 
-/* The scheduler's time-slice point: it has just let go of the big lock
-   and taken it back, so yielding here is as safe. */
-static Bool ag_sp_sanity_yield(void)
-{
-   ThreadId vgtid = VG_(get_running_tid)();
-   if (vgtid != VG_INVALID_THREADID && ag_sp_threads[vgtid].yield) {
-      ag_sp_threads[vgtid].yield = False;
-      VG_(vg_yield)();
-   }
-   return True;
-}
-
-static Bool ag_sp_sanity_expensive(void) { return True; }
 
 /* ---- frames end ---------------------------------------------------- */
 
@@ -261,7 +242,6 @@ void ag_spec_thread_exit(ThreadId vgtid)
    ag_sp_open -= st->n;
    st->n = 0;
    st->last_ret = 0;
-   st->yield = False;
 }
 
 /* ---- setup --------------------------------------------------------- */
@@ -277,7 +257,6 @@ void ag_spec_init(void)
       /* entries are recognised at the start of a block: a call must not
          be chased into its callee's block (callgrind does the same) */
       VG_(clo_vex_control).guest_chase = False;
-      VG_(needs_sanity_checks)(ag_sp_sanity_yield, ag_sp_sanity_expensive);
    }
    if (ag_sp_tracking) {
       VG_(track_die_mem_stack)(ag_clo_check_stack_var ? ag_sp_die_forget : ag_sp_die);

@@ -74,12 +74,12 @@
 
 typedef struct { uint32_t n; uint64_t *c; } ag_vc;   /* absent entries: 0 */
 
-static inline uint64_t ag_vc_get(const ag_vc *v, ag_tid u)
+static inline uint64_t ft_vc_get(const ag_vc *v, ag_tid u)
 {
    return u < v->n ? v->c[u] : 0;
 }
 
-static void ag_vc_grow(ag_vc *v, uint32_t n)
+static void ft_vc_grow(ag_vc *v, uint32_t n)
 {
    if (n <= v->n) return;
    uint32_t cap = v->n ? v->n : 4;
@@ -89,21 +89,21 @@ static void ag_vc_grow(ag_vc *v, uint32_t n)
    v->n = cap;
 }
 
-static void ag_vc_join(ag_vc *d, const ag_vc *s)
+static void ft_vc_join(ag_vc *d, const ag_vc *s)
 {
    uint32_t n = s->n;
    while (n && s->c[n - 1] == 0) n--;
-   ag_vc_grow(d, n);
+   ft_vc_grow(d, n);
    for (uint32_t i = 0; i < n; i++)
       if (s->c[i] > d->c[i]) d->c[i] = s->c[i];
 }
 
-static void ag_vc_clear(ag_vc *v)
+static void ft_vc_clear(ag_vc *v)
 {
    for (uint32_t i = 0; i < v->n; i++) v->c[i] = 0;
 }
 
-static void ag_vc_free(ag_vc *v)
+static void ft_vc_free(ag_vc *v)
 {
    ag_free(v->c);
    v->c = NULL;
@@ -115,17 +115,17 @@ static void ag_vc_free(ag_vc *v)
 #define AG_FT_TID_BITS 24
 #define AG_FT_TID_MASK ((1u << AG_FT_TID_BITS) - 1)
 
-static inline uint64_t ag_ep(ag_tid t, uint64_t clk)
+static inline uint64_t ft_ep(ag_tid t, uint64_t clk)
 {
    return clk << AG_FT_TID_BITS | t;
 }
-static inline ag_tid ag_ep_tid(uint64_t e) { return (ag_tid)(e & AG_FT_TID_MASK); }
-static inline uint64_t ag_ep_clk(uint64_t e) { return e >> AG_FT_TID_BITS; }
+static inline ag_tid ft_ep_tid(uint64_t e) { return (ag_tid)(e & AG_FT_TID_MASK); }
+static inline uint64_t ft_ep_clk(uint64_t e) { return e >> AG_FT_TID_BITS; }
 
 /* e happened before (or is) the current point of a thread with clock c */
-static inline int ag_ep_leq(uint64_t e, const ag_vc *c)
+static inline int ft_ep_leq(uint64_t e, const ag_vc *c)
 {
-   return ag_ep_clk(e) <= ag_vc_get(c, ag_ep_tid(e));
+   return ft_ep_clk(e) <= ft_vc_get(c, ft_ep_tid(e));
 }
 
 /* ---- per-location state ------------------------------------------ */
@@ -135,7 +135,7 @@ static inline int ag_ep_leq(uint64_t e, const ag_vc *c)
 enum { AG_PR, AG_AR, AG_AW, AG_NKINDS };
 
 /* Kinds of earlier access that conflict with an access of `flags`. */
-static inline unsigned ag_conflicts(unsigned flags)
+static inline unsigned ft_conflicts(unsigned flags)
 {
    switch (flags & (AG_WRITE | AG_ATOMIC)) {
    case 0:                    return 1u << AG_AW;
@@ -144,7 +144,7 @@ static inline unsigned ag_conflicts(unsigned flags)
    default:                   return 1u << AG_PR;           /* atomic write */
    }
 }
-static inline unsigned ag_kind(unsigned flags)
+static inline unsigned ft_kind(unsigned flags)
 {
    return flags & AG_WRITE ? AG_AW : flags & AG_ATOMIC ? AG_AR : AG_PR;
 }
@@ -152,7 +152,7 @@ static const unsigned ag_kind_flags[AG_NKINDS] = { 0, AG_ATOMIC, AG_WRITE | AG_A
 
 /* A later access of kind `b` that happens after one of kind `a` may replace
    it: everything that conflicts with a conflicts with b. */
-static inline int ag_dominates(unsigned b, unsigned a)
+static inline int ft_dominates(unsigned b, unsigned a)
 {
    return a == b || (a == AG_AR && b == AG_PR);
 }
@@ -174,19 +174,19 @@ typedef struct {
                            8-byte word */
 } ag_ft_loc;
 
-static inline ag_ft_set *ag_set(const ag_ft_loc *l)
+static inline ag_ft_set *ft_set_of(const ag_ft_loc *l)
 {
    return (ag_ft_set *)(uintptr_t)l->s;
 }
 
-static ag_ft_set *ag_set_new(uint32_t n)
+static ag_ft_set *ft_set_new(uint32_t n)
 {
    ag_ft_set *v = ag_calloc(1, sizeof(ag_ft_set) + n * sizeof(ag_ft_ent));
    v->n = n;
    return v;
 }
 
-static ag_ft_set *ag_set_grow(ag_ft_set *v, uint32_t n)
+static ag_ft_set *ft_set_grow(ag_ft_set *v, uint32_t n)
 {
    if (n <= v->n) return v;
    uint32_t cap = v->n * 2;
@@ -197,9 +197,9 @@ static ag_ft_set *ag_set_grow(ag_ft_set *v, uint32_t n)
    return v;
 }
 
-static void ag_set_drop(ag_ft_loc *l)
+static void ft_set_drop(ag_ft_loc *l)
 {
-   if (l->skind == AG_FT_SET) ag_free(ag_set(l));
+   if (l->skind == AG_FT_SET) ag_free(ft_set_of(l));
    l->s = 0;
    l->skind = 0;
    l->ssite = 0;
@@ -224,7 +224,7 @@ typedef struct {
    ag_addr up_key;      /* ... of the atomic object at up_key */
 } ag_ft;
 
-static void *ag_ft_create(ag_ctx *ctx)
+static void *ft_create(ag_ctx *ctx)
 {
    ag_ft *f = ag_calloc(1, sizeof *f);
    f->ctx = ctx;
@@ -233,27 +233,27 @@ static void *ag_ft_create(ag_ctx *ctx)
    return f;
 }
 
-static void ag_ft_free_lock(void *arg, uint64_t key, void *rec)
+static void ft_free_lock(void *arg, uint64_t key, void *rec)
 {
    (void)arg; (void)key;
    ag_ft_lock *l = rec;
-   ag_vc_free(&l->w);
-   ag_vc_free(&l->rr);
+   ft_vc_free(&l->w);
+   ft_vc_free(&l->rr);
 }
 
-static void ag_ft_destroy(void *self)
+static void ft_destroy(void *self)
 {
    ag_ft *f = self;
-   for (uint32_t i = 0; i < f->nthr; i++) ag_vc_free(&f->thr[i]);
+   for (uint32_t i = 0; i < f->nthr; i++) ft_vc_free(&f->thr[i]);
    ag_free(f->thr);
-   ag_map_foreach(f->locks, ag_ft_free_lock, NULL);
+   ag_map_foreach(f->locks, ft_free_lock, NULL);
    ag_map_delete(f->locks);
    ag_free(f);
 }
 
 /* C_t, created on first use with C_t[t] = 1 (threads appear dynamically,
    and after a sampling restart only live threads are announced). */
-static ag_vc *ag_ft_thr(ag_ft *f, ag_tid t)
+static ag_vc *ft_thr(ag_ft *f, ag_tid t)
 {
    if (t > AG_FT_TID_MASK) ag_fatal("fasttrack: more than 16M threads in one run");
    if (t >= f->nthr) {
@@ -264,68 +264,68 @@ static ag_vc *ag_ft_thr(ag_ft *f, ag_tid t)
       f->nthr = cap;
    }
    ag_vc *c = &f->thr[t];
-   if (ag_vc_get(c, t) == 0) {
-      ag_vc_grow(c, t + 1);
+   if (ft_vc_get(c, t) == 0) {
+      ft_vc_grow(c, t + 1);
       c->c[t] = 1;
    }
    return c;
 }
 
-static void ag_ft_tick(ag_vc *c, ag_tid t)
+static void ft_tick(ag_vc *c, ag_tid t)
 {
    c->c[t]++;
    if (c->c[t] >> (64 - AG_FT_TID_BITS))
       ag_fatal("fasttrack: clock overflow (2^40 synchronisations of one thread)");
 }
 
-static void ag_ft_thread_new(void *self, ag_tid t)
+static void ft_thread_new(void *self, ag_tid t)
 {
-   ag_ft_thr(self, t);
+   ft_thr(self, t);
 }
 
-static void ag_ft_nop(void *self, ag_tid t) { (void)self; (void)t; }
+static void ft_nop(void *self, ag_tid t) { (void)self; (void)t; }
 
 /* ---- locations --------------------------------------------------- */
 
-static void ag_ft_loc_init(void *self, void *loc)
+static void ft_loc_init(void *self, void *loc)
 {
    (void)self;
    ag_memzero(loc, sizeof(ag_ft_loc));
 }
 
-static void ag_ft_loc_copy(void *self, void *dst, const void *src)
+static void ft_loc_copy(void *self, void *dst, const void *src)
 {
    (void)self;
    ag_ft_loc *d = dst;
    const ag_ft_loc *s = src;
    *d = *s;
    if (s->skind == AG_FT_SET) {
-      ag_ft_set *v = ag_set(s);
-      ag_ft_set *c = ag_set_new(v->n);
+      ag_ft_set *v = ft_set_of(s);
+      ag_ft_set *c = ft_set_new(v->n);
       ag_memcopy(c->e, v->e, v->n * sizeof(ag_ft_ent));
       d->s = (uint64_t)(uintptr_t)c;
    }
 }
 
-static void ag_ft_loc_fini(void *self, void *loc)
+static void ft_loc_fini(void *self, void *loc)
 {
    (void)self;
-   ag_set_drop(loc);
+   ft_set_drop(loc);
 }
 
 /* ---- accesses ---------------------------------------------------- */
 
-static void ag_ft_flush(ag_ft *f);
+static void ft_flush(ag_ft *f);
 
 /* Before every event: the pending release of the previous one. */
-static inline void ag_ft_sync_pending(ag_ft *f)
+static inline void ft_sync_pending(ag_ft *f)
 {
    if (__builtin_expect(f->pend_tid != AG_NO_TID, 0)
        && f->pend_event != f->ctx->event)
-      ag_ft_flush(f);
+      ft_flush(f);
 }
 
-static void ag_ft_race(ag_ft *f, ag_tid t, ag_addr addr, unsigned flags,
+static void ft_race(ag_ft *f, ag_tid t, ag_addr addr, unsigned flags,
                        ag_tid u, uint64_t site, unsigned uflags)
 {
    ag_violation v;
@@ -342,69 +342,69 @@ static void ag_ft_race(ag_ft *f, ag_tid t, ag_addr addr, unsigned flags,
 
 /* Report the first tracked access that races with this one, if any: the
    last plain write, then the accesses since. */
-static void ag_ft_check(ag_ft *f, ag_tid t, const ag_vc *c, const ag_ft_loc *l,
+static void ft_check(ag_ft *f, ag_tid t, const ag_vc *c, const ag_ft_loc *l,
                         ag_addr addr, unsigned flags)
 {
-   if (l->w && !ag_ep_leq(l->w, c)) {
-      ag_ft_race(f, t, addr, flags, ag_ep_tid(l->w), l->wsite, AG_WRITE);
+   if (l->w && !ft_ep_leq(l->w, c)) {
+      ft_race(f, t, addr, flags, ft_ep_tid(l->w), l->wsite, AG_WRITE);
       return;
    }
-   unsigned conf = ag_conflicts(flags);
+   unsigned conf = ft_conflicts(flags);
    if (!conf || !l->s) return;
    if (l->skind != AG_FT_SET) {
-      if ((conf >> l->skind & 1) && !ag_ep_leq(l->s, c))
-         ag_ft_race(f, t, addr, flags, ag_ep_tid(l->s), l->ssite, ag_kind_flags[l->skind]);
+      if ((conf >> l->skind & 1) && !ft_ep_leq(l->s, c))
+         ft_race(f, t, addr, flags, ft_ep_tid(l->s), l->ssite, ag_kind_flags[l->skind]);
       return;
    }
-   const ag_ft_set *v = ag_set(l);
+   const ag_ft_set *v = ft_set_of(l);
    for (uint32_t u = 0; u < v->n; u++) {
-      uint64_t cu = ag_vc_get(c, u);
+      uint64_t cu = ft_vc_get(c, u);
       for (unsigned k = 0; k < AG_NKINDS; k++)
          if ((conf >> k & 1) && v->e[u].clk[k] > cu) {
-            ag_ft_race(f, t, addr, flags, u, v->e[u].site[k], ag_kind_flags[k]);
+            ft_race(f, t, addr, flags, u, v->e[u].site[k], ag_kind_flags[k]);
             return;
          }
    }
 }
 
 /* The location as an epoch set of at least n entries. */
-static ag_ft_set *ag_ft_setify(ag_ft_loc *l, uint32_t n)
+static ag_ft_set *ft_setify(ag_ft_loc *l, uint32_t n)
 {
    if (l->skind != AG_FT_SET) {
-      ag_ft_set *v = ag_set_new(n);
+      ag_ft_set *v = ft_set_new(n);
       if (l->s) {
-         ag_tid u = ag_ep_tid(l->s);
-         v = ag_set_grow(v, u + 1);
-         v->e[u].clk[l->skind] = ag_ep_clk(l->s);
+         ag_tid u = ft_ep_tid(l->s);
+         v = ft_set_grow(v, u + 1);
+         v->e[u].clk[l->skind] = ft_ep_clk(l->s);
          v->e[u].site[l->skind] = l->ssite;
       }
       l->s = (uint64_t)(uintptr_t)v;
       l->skind = AG_FT_SET;
       l->ssite = 0;
    }
-   ag_ft_set *v = ag_set_grow(ag_set(l), n);
+   ag_ft_set *v = ft_set_grow(ft_set_of(l), n);
    l->s = (uint64_t)(uintptr_t)v;
    return v;
 }
 
 /* The location becomes part of an atomic object: its kept plain accesses
    are taken to have been atomic ones (see the opening comment). */
-static void ag_ft_atomize(ag_ft_loc *l)
+static void ft_atomize(ag_ft_loc *l)
 {
    if (!l->w) {
       if (l->skind == AG_PR) l->skind = AG_AR;
       if (l->skind != AG_FT_SET) return;
    } else {
-      ag_tid u = ag_ep_tid(l->w);
-      ag_ft_set *v = ag_ft_setify(l, u + 1);
-      if (v->e[u].clk[AG_AW] < ag_ep_clk(l->w)) {
-         v->e[u].clk[AG_AW] = ag_ep_clk(l->w);
+      ag_tid u = ft_ep_tid(l->w);
+      ag_ft_set *v = ft_setify(l, u + 1);
+      if (v->e[u].clk[AG_AW] < ft_ep_clk(l->w)) {
+         v->e[u].clk[AG_AW] = ft_ep_clk(l->w);
          v->e[u].site[AG_AW] = l->wsite;
       }
       l->w = 0;
       l->wsite = 0;
    }
-   ag_ft_set *v = ag_set(l);
+   ag_ft_set *v = ft_set_of(l);
    for (uint32_t u = 0; u < v->n; u++) {
       ag_ft_ent *e = &v->e[u];
       if (e->clk[AG_PR] > e->clk[AG_AR]) {
@@ -415,7 +415,7 @@ static void ag_ft_atomize(ag_ft_loc *l)
    }
 }
 
-static void ag_ft_mark(ag_ft_loc *l, ag_addr loc_addr, ag_addr addr, unsigned size)
+static void ft_mark(ag_ft_loc *l, ag_addr loc_addr, ag_addr addr, unsigned size)
 {
    int64_t off = (int64_t)(addr - (loc_addr & ~(ag_addr)7));
    if (size > 255 || off < -128) return;        /* no such atomic access */
@@ -423,13 +423,13 @@ static void ag_ft_mark(ag_ft_loc *l, ag_addr loc_addr, ag_addr addr, unsigned si
    l->aoff = (int8_t)off;
 }
 
-static void ag_ft_atomic_acquire(ag_ft *f, ag_tid t, ag_addr key)
+static void ft_atomic_acquire(ag_ft *f, ag_tid t, ag_addr key)
 {
    ag_ft_lock *k = ag_map_get(f->locks, key);
-   if (k) ag_vc_join(ag_ft_thr(f, t), &k->w);
+   if (k) ft_vc_join(ft_thr(f, t), &k->w);
 }
 
-static void ag_ft_atomic_release(ag_ft *f, ag_tid t, ag_addr key)
+static void ft_atomic_release(ag_ft *f, ag_tid t, ag_addr key)
 {
    f->pend_tid = t;
    f->pend_key = key;
@@ -438,16 +438,16 @@ static void ag_ft_atomic_release(ag_ft *f, ag_tid t, ag_addr key)
 
 /* An access that is atomic or touches an atomic object: its synchronisation,
    and its flags for the race check. */
-static unsigned ag_ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
+static unsigned ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
                                     ag_addr addr, unsigned flags)
 {
    const ag_ctx *x = f->ctx;
    int first = addr == x->addr;           /* the access's first location */
    if (flags & AG_ATOMIC) {
-      if (!l->asize) ag_ft_atomize(l);
-      ag_ft_mark(l, addr, x->addr, x->size);
-      if (first) ag_ft_atomic_acquire(f, t, x->addr);
-      if (flags & AG_WRITE) ag_ft_atomic_release(f, t, x->addr);
+      if (!l->asize) ft_atomize(l);
+      ft_mark(l, addr, x->addr, x->size);
+      if (first) ft_atomic_acquire(f, t, x->addr);
+      if (flags & AG_WRITE) ft_atomic_release(f, t, x->addr);
       return flags;
    }
    if (first) {
@@ -460,49 +460,49 @@ static unsigned ag_ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
          f->up = 1;            /* a load starting inside the object */
    }
    if (f->up_event != x->event || !f->up) return flags;
-   if (flags & AG_WRITE) ag_ft_atomic_release(f, t, x->addr);
-   else if (first) ag_ft_atomic_acquire(f, t, f->up_key);
+   if (flags & AG_WRITE) ft_atomic_release(f, t, x->addr);
+   else if (first) ft_atomic_acquire(f, t, f->up_key);
    return flags | AG_ATOMIC;
 }
 
-static void ag_ft_atomic_mark(void *self, void *loc, ag_addr loc_addr,
+static void ft_atomic_mark(void *self, void *loc, ag_addr loc_addr,
                               ag_addr addr, unsigned size)
 {
    (void)self;
-   ag_ft_mark(loc, loc_addr, addr, size);
+   ft_mark(loc, loc_addr, addr, size);
 }
 
-static void ag_ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
+static void ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
                          unsigned flags)
 {
    ag_ft *f = self;
    ag_ft_loc *l = loc;
-   ag_ft_sync_pending(f);
+   ft_sync_pending(f);
    if (__builtin_expect((flags & AG_ATOMIC) || l->asize, 0))
-      flags = ag_ft_atomic_access(f, t, l, addr, flags);
-   ag_vc *c = ag_ft_thr(f, t);
+      flags = ft_atomic_access(f, t, l, addr, flags);
+   ag_vc *c = ft_thr(f, t);
    uint64_t now = c->c[t], site = f->ctx->site;
 
-   ag_ft_check(f, t, c, l, addr, flags);
+   ft_check(f, t, c, l, addr, flags);
 
    if ((flags & (AG_WRITE | AG_ATOMIC)) == AG_WRITE) {
       /* a plain write conflicts with everything: it alone is kept */
-      l->w = ag_ep(t, now);
+      l->w = ft_ep(t, now);
       l->wsite = site;
-      ag_set_drop(l);
+      ft_set_drop(l);
       return;
    }
-   unsigned k = ag_kind(flags);
+   unsigned k = ft_kind(flags);
    if (l->skind != AG_FT_SET
-       && (l->s == 0 || (ag_dominates(k, l->skind) && ag_ep_leq(l->s, c)))) {
-      l->s = ag_ep(t, now);
+       && (l->s == 0 || (ft_dominates(k, l->skind) && ft_ep_leq(l->s, c)))) {
+      l->s = ft_ep(t, now);
       l->skind = k;
       l->ssite = site;
       return;
    }
    /* not ordered after the one kept, or of a kind that does not cover
       it: keep both, per thread and kind */
-   ag_ft_set *v = ag_ft_setify(l, t + 1);
+   ag_ft_set *v = ft_setify(l, t + 1);
    v->e[t].clk[k] = now;
    v->e[t].site[k] = site;
    if (k == AG_PR) v->e[t].clk[AG_AR] = 0;     /* covered by this read */
@@ -510,70 +510,70 @@ static void ag_ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
 
 /* ---- synchronisation --------------------------------------------- */
 
-static void ag_ft_acquire(void *self, ag_tid t, ag_addr lock, int shared)
+static void ft_acquire(void *self, ag_tid t, ag_addr lock, int shared)
 {
    ag_ft *f = self;
-   ag_ft_sync_pending(f);
-   ag_vc *c = ag_ft_thr(f, t);
+   ft_sync_pending(f);
+   ag_vc *c = ft_thr(f, t);
    ag_ft_lock *l = ag_map_get(f->locks, lock);
    if (!l) return;                      /* never released: no ordering */
-   ag_vc_join(c, &l->w);
+   ft_vc_join(c, &l->w);
    if (!shared) {                       /* after every reader's release too */
-      ag_vc_join(c, &l->rr);
-      ag_vc_clear(&l->rr);
+      ft_vc_join(c, &l->rr);
+      ft_vc_clear(&l->rr);
    }
 }
 
-static void ag_ft_release(void *self, ag_tid t, ag_addr lock, int shared)
+static void ft_release(void *self, ag_tid t, ag_addr lock, int shared)
 {
    ag_ft *f = self;
-   ag_ft_sync_pending(f);
-   ag_vc *c = ag_ft_thr(f, t);
+   ft_sync_pending(f);
+   ag_vc *c = ft_thr(f, t);
    ag_ft_lock *l = ag_map_lookup(f->locks, lock, NULL);
-   ag_vc_join(shared ? &l->rr : &l->w, c);
-   ag_ft_tick(c, t);
+   ft_vc_join(shared ? &l->rr : &l->w, c);
+   ft_tick(c, t);
 }
 
-static void ag_ft_fork(void *self, ag_tid parent, ag_tid child)
+static void ft_fork(void *self, ag_tid parent, ag_tid child)
 {
    ag_ft *f = self;
-   ag_ft_sync_pending(f);
-   ag_ft_thr(f, child);
-   ag_vc *p = ag_ft_thr(f, parent);     /* may move thr: re-read child */
-   ag_vc_join(&f->thr[child], p);
-   ag_ft_tick(p, parent);
+   ft_sync_pending(f);
+   ft_thr(f, child);
+   ag_vc *p = ft_thr(f, parent);     /* may move thr: re-read child */
+   ft_vc_join(&f->thr[child], p);
+   ft_tick(p, parent);
 }
 
-static void ag_ft_join(void *self, ag_tid joiner, ag_tid child)
+static void ft_join(void *self, ag_tid joiner, ag_tid child)
 {
    ag_ft *f = self;
-   ag_ft_sync_pending(f);
-   ag_ft_thr(f, child);
-   ag_vc *j = ag_ft_thr(f, joiner);
+   ft_sync_pending(f);
+   ft_thr(f, child);
+   ag_vc *j = ft_thr(f, joiner);
    ag_vc *c = &f->thr[child];
-   ag_vc_join(j, c);
+   ft_vc_join(j, c);
    /* a child that has exited has no events after its join: its clock (as
       long as the number of threads created before it) is not needed */
-   if (!f->ctx->regions[child].live) ag_vc_free(c);
-   else ag_ft_tick(c, child);
+   if (!f->ctx->regions[child].live) ft_vc_free(c);
+   else ft_tick(c, child);
 }
 
-static void ag_ft_flush(ag_ft *f)
+static void ft_flush(ag_ft *f)
 {
    ag_tid t = f->pend_tid;
    f->pend_tid = AG_NO_TID;
-   ag_vc *c = ag_ft_thr(f, t);
+   ag_vc *c = ft_thr(f, t);
    ag_ft_lock *k = ag_map_lookup(f->locks, f->pend_key, NULL);
-   ag_vc_join(&k->w, c);
-   ag_ft_tick(c, t);
+   ft_vc_join(&k->w, c);
+   ft_tick(c, t);
 }
 
-static void ag_ft_lock_forget(void *self, ag_addr lock)
+static void ft_lock_forget(void *self, ag_addr lock)
 {
    ag_ft *f = self;
-   ag_ft_sync_pending(f);
+   ft_sync_pending(f);
    ag_ft_lock *l = ag_map_get(f->locks, lock);
-   if (l) ag_ft_free_lock(NULL, lock, l);
+   if (l) ft_free_lock(NULL, lock, l);
 }
 
 const ag_engine_ops ag_fasttrack_ops = {
@@ -581,21 +581,21 @@ const ag_engine_ops ag_fasttrack_ops = {
    .help = "FastTrack happens-before data races (epochs, read clocks)",
    .kind = AG_KIND_RACE,
    .loc_size = sizeof(ag_ft_loc),
-   .create = ag_ft_create,
-   .destroy = ag_ft_destroy,
-   .loc_init = ag_ft_loc_init,
-   .loc_copy = ag_ft_loc_copy,
-   .loc_fini = ag_ft_loc_fini,
-   .thread_new = ag_ft_thread_new,
-   .begin = ag_ft_nop,
-   .end = ag_ft_nop,
+   .create = ft_create,
+   .destroy = ft_destroy,
+   .loc_init = ft_loc_init,
+   .loc_copy = ft_loc_copy,
+   .loc_fini = ft_loc_fini,
+   .thread_new = ft_thread_new,
+   .begin = ft_nop,
+   .end = ft_nop,
    .access_start = NULL,
-   .access = ag_ft_access,
-   .acquire = ag_ft_acquire,
-   .release = ag_ft_release,
-   .fork = ag_ft_fork,
-   .join = ag_ft_join,
+   .access = ft_access,
+   .acquire = ft_acquire,
+   .release = ft_release,
+   .fork = ft_fork,
+   .join = ft_join,
    .access_done = NULL,
-   .lock_forget = ag_ft_lock_forget,
-   .atomic_mark = ag_ft_atomic_mark,
+   .lock_forget = ft_lock_forget,
+   .atomic_mark = ft_atomic_mark,
 };
