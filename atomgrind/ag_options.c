@@ -13,6 +13,7 @@ ag_check_t ag_clo_check = AG_CHECK_ATOMICITY;
 Bool ag_clo_check_stack_var = False;
 Bool ag_clo_cycles_increasing = False;
 ag_sched_kind ag_clo_sched = AG_SCHED_RANDOM;
+static Bool ag_sched_given;               /* --sched= was on the command line */
 ULong ag_clo_sched_seed = 0;
 Bool  ag_clo_sched_seed_given = False;
 UInt  ag_clo_sched_depth = 3;
@@ -79,9 +80,9 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_BOOL_CLO(arg, "--check-stack-var", ag_clo_check_stack_var) {}
    else if VG_XACT_CLO(arg, "--cycles=all", ag_clo_cycles_increasing, False) {}
    else if VG_XACT_CLO(arg, "--cycles=increasing", ag_clo_cycles_increasing, True) {}
-   else if VG_XACT_CLO(arg, "--sched=native", ag_clo_sched, AG_SCHED_NATIVE) {}
-   else if VG_XACT_CLO(arg, "--sched=random", ag_clo_sched, AG_SCHED_RANDOM) {}
-   else if VG_XACT_CLO(arg, "--sched=pct", ag_clo_sched, AG_SCHED_PCT) {}
+   else if VG_XACT_CLO(arg, "--sched=native", ag_clo_sched, AG_SCHED_NATIVE) ag_sched_given = True;
+   else if VG_XACT_CLO(arg, "--sched=random", ag_clo_sched, AG_SCHED_RANDOM) ag_sched_given = True;
+   else if VG_XACT_CLO(arg, "--sched=pct", ag_clo_sched, AG_SCHED_PCT) ag_sched_given = True;
    else if VG_BINT_CLO(arg, "--sched-seed", ag_clo_sched_seed, 0, 0x7fffffffffffffffLL)
       ag_clo_sched_seed_given = True;
    else if VG_BINT_CLO(arg, "--sched-depth", ag_clo_sched_depth, 1, 17) {}
@@ -138,7 +139,8 @@ void ag_print_usage(void)
 "    --check-stack-var=no|yes  check accesses to the thread's own stack [no]\n"
 "    --sched=random|pct|native which thread runs next at regions, locks and\n"
 "                              accesses in regions: random preemptions, PCT\n"
-"                              priorities, or Valgrind's own order [random]\n"
+"                              priorities, or Valgrind's own order [random;\n"
+"                              native with --check=races]\n"
 "    --sched-seed=N            seed of the scheduler's choices [from the clock]\n"
 "    --sched-depth=D           PCT: bug depth, D-1 priority changes [3]\n"
 "    --sample=none|rpt         analyse the whole run, or RPT random windows [none]\n"
@@ -179,6 +181,10 @@ void ag_print_debug_usage(void)
 
 void ag_options_check(void)
 {
+   /* The scheduler makes regions interleave; a happens-before race check
+      alone does not need that, so it runs at Valgrind's own pace (as
+      Helgrind and DRD do) unless --sched= asks otherwise. */
+   if (!ag_sched_given && ag_clo_check == AG_CHECK_RACES) ag_clo_sched = AG_SCHED_NATIVE;
    if (ag_clo_yield_given)
       VG_(umsg)("atomgrind: --yield-at-regions is deprecated: the scheduler (--sched=)\n"
                 "atomgrind: replaces it; --yield-at-regions=no means --sched=native\n");

@@ -160,6 +160,13 @@ class Options(unittest.TestCase):
         self.assertIn("--yield-at-regions is deprecated", r.text)
         self.assertIn("Scheduler: native", r.text)
 
+    def test_race_check_alone_runs_natively(self):
+        exe = compile_prog("lock_loop")
+        self.assertIn("Scheduler: native", valgrind(exe, "--check=races").text)
+        self.assertIn("Scheduler: random", valgrind(exe, "--check=all").text)
+        r = valgrind(exe, "--check=races", "--sched=random")
+        self.assertIn("Scheduler: random", r.text)
+
 
 @unittest.skipUnless(tool_built(), "atomgrind not built")
 class Explore(unittest.TestCase):
