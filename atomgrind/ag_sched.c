@@ -61,6 +61,9 @@ extern Bool VG_(is_exiting)(ThreadId tid);
 extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, RegWord,
                               RegWord, RegWord, RegWord);
 #define AG_SC_VGTS_YIELDING 4
+/* --fair-sched (pub_core_options.h); 2 is try_fair_sched. */
+extern Int VG_(clo_fair_sched);
+#define AG_SC_TRY_FAIR_SCHED 2
 
 /* A holder keeps the turn for at most this many points in a row while
    other threads wait: spin loops built of synchronisation calls end. */
@@ -622,6 +625,13 @@ static void ag_sc_fork_child(ThreadId vgtid)
 
 void ag_sched_pre_clo_init(void)
 {
+   /* Valgrind's default big lock is a pipe: a thread spinning on a flag
+      releases and retakes it before a thread woken from a system call (the
+      one that would set the flag) gets it, for seconds to minutes on a
+      loaded machine -- under --tool=none and DRD too.  The ticket lock
+      hands the big lock over in order.  Set before the options are read,
+      so --fair-sched=no still wins. */
+   VG_(clo_fair_sched) = AG_SC_TRY_FAIR_SCHED;
    VG_(needs_syscall_wrapper)(ag_sc_pre_syscall, ag_sc_post_syscall);
 }
 
