@@ -22,7 +22,7 @@
  *
  * Enabled threads: those parked at a point, and those on their way to
  * one: created but not yet at their first point, or back from a system
- * call that may block (futex waits, sleeps, reads, sched_yield ...).  A
+ * call that may block (futex waits, sleeps, reads ...).  A
  * holder gives the turn away before such a call; back from it, the thread
  * runs uncontrolled until its next point, but it can be handed the turn
  * (or a lock-barging holder would starve a woken waiter forever).
@@ -104,6 +104,7 @@ typedef struct {
    UInt run;             /* points in a row holding the turn */
    ULong held_until;     /* random: not chosen before this point number */
    UInt damp;            /* random: rates divided by this in the current region */
+   Bool rare;            /* parked at the BEGIN of a region not yet damped */
    Addr futex;           /* the futex it waits on, in AG_SC_SYSCALL */
    ULong points;         /* this thread's points */
    ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
@@ -132,6 +133,7 @@ static ag_map *ag_sc_sites;             /* region BEGIN address -> runs (UInt) *
 static UInt ag_sc_in_region;            /* threads inside a region */
 static ULong ag_sc_outside;             /* points outside regions (random) */
 static UInt ag_sc_threads_seen;
+static UInt ag_sc_rare_parked;          /* threads with .rare set */
 
 static Bool ag_sc_on(void) { return ag_clo_sched != AG_SCHED_NATIVE; }
 
@@ -231,7 +233,29 @@ static void ag_sc_wait(ThreadId vgtid)
       }
    }
    t->run = 0;
+   if (t->rare) {
+      t->rare = False;
+      ag_sc_rare_parked--;
+   }
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
+}
+
+/* Random: the damping of the holder's region, unless a thread waits to
+   begin a region that is still rare (not yet damped) while the holder's is
+   damped.  A rare region (a
+   reload, a flush) breaks a frequent one only if it runs in the middle of
+   it, so while one waits, the holder keeps the turn at region boundaries
+   and hands it to the rare one after an access inside its region, with
+   probability 1/AG_SC_RARE_ACCESS and undamped.  That costs a few switches
+   per run of a rare region. */
+#define AG_SC_RARE_ACCESS 2
+static Bool ag_sc_rare_first(ThreadId holder)
+{
+   return ag_sc_rare_parked > 0 && ag_sc_th[holder].damp > 1;
+}
+static UInt ag_sc_access_rate(ThreadId t)
+{
+   return ag_sc_rare_first(t) ? AG_SC_RARE_ACCESS : AG_SC_RANDOM_ACCESS * ag_sc_th[t].damp;
 }
 
 /* The holder made a futex wake (an unlock, a signal, a post) on a futex
@@ -286,6 +310,15 @@ static ThreadId ag_sc_random_other(ThreadId self)
    return VG_INVALID_THREADID;
 }
 
+/* A random thread parked at a rare region's BEGIN (ag_sc_rare_parked > 0). */
+static ThreadId ag_sc_rare_other(ThreadId self)
+{
+   UInt i = (UInt)(ag_sc_rand() % ag_sc_rare_parked);
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (t != self && ag_sc_th[t].rare && ag_sc_is_enabled(t) && i-- == 0) return t;
+   return ag_sc_random_other(self);
+}
+
 /* The enabled thread of highest priority; self competes if it is at a point. */
 static ThreadId ag_sc_highest(ThreadId self, Bool self_too)
 {
@@ -313,12 +346,16 @@ static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
    Bool others = ag_sc_enabled > 0;
    Bool starving = others && ag_sc_th[self].run >= AG_SC_MAX_RUN;
    if (ag_clo_sched == AG_SCHED_PCT) {
-      if (starving || kind == AG_PT_PREEMPT || ag_sc_pct_change_point()) ag_sc_demote(self);
+      if (starving || kind == AG_PT_PREEMPT || kind == AG_PT_YIELD || ag_sc_pct_change_point())
+         ag_sc_demote(self);
       return ag_sc_highest(self, True);
    }
    if (!others) return self;
-   if (starving || kind == AG_PT_PREEMPT) return ag_sc_random_other(self);
+   if (starving || kind == AG_PT_YIELD) return ag_sc_random_other(self);
    Bool in_region = ag_sc_th[self].depth > 0 || kind == AG_PT_END;
+   if (in_region && ag_sc_rare_first(self))
+      return kind == AG_PT_PREEMPT ? ag_sc_rare_other(self) : self;
+   if (kind == AG_PT_PREEMPT) return ag_sc_random_other(self);
    if (in_region)
       return ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_th[self].damp)
              ? ag_sc_random_other(self) : self;
@@ -351,6 +388,16 @@ static void ag_sc_count(ThreadId vgtid, ag_point kind)
    }
 }
 
+/* vgtid is about to park at a point of this kind. */
+static void ag_sc_mark_rare(ThreadId vgtid, ag_point kind)
+{
+   ag_sc_thread *t = &ag_sc_th[vgtid];
+   if (kind == AG_PT_BEGIN && t->depth == 1 && t->damp == 1 && !t->rare) {
+      t->rare = True;
+      ag_sc_rare_parked++;
+   }
+}
+
 /* The outermost BEGIN of a region at code address site. */
 static void ag_sc_damp_for(ThreadId vgtid, Addr site);
 
@@ -366,6 +413,7 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
    if (!ag_sc_on() || ag_sc_draining || ag_sc_th[vgtid].state == AG_SC_GONE) return;
    if (ag_sc_is_enabled(vgtid)) ag_sc_set_state(vgtid, AG_SC_RUNNING);
    if (ag_sc_turn != vgtid && ag_sc_holder_active()) {
+      ag_sc_mark_rare(vgtid, kind);
       ag_sc_wait(vgtid);                 /* someone else holds the turn */
       return;
    }
@@ -383,6 +431,7 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
    if (ag_clo_sched == AG_SCHED_RANDOM && ag_sc_th[vgtid].depth > 0)
       ag_sc_th[vgtid].held_until = ag_sc_points + 1 + ag_sc_rand() % AG_SC_HOLD;
    ag_sc_hand(next);
+   ag_sc_mark_rare(vgtid, kind);
    ag_sc_wait(vgtid);
 }
 
@@ -424,7 +473,7 @@ void ag_sched_access(ThreadId vgtid)
       ag_sc_points++;                    /* accesses in regions are PCT points too */
       stop = ag_sc_pct_change_point();
    } else {
-      stop = ag_sc_one_in(AG_SC_RANDOM_ACCESS * ag_sc_th[vgtid].damp);
+      stop = ag_sc_one_in(ag_sc_access_rate(vgtid));
    }
    if (stop) {
       ag_sched_stop = 1;
@@ -525,7 +574,7 @@ static Bool ag_sc_may_block(UInt sysno, UWord *args)
       return op == VKI_FUTEX_WAIT || op == VKI_FUTEX_WAIT_BITSET || op == VKI_FUTEX_LOCK_PI
              || op == VKI_FUTEX_WAIT_REQUEUE_PI;
    }
-   case __NR_sched_yield: case __NR_nanosleep: case __NR_clock_nanosleep:
+   case __NR_nanosleep: case __NR_clock_nanosleep:
    case __NR_read: case __NR_readv: case __NR_recvfrom: case __NR_recvmsg:
    case __NR_accept: case __NR_accept4: case __NR_connect:
    case __NR_poll: case __NR_ppoll: case __NR_select: case __NR_pselect6:
@@ -575,6 +624,15 @@ static void ag_sc_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt narg
       return;
    }
    UChar st = ag_sc_th[vgtid].state;
+   if (sysno == __NR_sched_yield && st != AG_SC_GONE) {
+      /* a yield is a scheduling point, not a blocking call: the thread
+         hands the turn on and waits for it, so a polling loop advances as
+         the strategy says -- not as the kernel's yield, which on a loaded
+         machine gives the CPU away for a whole time slice while the others
+         run on without it */
+      ag_sched_point(vgtid, AG_PT_YIELD);
+      return;
+   }
    if (!ag_sc_may_block(sysno, args) || (st != AG_SC_RUNNING && st != AG_SC_RETURNING))
       return;
    ag_sc_set_state(vgtid, AG_SC_SYSCALL);

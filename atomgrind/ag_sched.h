@@ -13,7 +13,8 @@ typedef enum {
    AG_PT_END,          /* about to close one */
    AG_PT_SYNC_PRE,     /* about to call a synchronisation function */
    AG_PT_SYNC_POST,    /* just returned from one */
-   AG_PT_PREEMPT       /* preempted after an access inside a region */
+   AG_PT_PREEMPT,      /* preempted after an access inside a region */
+   AG_PT_YIELD         /* about to call sched_yield: let the others run */
 } ag_point;
 
 /* Non-zero when the running thread must stop at the start of its next

@@ -19,8 +19,8 @@ two builds can be compared in one table:
 
     perf/detect.py --opts 'AG_BUILD=/work/main/build' --opts '--sched-seed={seed}'
 
-Table: for a bug program, the runs that reported an atomicity violation
-("k/N"); for a correct program, the runs that reported any error (false
+Table: for a bug program, the runs that reported an atomicity violation,
+observed or predicted ("k/N"); for a correct program, the runs that reported any error (false
 positives, "0/N" is right).  Runs that did not finish are counted apart
 and listed: T = timed out (--timeout), C = crashed (no error summary, or the
 program died of a signal), R = Valgrind refused the options.  A
@@ -137,7 +137,8 @@ def classify(rc, log, output, timed_out):
         tail = [l for l in text.strip().splitlines() if l.strip()][-1:] or ["no output"]
         return Outcome("crash", note="rc=%d, no error summary: %s" % (rc, tail[0][:120]))
     errors = sum(int(e) for e in sums)
-    atom = len(re.findall(r"^==\d+== Atomicity violation", log, re.M))
+    # observed ("Atomicity violation") or predicted ("Possible atomicity violation")
+    atom = len(re.findall(r"^==\d+== (Possible a|A)tomicity violation", log, re.M))
     if "Process terminating with default action of signal" in log:
         sig = re.search(r"default action of signal (\d+ \(\w+\))", log)
         return Outcome("crash", errors, atom, note="program killed by signal %s" %

@@ -82,8 +82,10 @@ class Corpus(unittest.TestCase):
 class Seeds(unittest.TestCase):
     def record(self, exe, seed, path):
         # timing decides only when a bound runs out (a takeover, or a woken
-        # thread late to come back): bounds long enough for a loaded machine
-        return valgrind(exe, "--sched-seed=%d" % seed, "--sched-timeout=2000",
+        # thread late to come back: --sched-timeout/8): bounds long enough
+        # for a loaded machine (2000 was seen to run out with two other
+        # Valgrind runs on the two cores)
+        return valgrind(exe, "--sched-seed=%d" % seed, "--sched-timeout=10000",
                         "--record-trace=" + path, "--trace-reports=yes")
 
     def test_same_seed_same_trace_and_reports(self):
