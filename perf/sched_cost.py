@@ -11,7 +11,8 @@ Workloads: regions (perf/workloads/regions.c: 4 threads x 20,000 short
 locked regions), stress (perf/workloads/stress.c, as in vg_bench.py
 --quick), xz -T2 and zstd -T2 on a generated 1 MiB text (when installed).
 Configurations: base:yield, base:noyield (the --base build, which must
-still know --yield-at-regions), new:random, new:pct, new:native (this
+still know --yield-at-regions), base:random (a --base build that has the
+scheduler already), new:random, new:pct, new:native (this
 tree's build).  Ratios are to base:noyield (the run with no perturbation).
 Python 3 standard library only.  Run it alone: it measures time."""
 
@@ -93,6 +94,7 @@ def main():
     cfgs = {
         "base:yield": (args.base, ["--yield-at-regions=yes"]),
         "base:noyield": (args.base, ["--yield-at-regions=no"]),
+        "base:random": (args.base, ["--sched=random", "--sched-seed=1"]),
         "new:random": (args.build, ["--sched=random", "--sched-seed=1"]),
         "new:pct": (args.build, ["--sched=pct", "--sched-seed=1"]),
         "new:native": (args.build, ["--sched=native"]),
