@@ -8,6 +8,7 @@
 #include "pub_tool_threadstate.h"  /* VG_(get_running_tid) */
 #include "pub_tool_tooliface.h"    /* IR, VG_STACK_REDZONE_SZB */
 #include "ag_analysis.h"           /* ag_an_access, the gate, the RPT clock */
+#include "ag_deadload.h"           /* loads VEX deleted */
 #include "ag_instrument.h"
 #include "ag_objects.h"            /* ag_object_skipped */
 #include "ag_options.h"            /* --check-stack-var, --sample, --sched */
@@ -44,6 +45,8 @@ typedef struct {
                             IRTemp_INVALID with --check-stack-var=yes */
    Int offset_SP;
    Addr ip;              /* current guest instruction */
+   UInt len;             /* ... its length */
+   Bool touched;         /* ... has a memory access left in the IR */
 } ag_ir;
 
 static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
@@ -173,19 +176,34 @@ static void ag_emit_clock(IRSB *out, UInt n)
    addStmtToIRSB(out, IRStmt_Dirty(di));
 }
 
+/* The instruction just finished has no memory access left in the IR: if
+   its machine code is a load from a global, VEX deleted the load because
+   the value is unused.  The program still reads that memory (a `(void)y`
+   of a volatile, a load kept for its ordering): emit the read it made. */
+static void ag_emit_dead_load(ag_ir *ir)
+{
+   Addr a;
+   UInt size;
+   if (ir->ip && !ir->touched && ag_deadload_decode(ir->ip, ir->len, &a, &size))
+      ag_emit(ir, mkIRExpr_HWord(a), size, 0, NULL);
+}
+
 /* How many memory accesses the superblock makes (if it runs to the end). */
+static UInt ag_count_accesses_stmt(const IRStmt *st)
+{
+   switch (st->tag) {
+   case Ist_WrTmp: return st->Ist.WrTmp.data->tag == Iex_Load;
+   case Ist_Store: case Ist_StoreG: case Ist_LoadG: case Ist_CAS: case Ist_LLSC: return 1;
+   case Ist_Dirty: return st->Ist.Dirty.details->mFx != Ifx_None;
+   default: return 0;
+   }
+}
+
 static UInt ag_count_accesses(IRSB *bb)
 {
    UInt n = 0;
-   for (Int i = 0; i < bb->stmts_used; i++) {
-      IRStmt *st = bb->stmts[i];
-      switch (st->tag) {
-      case Ist_WrTmp: n += st->Ist.WrTmp.data->tag == Iex_Load; break;
-      case Ist_Store: case Ist_StoreG: case Ist_LoadG: case Ist_CAS: case Ist_LLSC: n++; break;
-      case Ist_Dirty: n += st->Ist.Dirty.details->mFx != Ifx_None; break;
-      default: break;
-      }
-   }
+   for (Int i = 0; i < bb->stmts_used; i++)
+      if (bb->stmts[i]) n += ag_count_accesses_stmt(bb->stmts[i]);
    return n;
 }
 
@@ -211,6 +229,8 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    ir.out = deepCopyIRSBExceptStmts(bb);
    ir.offset_SP = layout->offset_SP;
    ir.ip = 0;
+   ir.len = 0;
+   ir.touched = False;
    ir.gate = newIRTemp(ir.out->tyenv, Ity_I1);
    ir.stack_max = IRTemp_INVALID;
    Bool gate_done = False;
@@ -241,7 +261,10 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       }
       switch (st->tag) {
       case Ist_IMark:
+         ag_emit_dead_load(&ir);
          ir.ip = (Addr)st->Ist.IMark.addr;
+         ir.len = st->Ist.IMark.len;
+         ir.touched = False;
          atomic_insn = ag_insn_has_cas(bb, i);
          break;
       case Ist_WrTmp: {
@@ -300,7 +323,9 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       default:
          break;
       }
+      if (st->tag != Ist_IMark && ag_count_accesses_stmt(st) > 0) ir.touched = True;
       addStmtToIRSB(ir.out, st);
    }
+   ag_emit_dead_load(&ir);
    return ir.out;
 }

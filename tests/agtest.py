@@ -122,7 +122,7 @@ def engine_sources(host_shim=True):
             if host_shim or os.path.basename(f) != "ag_shim_host.c"]
 
 
-def host_binary(name, srcs, libs=(), opt="-O1", includes=()):
+def host_binary(name, srcs, libs=(), opt="-O1", includes=(), defines=()):
     """Build a host C program from srcs with the sanitizers (again only when
     a source changed) and return its path."""
     os.makedirs(HOST_OUT, exist_ok=True)
@@ -134,6 +134,7 @@ def host_binary(name, srcs, libs=(), opt="-O1", includes=()):
         return exe
     cmd = [os.environ.get("CC", "cc"), "-std=gnu99", opt, "-g", *SANITIZE,
            "-I", ENGINE_DIR, "-I", CTESTS, *("-I" + i for i in includes),
+           *("-D" + d for d in defines),
            *srcs, "-o", exe, *libs]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:

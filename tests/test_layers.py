@@ -14,7 +14,7 @@ LAYERS = [
     ["ag_main"],                                            # wiring
     ["ag_clientreq", "ag_instrument", "ag_replace_malloc"],  # what the program does
     ["ag_spec"],                                            # regions as long as frames
-    ["ag_spin"],                                            # IR analysis for instrumentation
+    ["ag_spin", "ag_deadload"],                             # IR and code analysis for instrumentation
     ["ag_sync"],                                            # sync objects
     ["ag_threads"],                                         # threads
     ["ag_sched"],                                           # who runs next
