@@ -34,6 +34,15 @@ class Seen(unittest.TestCase):
                 r = valgrind(exe, "--predict=no", *opts)
                 self.assertEqual((r.atomicity, r.errors), (1, 1), r)
 
+    def test_paper_traces_with_dead_reads(self):
+        # rho2-rho4 of the AeroDrome paper, every read a deleted load: each
+        # has its violation (0 reports each without the decoder)
+        exe = compile_prog("paper_dead_reads", extra=["-O2"], suffix="-O2")
+        for trace in ("rho2", "rho3", "rho4"):
+            with self.subTest(trace=trace):
+                r = valgrind(exe, "--predict=no", args=[trace])
+                self.assertEqual((r.atomicity, r.errors), (1, 1), r)
+
     def test_dead_load_decoder(self):
         exe = host_binary("test_deadload", [os.path.join(CTESTS, "test_deadload.c"),
                                             os.path.join(REPO, "atomgrind", "ag_deadload.c")],
