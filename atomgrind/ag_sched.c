@@ -240,14 +240,13 @@ static void ag_sc_wait(ThreadId vgtid)
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
 }
 
-/* Random: the damping of the holder's region, unless a thread waits to
-   begin a region that is still rare (not yet damped) while the holder's is
-   damped.  A rare region (a
-   reload, a flush) breaks a frequent one only if it runs in the middle of
-   it, so while one waits, the holder keeps the turn at region boundaries
-   and hands it to the rare one after an access inside its region, with
-   probability 1/AG_SC_RARE_ACCESS and undamped.  That costs a few switches
-   per run of a rare region. */
+/* Random: a thread waits to begin a region that is still rare (not yet
+   damped) while the holder runs a damped one.  A rare region (a reload, a
+   flush) breaks a frequent one only if it runs in the middle of it, so the
+   holder then keeps the turn at region boundaries and hands it to the rare
+   one after an access inside its region, with probability
+   1/AG_SC_RARE_ACCESS, undamped.  That costs a few switches per run of a
+   rare region. */
 #define AG_SC_RARE_ACCESS 2
 static Bool ag_sc_rare_first(ThreadId holder)
 {
