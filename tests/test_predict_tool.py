@@ -50,6 +50,17 @@ class Predict(unittest.TestCase):
                 r = self.run_mode(mode)
                 self.assertEqual(r.errors, 0, r)
 
+    def test_hand_off_through_a_queue(self):
+        # the consumer reaches each block through the queue the producer
+        # wrote after its region (lbzip2's and xz's pattern): 200 false
+        # predictions before reads-from was kept, none now
+        exe = compile_prog("predict_handoff")
+        for seed in (1, 2):
+            r = valgrind(exe, "--sched-seed=%d" % seed)
+            with self.subTest(seed=seed):
+                self.assertEqual(r.errors, 0, r)
+                self.assertEqual(r.rc, 0, r)
+
     def test_predict_no(self):
         r = self.run_mode("after", "--predict=no")
         self.assertEqual(r.errors, 0, r)

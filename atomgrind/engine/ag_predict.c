@@ -16,7 +16,18 @@
  * them.  a may run between e1 and e2 iff
  *   - not a hb e1 and not e2 hb a, and
  *   - no lock that t holds continuously from e1 through e2 is held by u
- *     at a (rwlocks: unless both hold it for reading).
+ *     at a (rwlocks: unless both hold it for reading), and
+ *   - the reordering keeps what the two threads read of other locations:
+ *     with a after e2, u has read no location other than a's from a write
+ *     of t made after e2; with a before e1, t has read (by e2) no location
+ *     other than a's from a write of u made after a.  Without this rule a
+ *     hand-off through a lock-protected queue or flag (t works on a block,
+ *     then enqueues it; u dequeues it, reading the link t wrote, and then
+ *     works on it) was predicted, though u reaches the block only through
+ *     what it read.  Reads of the pattern's own location may change: that
+ *     change is the violation.  Only direct reads-from is followed (u read
+ *     what v wrote after v read from t is not), and reads-from is by the
+ *     latest write among the threads remembered for the location.
  * The read and the write of one atomic read-modify-write instruction are
  * never split.
  * Checked: a before e1 in the run: "not a hb e2" (stronger than "not a hb
@@ -85,8 +96,15 @@ typedef struct { uint32_t id; } pd_lset_slot;
 
 typedef struct { uint64_t key, acq_event; uint32_t prefix; } pd_held;
 
+/* What a thread has read from another thread's writes: the latest such
+   write (its event) on any location, and the latest on a location other
+   than that one -- enough to answer "the latest on a location other than
+   x" for any x. */
+typedef struct { uint64_t ev[2]; ag_addr addr[2]; } pd_rf;
+
 typedef struct {
    pd_vc vc;
+   ag_map *rf;             /* writer tid -> pd_rf, made on first use */
    pd_held *held;          /* in acquisition order */
    uint32_t nheld, capheld;
    int known;
@@ -279,6 +297,40 @@ static pd_ent *pd_entry(pd_rec **rp, ag_tid t)
    return e;
 }
 
+/* ---- reads-from ---------------------------------------------------- */
+
+/* t reads the location at addr; its last write (latest by event among the
+   threads the record remembers) was by another thread. */
+static void pd_rf_note(pd_thread *th, const pd_rec *r, ag_tid t, ag_addr addr)
+{
+   const pd_ent *w = NULL;
+   for (uint32_t i = 0; i < r->n; i++)
+      if (r->e[i].last[1].event && (!w || r->e[i].last[1].event > w->last[1].event)) w = &r->e[i];
+   if (!w || w->tid == t) return;
+   if (!th->rf) th->rf = ag_map_new(sizeof(pd_rf));
+   pd_rf *f = ag_map_lookup(th->rf, w->tid, NULL);
+   uint64_t ev = w->last[1].event;
+   if (f->ev[0] && f->addr[0] == addr) {
+      if (ev > f->ev[0]) f->ev[0] = ev;
+   } else if (ev > f->ev[0]) {
+      f->ev[1] = f->ev[0];
+      f->addr[1] = f->addr[0];
+      f->ev[0] = ev;
+      f->addr[0] = addr;
+   } else if (ev > f->ev[1]) {
+      f->ev[1] = ev;
+      f->addr[1] = addr;
+   }
+}
+
+/* The latest write of thread w that th has read, on a location other than x. */
+static uint64_t pd_rf_other(const pd_thread *th, ag_tid w, ag_addr x)
+{
+   const pd_rf *f = th->rf ? ag_map_get(th->rf, w) : NULL;
+   if (!f) return 0;
+   return f->addr[0] == x ? f->ev[1] : f->ev[0];
+}
+
 /* ---- patterns and reports ---------------------------------------- */
 
 /* Is e1 a e2 unserializable (kinds: 0 read, 1 write)? */
@@ -363,7 +415,7 @@ static void pd_end(void *self, ag_tid t)
 /* The current access (kind k, event ev) of t as e2 of its region `me`,
    with a remote access a of another thread observed before e1. */
 static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k,
-                            const pd_acc *cur)
+                            const pd_acc *cur, ag_addr addr)
 {
    pd_thread *th = &pd->th[t];
    for (int i = 0; i < 2; i++) {
@@ -381,6 +433,7 @@ static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k
             }
             if (pd_vc_get(&th->vc, o->tid) >= a->clock) continue;   /* a hb e2 */
             if (pd_lset_exclude(pd, pd_held_since(th, e1->event), a->ls)) continue;
+            if (pd_rf_other(th, o->tid, addr) > a->event) continue;   /* t read past a */
             pd_report(pd, t, me, e1, cur, o->tid, a);
          }
       }
@@ -389,7 +442,8 @@ static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k
 
 /* The current access of t (kind ka) as the remote access a, after e2, for
    the latest regions of other threads that touched this location. */
-static void pd_check_after(pd_state *pd, pd_rec *r, ag_tid t, int ka, const pd_acc *a)
+static void pd_check_after(pd_state *pd, pd_rec *r, ag_tid t, int ka, const pd_acc *a,
+                           ag_addr addr)
 {
    pd_thread *th = &pd->th[t];
    for (uint32_t n = 0; n < r->n; n++) {
@@ -405,19 +459,23 @@ static void pd_check_after(pd_state *pd, pd_rec *r, ag_tid t, int ka, const pd_a
                continue;
             if (pd_vc_get(&th->vc, o->tid) >= e2->clock) continue;   /* e2 hb a */
             if (pd_lset_exclude(pd, o->h12[i][j], a->ls)) continue;
+            if (pd_rf_other(th, o->tid, addr) > e2->event) continue;   /* u read past e2 */
             pd_report(pd, t, o, e1, e2, t, a);
          }
       }
    }
 }
 
-static void pd_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned flags)
+static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigned flags)
 {
    pd_state *pd = self;
-   (void)addr;
    ag_ctx *ctx = pd->ctx;
    pd_thread *th = pd_th(pd, t);
    pd_rec **rp = loc;
+   /* reads-from is kept by the access's address, the same for every
+      location a split access covers (loc_addr is this location's) */
+   (void)loc_addr;
+   ag_addr addr = ctx->addr;
    int k = (flags & AG_WRITE) ? 1 : 0;
    uint64_t rb = ctx->regions[t].depth ? ctx->regions[t].begin_event : 0;
    pd_acc cur = { ctx->event, ctx->site, rb, pd_vc_get(&th->vc, t), pd_lockset(th), flags };
@@ -426,8 +484,9 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned fl
       pd_ent *me = NULL;
       for (uint32_t i = 0; i < (*rp)->n; i++)
          if ((*rp)->e[i].tid == t) me = &(*rp)->e[i];
-      if (rb && me && me->rbegin == rb) pd_check_before(pd, *rp, me, t, k, &cur);
-      pd_check_after(pd, *rp, t, k, &cur);
+      if (rb && me && me->rbegin == rb) pd_check_before(pd, *rp, me, t, k, &cur, addr);
+      pd_check_after(pd, *rp, t, k, &cur, addr);
+      if (!k) pd_rf_note(th, *rp, t, addr);
    }
    pd_ent *me = pd_entry(rp, t);
    if (rb) {
@@ -522,6 +581,8 @@ static void pd_thread_exit(void *self, ag_tid t)
    pd_thread *th = pd_th(self, t);
    ag_free(th->held);
    th->held = NULL;
+   if (th->rf) ag_map_delete(th->rf);
+   th->rf = NULL;
    th->nheld = th->capheld = 0;
    th->npend = 0;
 }
@@ -566,6 +627,7 @@ static void pd_destroy(void *self)
    for (uint32_t t = 0; t < pd->nth; t++) {
       ag_free(pd->th[t].vc.c);
       ag_free(pd->th[t].held);
+      if (pd->th[t].rf) ag_map_delete(pd->th[t].rf);
    }
    ag_free(pd->th);
    ag_map_foreach(pd->sync, pd_free_vc, NULL);

@@ -15,8 +15,10 @@
  *     choice of e1/e2/a finds);
  *   - replay(): the engine's bounded choice (e1 the region's first access of
  *     its kind; a the other thread's last access of its kind, or e2 the
- *     thread's last one) in the engine's order, which must give exactly the
- *     engine's reports. */
+ *     thread's last one) in the engine's order, with its reads-from rule (a
+ *     thread that read, at another address, a write of the other thread
+ *     made past the pivot), which must give exactly the engine's reports.
+ *     model() leaves the reads-from rule out: it only removes reports. */
 #include "ag_ref.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,11 +221,49 @@ static void report(const ref_t *r, rstate *s, reps *out, int ev, int rb, int u, 
    else out->r[out->n++] = x;
 }
 
+/* Reads-from, as the engine keeps it: for reader t and writer w, the
+   latest write of w that t read, and the latest at another address. */
+typedef struct { int ev[2]; uint64_t addr[2]; } rf_t;
+static rf_t rf[AG_REF_MAXT][AG_REF_MAXT];
+
+static int rf_other(int t, int w, uint64_t x)
+{
+   return rf[t][w].addr[0] == x ? rf[t][w].ev[1] : rf[t][w].ev[0];
+}
+
+/* Read event e (of thread t at address A) read, at each byte, the latest
+   earlier write covering it. */
+static void rf_note(const ag_ref_trace *tr, int e)
+{
+   const ag_ref_ev *x = &tr->ev[e - 1];
+   for (uint64_t b = x->arg; b < x->arg + x->size; b++)
+      for (int w = e - 1; w >= 1; w--) {
+         const ag_ref_ev *y = &tr->ev[w - 1];
+         if (y->op != AG_REF_WR || !touches(y, b)) continue;
+         if (y->tid != x->tid) {
+            rf_t *f = &rf[x->tid][y->tid];
+            if (f->ev[0] && f->addr[0] == x->arg) {
+               if (w > f->ev[0]) f->ev[0] = w;
+            } else if (w > f->ev[0]) {
+               f->ev[1] = f->ev[0];
+               f->addr[1] = f->addr[0];
+               f->ev[0] = w;
+               f->addr[0] = x->arg;
+            } else if (w > f->ev[1]) {
+               f->ev[1] = w;
+               f->addr[1] = x->arg;
+            }
+         }
+         break;
+      }
+}
+
 static void replay(const ag_ref_trace *tr, const ref_t *r, reps *out)
 {
    static rstate s;
    s.n = s.npend = 0;
    out->n = 0;
+   memset(rf, 0, sizeof rf);
    for (int e = 1; e <= tr->n; e++) {
       const ag_ref_ev *x = &tr->ev[e - 1];
       if (x->op == AG_REF_END)
@@ -250,6 +290,7 @@ static void replay(const ag_ref_trace *tr, const ref_t *r, reps *out)
                      if (!a || !pattern(i, ka, k)) continue;
                      if (a > e1) { *st_of(&s, rb, u) = OBSERVED; continue; }
                      if (hbp(r, a, e) || !locks_allow(r, e1, e, a)) continue;
+                     if (rf_other(t, u, x->arg) > a) continue;
                      report(r, &s, out, e, rb, u, e1, e, a);
                   }
                }
@@ -266,11 +307,13 @@ static void replay(const ag_ref_trace *tr, const ref_t *r, reps *out)
                   int e2 = last_of(tr, v, j, b, e);
                   if (!e2 || r->region[e2] != vr || e2 <= e1 || !pattern(i, k, j)) continue;
                   if (hbp(r, e2, e) || !locks_allow(r, e1, e2, e)) continue;
+                  if (rf_other(t, v, x->arg) > e2) continue;
                   report(r, &s, out, e, vr, t, e1, e2, e);
                }
             }
          }
       }
+      if (!k) rf_note(tr, e);
    }
 }
 
@@ -468,6 +511,26 @@ static void hand_traces(void)
    HAND("lock released between (check-then-act)", 2, 1,
         {0,B}, {0,A,LK}, {0,A,LK + 8}, {0,R,X}, {0,L,LK + 8}, {0,L,LK}, {0,A,LK}, {0,Wr,X},
         {0,L,LK}, {0,E}, {1,A,LK}, {1,Wr,X}, {1,L,LK});
+   /* a hand-off through a lock-protected queue: t works on X in its region,
+      then publishes it (writes Y under the lock); u reads Y under the lock,
+      then writes X.  u reaches X through what it read: no reordering puts
+      its write inside the region.  Without the read of Y it could. */
+   expect = NULL;
+   HAND("hand-off: remote read the queue written after e2", 2, 0,
+        {0,B}, {0,R,X}, {0,Wr,X}, {0,E}, {0,A,LK}, {0,Wr,Y}, {0,L,LK},
+        {1,A,LK}, {1,R,Y}, {1,L,LK}, {1,Wr,X});
+   HAND("hand-off: region read the flag written after a", 2, 0,
+        {1,Wr,X}, {1,A,LK}, {1,Wr,Y}, {1,L,LK},
+        {0,A,LK}, {0,R,Y}, {0,L,LK}, {0,B}, {0,R,X}, {0,R,X}, {0,E});
+   expect = (const int[][3]){ { 2, 3, 8 } };
+   HAND("no hand-off: remote read nothing of t's", 2, 1,
+        {0,B}, {0,R,X}, {0,Wr,X}, {0,E}, {0,A,LK}, {0,Wr,Y}, {0,L,LK},
+        {1,Wr,X});
+   /* the remote's read of the pattern's own location may change: that
+      change is the violation (check-then-act across regions) */
+   expect = (const int[][3]){ { 2, 3, 6 } };
+   HAND("remote read X itself first", 2, 1,
+        {0,B}, {0,R,X}, {0,Wr,X}, {0,E}, {1,R,X}, {1,Wr,X});
    /* ... but a second lock held throughout still excludes a writer holding it */
    expect = NULL;
    HAND("outer lock held throughout", 2, 0,
