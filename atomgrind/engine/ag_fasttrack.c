@@ -313,6 +313,32 @@ static void ft_loc_fini(void *self, void *loc)
    ft_set_drop(loc);
 }
 
+static int ft_set_equal(const ag_ft_set *a, const ag_ft_set *b)
+{
+   static const ag_ft_ent none;        /* an absent thread's entry */
+   uint32_t n = a->n > b->n ? a->n : b->n;
+   for (uint32_t u = 0; u < n; u++) {
+      const ag_ft_ent *x = u < a->n ? &a->e[u] : &none, *y = u < b->n ? &b->e[u] : &none;
+      for (unsigned k = 0; k < AG_NKINDS; k++)
+         if (x->clk[k] != y->clk[k] || (x->clk[k] && x->site[k] != y->site[k]))
+            return 0;
+   }
+   return 1;
+}
+
+/* Equal epochs, sites and atomic object: every check and update gives the
+   same result on both (a site kept beside a zero clock is never read). */
+static int ft_loc_equal(void *self, const void *pa, const void *pb)
+{
+   (void)self;
+   const ag_ft_loc *a = pa, *b = pb;
+   if (a->w != b->w || a->wsite != b->wsite || a->skind != b->skind
+       || a->asize != b->asize || a->aoff != b->aoff)
+      return 0;
+   if (a->skind == AG_FT_SET) return ft_set_equal(ft_set_of(a), ft_set_of(b));
+   return a->s == b->s && a->ssite == b->ssite;
+}
+
 /* ---- accesses ---------------------------------------------------- */
 
 static void ft_flush(ag_ft *f);
@@ -586,6 +612,7 @@ const ag_engine_ops ag_fasttrack_ops = {
    .loc_init = ft_loc_init,
    .loc_copy = ft_loc_copy,
    .loc_fini = ft_loc_fini,
+   .loc_equal = ft_loc_equal,
    .thread_new = ft_thread_new,
    .begin = ft_nop,
    .end = ft_nop,
