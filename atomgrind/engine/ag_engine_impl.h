@@ -67,6 +67,10 @@ struct ag_engine_ops {
    void  (*loc_init)(void *self, void *loc);              /* fresh, never accessed */
    void  (*loc_copy)(void *self, void *dst, const void *src); /* dst is uninitialised */
    void  (*loc_fini)(void *self, void *loc);              /* memory freed/reused */
+   /* a and b are interchangeable: every later event sequence gives the same
+      reports and states whether it meets a or b, so the shadow may merge
+      adjacent locations of a word that hold them.  May be NULL (never). */
+   int   (*loc_equal)(void *self, const void *a, const void *b);
 
    void  (*thread_new)(void *self, ag_tid t);             /* before t's first event */
    void  (*thread_exit)(void *self, ag_tid t);            /* after its last; may be NULL */

@@ -157,22 +157,26 @@ static inline int ft_dominates(unsigned b, unsigned a)
    return a == b || (a == AG_AR && b == AG_PR);
 }
 
-/* Per thread and kind, its last such access since the last plain write. */
-typedef struct { uint64_t clk[AG_NKINDS], site[AG_NKINDS]; } ag_ft_ent;
+/* Per thread and kind, its last such access since the last plain write
+   (sites as numbered by ft_site_id). */
+typedef struct { uint64_t clk[AG_NKINDS]; uint32_t site[AG_NKINDS]; } ag_ft_ent;
 typedef struct { uint32_t n; ag_ft_ent e[]; } ag_ft_set;
 
 #define AG_FT_SET 0xffu        /* ag_ft_loc.skind: s is an ag_ft_set* */
 
+/* One per location, so kept to 32 bytes: sites are numbered (a program
+   has far fewer than 2^32 access instructions). */
 typedef struct {
    uint64_t w;          /* epoch of the last plain write (0: none) */
-   uint64_t wsite;
    uint64_t s;          /* since then: one access's epoch, or ag_ft_set* */
-   uint64_t ssite;
-   uint32_t skind;      /* AG_PR/AG_AR/AG_AW of that epoch, or AG_FT_SET */
+   uint32_t wsite;      /* their sites' numbers */
+   uint32_t ssite;
+   uint8_t skind;       /* AG_PR/AG_AR/AG_AW of that epoch, or AG_FT_SET */
    uint8_t asize;       /* part of an atomic object of this size (0: not) */
    int8_t aoff;         /* which starts at this offset from the location's
                            8-byte word */
 } ag_ft_loc;
+_Static_assert(sizeof(ag_ft_loc) == 32, "ag_ft_loc is 32 bytes (memory of race mode)");
 
 static inline ag_ft_set *ft_set_of(const ag_ft_loc *l)
 {
@@ -209,6 +213,8 @@ static void ft_set_drop(ag_ft_loc *l)
 
 typedef struct { ag_vc w, rr; } ag_ft_lock;   /* write releases, read releases */
 
+#define AG_FT_SITE_CACHE 1024
+
 typedef struct {
    ag_ctx *ctx;
    ag_vc *thr;          /* C_t, indexed by tid */
@@ -222,6 +228,12 @@ typedef struct {
    uint64_t up_event;
    int up;
    ag_addr up_key;      /* ... of the atomic object at up_key */
+   /* site numbers: site -> number + 1, number -> site, and a
+      direct-mapped cache of the first (id 0: empty) */
+   ag_map *site_ids;
+   uint64_t *sites;
+   uint32_t nsites, site_cap;
+   struct { uint64_t site; uint32_t id; } site_cache[AG_FT_SITE_CACHE];
 } ag_ft;
 
 static void *ft_create(ag_ctx *ctx)
@@ -229,8 +241,31 @@ static void *ft_create(ag_ctx *ctx)
    ag_ft *f = ag_calloc(1, sizeof *f);
    f->ctx = ctx;
    f->locks = ag_map_new(sizeof(ag_ft_lock));
+   f->site_ids = ag_map_new(sizeof(uint32_t));
    f->pend_tid = AG_NO_TID;
    return f;
+}
+
+/* The number of a site (a loop repeats its few sites: cached). */
+static inline uint32_t ft_site_id(ag_ft *f, uint64_t site)
+{
+   unsigned h = (unsigned)(site ^ site >> 10) & (AG_FT_SITE_CACHE - 1);
+   if (__builtin_expect(f->site_cache[h].id && f->site_cache[h].site == site, 1))
+      return f->site_cache[h].id - 1;
+   int created;
+   uint32_t *id = ag_map_lookup(f->site_ids, site, &created);
+   if (created) {
+      if (f->nsites == 0xfffffffeu) ag_fatal("fasttrack: more than 4G access sites");
+      if (f->nsites == f->site_cap) {
+         f->site_cap = f->site_cap ? 2 * f->site_cap : 256;
+         f->sites = ag_realloc(f->sites, f->site_cap * sizeof(uint64_t));
+      }
+      f->sites[f->nsites] = site;
+      *id = ++f->nsites;
+   }
+   f->site_cache[h].site = site;
+   f->site_cache[h].id = *id;
+   return *id - 1;
 }
 
 static void ft_free_lock(void *arg, uint64_t key, void *rec)
@@ -248,6 +283,8 @@ static void ft_destroy(void *self)
    ag_free(f->thr);
    ag_map_foreach(f->locks, ft_free_lock, NULL);
    ag_map_delete(f->locks);
+   ag_map_delete(f->site_ids);
+   ag_free(f->sites);
    ag_free(f);
 }
 
@@ -313,6 +350,32 @@ static void ft_loc_fini(void *self, void *loc)
    ft_set_drop(loc);
 }
 
+static int ft_set_equal(const ag_ft_set *a, const ag_ft_set *b)
+{
+   static const ag_ft_ent none;        /* an absent thread's entry */
+   uint32_t n = a->n > b->n ? a->n : b->n;
+   for (uint32_t u = 0; u < n; u++) {
+      const ag_ft_ent *x = u < a->n ? &a->e[u] : &none, *y = u < b->n ? &b->e[u] : &none;
+      for (unsigned k = 0; k < AG_NKINDS; k++)
+         if (x->clk[k] != y->clk[k] || (x->clk[k] && x->site[k] != y->site[k]))
+            return 0;
+   }
+   return 1;
+}
+
+/* Equal epochs, sites and atomic object: every check and update gives the
+   same result on both (a site kept beside a zero clock is never read). */
+static int ft_loc_equal(void *self, const void *pa, const void *pb)
+{
+   (void)self;
+   const ag_ft_loc *a = pa, *b = pb;
+   if (a->w != b->w || a->wsite != b->wsite || a->skind != b->skind
+       || a->asize != b->asize || a->aoff != b->aoff)
+      return 0;
+   if (a->skind == AG_FT_SET) return ft_set_equal(ft_set_of(a), ft_set_of(b));
+   return a->s == b->s && a->ssite == b->ssite;
+}
+
 /* ---- accesses ---------------------------------------------------- */
 
 static void ft_flush(ag_ft *f);
@@ -326,7 +389,7 @@ static inline void ft_sync_pending(ag_ft *f)
 }
 
 static void ft_race(ag_ft *f, ag_tid t, ag_addr addr, unsigned flags,
-                       ag_tid u, uint64_t site, unsigned uflags)
+                       ag_tid u, uint32_t site, unsigned uflags)
 {
    ag_violation v;
    ag_memzero(&v, sizeof v);
@@ -335,7 +398,7 @@ static void ft_race(ag_ft *f, ag_tid t, ag_addr addr, unsigned flags,
    v.size = 1;
    v.flags = flags;
    v.other_tid = u;
-   v.other_site = site;
+   v.other_site = f->sites[site];
    v.other_flags = uflags;
    ag_ctx_report(f->ctx, &v);
 }
@@ -481,7 +544,8 @@ static void ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
    if (__builtin_expect((flags & AG_ATOMIC) || l->asize, 0))
       flags = ft_atomic_access(f, t, l, addr, flags);
    ag_vc *c = ft_thr(f, t);
-   uint64_t now = c->c[t], site = f->ctx->site;
+   uint64_t now = c->c[t];
+   uint32_t site = ft_site_id(f, f->ctx->site);
 
    ft_check(f, t, c, l, addr, flags);
 
@@ -586,6 +650,7 @@ const ag_engine_ops ag_fasttrack_ops = {
    .loc_init = ft_loc_init,
    .loc_copy = ft_loc_copy,
    .loc_fini = ft_loc_fini,
+   .loc_equal = ft_loc_equal,
    .thread_new = ft_thread_new,
    .begin = ft_nop,
    .end = ft_nop,

@@ -20,6 +20,8 @@ typedef struct ag_slab { struct ag_slab *next; } ag_slab;
 #define AG_P6(n) AG_P4(n), AG_P4(n + 1), AG_P4(n + 1), AG_P4(n + 2)
 const uint8_t ag_shadow_popcount[256] = { AG_P6(0), AG_P6(1), AG_P6(1), AG_P6(2) };
 
+uint64_t ag_shadow_compact_min = 8u << 20;
+
 ag_shadow *ag_shadow_new(const ag_engine_ops *ops, void *self)
 {
    ag_shadow *s = ag_calloc(1, sizeof *s);
@@ -29,6 +31,7 @@ ag_shadow *ag_shadow_new(const ag_engine_ops *ops, void *self)
    if (s->loc < sizeof(ag_free_cell)) s->loc = sizeof(ag_free_cell);
    s->pages = ag_map_new(sizeof(ag_page *));
    for (unsigned i = 0; i < AG_CACHE_SIZE; i++) s->cache[i].key = ~(uint64_t)0;
+   s->compact_at = ops->loc_equal ? ag_shadow_compact_min : ~(uint64_t)0;
    return s;
 }
 
@@ -95,7 +98,7 @@ static uintptr_t ag_recut(ag_shadow *s, void **slot, unsigned ncuts)
    } else {
       /* a whole word's cell is a block of one cell, cut at 0 */
       unsigned cuts = (v & AG_SPLIT) ? ag_cuts(v) : 1u;
-      char *ob = (v & AG_SPLIT) ? ag_block(v) : (char *)v;
+      char *ob = ag_block(v);
       if (ncuts == cuts) {
          v = ag_with_cuts(ob, cuts);
          *slot = (void *)v;
@@ -124,6 +127,7 @@ static inline uintptr_t ag_refine(ag_shadow *s, void **slot, unsigned lo, unsign
    uintptr_t v = (uintptr_t)*slot;
    unsigned cuts = !v ? 0 : (v & AG_SPLIT) ? ag_cuts(v) : 1u;
    unsigned ncuts = cuts | 1u | (1u << lo) | (hi < 8 ? 1u << hi : 0);
+   if (v && !(v & AG_SPLIT)) ncuts |= ag_cuts(v);   /* as before its join */
    if (ncuts == cuts && (v & AG_SPLIT)) return v;
    return ag_recut(s, slot, ncuts);
 }
@@ -142,6 +146,7 @@ void ag_shadow_visit(ag_shadow *s, ag_addr addr, uint64_t size,
                      ag_shadow_fn fn, void *arg)
 {
    if (!ag_clamp(addr, &size)) return;
+   if (__builtin_expect(s->bytes >= s->compact_at, 0)) ag_shadow_compact(s);
    ag_addr end = addr + size;
    for (ag_addr w = addr & ~(ag_addr)7; w < end; w += 8) {
       ag_page *p = ag_page_of(s, w, 1);
@@ -156,7 +161,7 @@ void ag_shadow_visit(ag_shadow *s, ag_addr addr, uint64_t size,
             *slot = c;
             v = (uintptr_t)c;
          }
-         fn(arg, (void *)v, w);
+         fn(arg, ag_block(v), w);
          continue;
       }
       v = ag_refine(s, slot, lo, hi);
@@ -190,12 +195,16 @@ static void ag_existing_in_page(ag_shadow *s, ag_page *p, ag_addr base, ag_addr 
    for (ag_addr w = lo & ~(ag_addr)7; w < hi; w += 8) {
       uintptr_t v = (uintptr_t)p->slot[(w - base) >> 3];
       if (!v) continue;
-      if (!(v & AG_SPLIT)) {
-         s->ops->access(s->self, t, (void *)v, w, flags);
+      if (!(v & AG_SPLIT) && lo <= w && w + 8 <= hi) {
+         s->ops->access(s->self, t, ag_block(v), w, flags);
          continue;
       }
       unsigned a0 = lo > w ? (unsigned)(lo - w) : 0;
       unsigned a1 = hi < w + 8 ? (unsigned)(hi - w) : 8;
+      /* divide a location the range covers in part, so that the bytes
+         outside keep their state (joining equal locations would otherwise
+         change what is visited) */
+      if (a0 > 0 || a1 < 8) v = ag_refine(s, &p->slot[(w - base) >> 3], a0, a1);
       unsigned cuts = ag_cuts(v), k = 0;
       for (unsigned i = 0; i < 8; i++) {
          if (!(cuts & (1u << i))) continue;
@@ -260,8 +269,8 @@ static void ag_forget_in_page(ag_shadow *s, ag_page *p, ag_addr base, ag_addr lo
       if (a0 == 0 && a1 == 8) {
          if (v & AG_SPLIT) ag_block_free(s, v);
          else {
-            s->ops->loc_fini(s->self, (void *)v);
-            ag_cell_free(s, (void *)v, 1);
+            s->ops->loc_fini(s->self, ag_block(v));
+            ag_cell_free(s, ag_block(v), 1);
          }
          *slot = NULL;
          continue;
@@ -331,7 +340,7 @@ static void ag_page_fini(void *arg, uint64_t key, void *rec)
          unsigned n = AG_POP(ag_cuts(v));
          for (unsigned k = 0; k < n; k++) s->ops->loc_fini(s->self, AG_LOC(s, b, k));
       } else {
-         s->ops->loc_fini(s->self, (void *)v);
+         s->ops->loc_fini(s->self, ag_block(v));
       }
    }
    ag_free(p);
@@ -347,3 +356,55 @@ void ag_shadow_delete(ag_shadow *s)
 }
 
 uint64_t ag_shadow_bytes(const ag_shadow *s) { return s->bytes; }
+
+/* ---- joining equal locations ------------------------------------- */
+
+/* Join the word's adjacent locations with equal states (if the word is
+   cold: see ag_shadow.h).  The kept ones move to a new block of their
+   size: blocks are freed at the size they were allocated with, so that
+   the free lists keep serving the same mix of sizes. */
+static void ag_join_word(ag_shadow *s, void **slot)
+{
+   uintptr_t v = (uintptr_t)*slot;
+   if (!(v & AG_SPLIT)) return;
+   unsigned cuts = ag_cuts(v), ncuts = 1u;
+   char *b = ag_block(v);
+   void *prev = AG_LOC(s, b, 0);
+   for (unsigned i = 1, k = 1; i < 8; i++) {
+      if (!(cuts & (1u << i))) continue;
+      void *c = AG_LOC(s, b, k++);
+      if (!s->ops->loc_equal(s->self, prev, c)) { ncuts |= 1u << i; prev = c; }
+   }
+   if (ncuts == cuts || !(v & AG_COLD)) {        /* join at the next sweep */
+      *slot = (void *)(ncuts == cuts ? v & ~AG_COLD : v | AG_COLD);
+      return;
+   }
+   char *nb = ag_cell_alloc(s, AG_POP(ncuts));
+   for (unsigned i = 0, k = 0, j = 0; i < 8; i++) {
+      if (!(cuts & (1u << i))) continue;
+      if (ncuts & (1u << i)) s->ops->loc_copy(s->self, AG_LOC(s, nb, j++), AG_LOC(s, b, k));
+      k++;
+   }
+   ag_block_free(s, v);
+   /* a word joined whole keeps its cuts as a hint: a byte loop divides
+      it again in one step, not seven */
+   *slot = (void *)(ncuts == 1u ? (uintptr_t)nb | (uintptr_t)cuts << AG_CUT_SHIFT
+                    : ag_with_cuts(nb, ncuts));
+}
+
+static void ag_join_page(void *arg, uint64_t key, void *rec)
+{
+   ag_shadow *s = arg;
+   ag_page *p = *(ag_page **)rec;
+   (void)key;
+   for (unsigned i = 0; i < AG_PAGE_WORDS; i++) ag_join_word(s, &p->slot[i]);
+}
+
+void ag_shadow_compact(ag_shadow *s)
+{
+   if (!s->ops->loc_equal) return;
+   ag_map_foreach(s->pages, ag_join_page, s);
+   /* the next sweep once the shadow has grown by half: linear time overall */
+   uint64_t min = ag_shadow_compact_min, next = s->bytes + s->bytes / 2;
+   s->compact_at = !min ? 0 : next > min ? next : min;
+}

@@ -8,7 +8,16 @@
  * taking a copy of the state.  So adjacent struct fields never share a
  * location, while a whole-word, or a 4-byte access to an int array, costs
  * one engine call.  Pages of 512 word slots hang off a hash table keyed by
- * addr >> 12, with a direct-mapped cache in front. */
+ * addr >> 12, with a direct-mapped cache in front.
+ *
+ * Dividing is forever unless the engine can tell equal states apart
+ * (ops->loc_equal): then, each time the shadow has grown by half, a sweep
+ * joins adjacent locations of a word whose states are equal (a byte loop
+ * by one thread leaves eight equal ones), as if no access had divided
+ * them -- a later partial access divides them again, each part taking a
+ * copy of the same state, so no engine can see the difference.  Only
+ * words joinable at two sweeps in a row and not divided in between are
+ * joined (a cheap filter against joining a word an access is dividing). */
 #ifndef AG_SHADOW_H
 #define AG_SHADOW_H
 
@@ -32,8 +41,8 @@ void ag_shadow_access(ag_shadow *s, ag_addr addr, uint64_t size, ag_tid t,
                       unsigned flags);
 
 /* ops->access(self, t, loc, loc_addr, flags) for every location with state
-   that overlaps [addr, addr+size), in address order; creates and splits
-   nothing (a location partly outside the range is visited whole). */
+   that overlaps [addr, addr+size), in address order; creates nothing (a
+   location partly outside the range is first divided at its bounds). */
 void ag_shadow_access_existing(ag_shadow *s, ag_addr addr, uint64_t size,
                                ag_tid t, unsigned flags);
 
@@ -42,6 +51,14 @@ void ag_shadow_forget(ag_shadow *s, ag_addr addr, uint64_t len);
 
 uint64_t ag_shadow_bytes(const ag_shadow *s);
 
+/* Join adjacent equal locations now (ag_shadow_visit does it by itself
+   when the shadow has grown; a no-op without ops->loc_equal). */
+void ag_shadow_compact(ag_shadow *s);
+
+/* Shadow bytes below which no sweep is made, read by ag_shadow_new; 0
+   sweeps before every general access (tests: every trace exercises it). */
+extern uint64_t ag_shadow_compact_min;
+
 /* ---- inline fast path (the layout is private to ag_shadow.c) --------
  *
  * A word slot holds 0 (fresh: never accessed since it was last forgotten),
@@ -49,13 +66,17 @@ uint64_t ag_shadow_bytes(const ag_shadow *s);
  * pointer to a block with one cell per location of the word, in address
  * order.  The locations' start offsets ("cuts") live in the top byte of
  * the slot (bit 56+i: a location starts at byte i; bit 56 is always set),
- * the tag in bit 0.  So the location starting at byte i is cell
+ * the tag in bit 0 (bit 1: see AG_COLD).  A whole word joined from
+ * several locations keeps their cuts in its top byte as a hint for when
+ * it is divided again.  So the location starting at byte i is cell
  * popcount(cuts below i) of the block: an int array costs 2 cells a word,
  * a char array 8. */
 
 #define AG_PAGE_BITS 12
 #define AG_PAGE_WORDS (1u << (AG_PAGE_BITS - 3))
 #define AG_SPLIT ((uintptr_t)1)          /* tag bit on a slot: a block */
+#define AG_COLD ((uintptr_t)2)           /* on a block: joinable at the last
+                                            sweep, not divided since */
 #define AG_CUT_SHIFT 56
 #define AG_PTR_MASK ((((uintptr_t)1) << AG_CUT_SHIFT) - 1)
 #define AG_SHADOW_TOP (~(ag_addr)0 - 0xffff)   /* nothing shadowed above */
@@ -75,6 +96,7 @@ struct ag_shadow {
    struct ag_slab *slabs;            /* every cell lives in one of these */
    char *slab_cur; size_t slab_left;
    uint64_t bytes;
+   uint64_t compact_at;              /* sweep when bytes reaches this */
 };
 
 extern const uint8_t ag_shadow_popcount[256];
@@ -92,7 +114,7 @@ static inline ag_page *ag_page_of(ag_shadow *s, ag_addr a, int create)
 
 #define AG_LOC(s, base, i) ((void *)((char *)(base) + (size_t)(i) * (s)->loc))
 
-static inline char *ag_block(uintptr_t v) { return (char *)(v & AG_PTR_MASK & ~AG_SPLIT); }
+static inline char *ag_block(uintptr_t v) { return (char *)(v & AG_PTR_MASK & ~(AG_SPLIT | AG_COLD)); }
 static inline unsigned ag_cuts(uintptr_t v) { return (unsigned)(v >> AG_CUT_SHIFT); }
 static inline uintptr_t ag_with_cuts(char *b, unsigned cuts)
 {
@@ -115,7 +137,7 @@ static inline void *ag_shadow_loc1(ag_shadow *s, ag_addr addr, uint64_t size)
    ag_page *p = ag_page_of(s, w, 1);
    uintptr_t v = (uintptr_t)p->slot[(w >> 3) & (AG_PAGE_WORDS - 1)];
    if (!(v & AG_SPLIT))
-      return hi - lo == 8 ? (void *)v : NULL;     /* NULL if fresh too */
+      return hi - lo == 8 ? (void *)ag_block(v) : NULL;   /* NULL if fresh too */
    unsigned cuts = ag_cuts(v);
    /* a location starts at lo, none inside (lo, hi), one at hi (or hi = 8) */
    if (((cuts >> lo) & 1) && (hi == 8 || ((cuts >> hi) & 1))

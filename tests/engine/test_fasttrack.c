@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ag_engine.h"
+#include "ag_engine_impl.h"      /* loc_size, for the joining case */
+#include "ag_shadow.h"           /* ag_shadow_compact_min, ag_page */
 
 static int failures;
 static const char *cur;
@@ -502,6 +504,30 @@ int main(void)
    wr(0, X); ag_ev_forget(E, X, 8); wr(1, X);
    NONE();
    done();
+
+   /* A byte loop by one thread leaves eight equal locations; the shadow
+      joins them into one (sweeping here before every access that divides
+      a word), and the joined location reports as the bytes did. */
+   const uint64_t compact_min = ag_shadow_compact_min;
+   ag_shadow_compact_min = 0;
+   start("byte loop joined", 2);
+   for (int i = 0; i < 8; i++) {
+      ev++;
+      ag_ev_access(E, 0, X + i, 1, AG_WRITE, 5000);     /* one store instruction */
+   }
+   acc(0, Y, 1, AG_WRITE);            /* sweeps: marks X's word cold */
+   acc(0, Y + 4, 1, AG_WRITE);        /* joins it */
+   const uint64_t cell = (ag_engine_find("fasttrack")->loc_size + 7) & ~7u;
+   if (ag_engine_shadow_bytes(E) != 2 * sizeof(ag_page) + (1 + 4) * cell)
+      fail("%ld shadow bytes, expected X's word joined into one cell (%ld)",
+           (long)ag_engine_shadow_bytes(E), (long)(2 * sizeof(ag_page) + 5 * cell));
+   r1 = acc(1, X + 5, 1, 0);
+   WANT(r1);
+   const ag_violation *v = report_at(r1);
+   if (v && (v->other_site != 5000 || v->addr != X + 5 || v->size != 1))
+      fail("report names site %ld at %#lx", (long)v->other_site, (long)v->addr);
+   done();
+   ag_shadow_compact_min = compact_min;
 
    if (failures) { printf("%d failure(s)\n", failures); return 1; }
    printf("test_fasttrack: all passed\n");

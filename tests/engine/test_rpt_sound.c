@@ -15,13 +15,16 @@
  *      forced with ag_sampler_override, several seeds), every report is an
  *      event the full analysis reports too (and so a real race);
  *   4. the same for the analysis of a random suffix alone (the property
- *      windows rely on: state built from a suffix never reports more).
+ *      windows rely on: state built from a suffix never reports more);
+ *   5. joining equal locations (ag_shadow_compact, forced before every
+ *      access) leaves every report of the full analysis as it was.
  * Exits non-zero on the first failing trace, printing it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ag_engine.h"
 #include "ag_sampler.h"
+#include "ag_shadow.h"           /* ag_shadow_compact_min */
 
 enum { ACC, ACQ, REL, RACQ, RREL, FORK, JOIN, FREE };
 typedef struct { uint8_t tid, op, size, flags; uint64_t arg; } tev;
@@ -282,6 +285,7 @@ static uint64_t run(const trace *tr, int mode, ag_sampler *s, int from, int *out
 int main(int argc, char **argv)
 {
    int ntraces = argc > 1 ? atoi(argv[1]) : 4000;
+   const uint64_t compact_min = ag_shadow_compact_min;
    rng_state = 20240601;
    uint64_t full_reports = 0, racy_events = 0, sampled_reports = 0, suffix_reports = 0;
    uint64_t events = 0, analysed = 0, windows = 0, plain_traces = 0, frees = 0;
@@ -293,6 +297,16 @@ int main(int argc, char **argv)
       do gen(&tr, len, atomics); while (tr.n < len / 2);
       oracle(&tr, racy);
       run(&tr, 0, NULL, 0, full);
+      /* joining equal locations (here before every access) changes nothing */
+      ag_shadow_compact_min = 0;
+      run(&tr, 0, NULL, 0, samp);
+      ag_shadow_compact_min = compact_min;
+      for (int i = 0; i < tr.n; i++)
+         if (samp[i] != full[i]) {
+            print_trace(&tr);
+            printf("FAIL joining equal locations changes the report at event %d\n", i + 1);
+            return 1;
+         }
       int first = -1, any_atomic = 0;
       for (int i = 0; i < tr.n; i++) {
          any_atomic |= tr.ev[i].op == ACC && (tr.ev[i].flags & 2);

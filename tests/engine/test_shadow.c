@@ -1,6 +1,7 @@
 /* test_shadow.c -- the dispatcher's shadow memory on its own: byte
- * granularity (words divided at access bounds), forgetting, the inline
- * fast path, and ranges at the edges of the address space. */
+ * granularity (words divided at access bounds), forgetting, visiting the
+ * existing locations of a range, joining equal locations, the inline fast
+ * path, and ranges at the edges of the address space. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -15,8 +16,23 @@ static int live;
 static void init(void *self, void *loc) { (void)self; *(long *)loc = 0; live++; }
 static void copy(void *self, void *d, const void *s) { (void)self; *(long *)d = *(const long *)s; live++; }
 static void fini(void *self, void *loc) { (void)self; (void)loc; live--; }
+static void count(void *self, ag_tid t, void *loc, ag_addr a, unsigned flags)
+{
+   (void)self; (void)t; (void)a; (void)flags;
+   ++*(long *)loc;
+}
 static const ag_engine_ops ops = { .name = "count", .loc_size = sizeof(long),
-                                   .loc_init = init, .loc_copy = copy, .loc_fini = fini };
+                                   .loc_init = init, .loc_copy = copy, .loc_fini = fini,
+                                   .access = count };
+/* the same, with equal counts interchangeable: the shadow joins them */
+static int equal(void *self, const void *a, const void *b)
+{
+   (void)self;
+   return *(const long *)a == *(const long *)b;
+}
+static const ag_engine_ops join_ops = { .name = "count-join", .loc_size = sizeof(long),
+                                        .loc_init = init, .loc_copy = copy, .loc_fini = fini,
+                                        .access = count, .loc_equal = equal };
 
 static int nvisits;
 static long last_count;
@@ -37,6 +53,7 @@ static void random_model(ag_shadow *s)
 {
    enum { BASE = 0x10000, LEN = 48 };
    long ref[LEN] = { 0 };
+   int live_word[LEN / 8] = { 0 };    /* has a slot: a location with state */
    unsigned long long x = 88172645463325252ull;
    for (int it = 0; it < 200000; it++) {
       x ^= x << 13; x ^= x >> 7; x ^= x << 17;
@@ -46,8 +63,16 @@ static void random_model(ag_shadow *s)
       if ((x >> 24) % 29 == 0) {
          ag_shadow_forget(s, BASE + off, size);
          for (unsigned b = off; b < off + size; b++) ref[b] = 0;
+         for (unsigned w = (off + 7) / 8; 8 * w + 8 <= off + size; w++) live_word[w] = 0;
          continue;
       }
+      if ((x >> 32) % 31 == 0) {
+         /* exactly the bytes of the range with state, none outside it */
+         ag_shadow_access_existing(s, BASE + off, size, 0, 0);
+         for (unsigned b = off; b < off + size; b++) ref[b] += live_word[b / 8];
+         continue;
+      }
+      for (unsigned w = off / 8; w <= (off + size - 1) / 8; w++) live_word[w] = 1;
       nvisits = 0;
       ag_shadow_visit(s, BASE + off, size, visit, NULL);
       CHECK(nvisits <= 16);
@@ -62,6 +87,59 @@ static void random_model(ag_shadow *s)
       if (nvisits == 1 && size <= 8 && (off & 7) + size <= 8)
          CHECK(ag_shadow_loc1(s, BASE + off, size) != NULL);
    }
+}
+
+static long nvisited(ag_shadow *s, ag_addr a, uint64_t size)
+{
+   nvisits = 0;
+   ag_shadow_visit(s, a, size, visit, NULL);
+   return nvisits;
+}
+
+/* Joining: a byte loop leaves equal locations, which a sweep joins back
+   into one once the word is cold (joinable at two sweeps in a row). */
+static void joining(void)
+{
+   ag_shadow *s = ag_shadow_new(&join_ops, NULL);
+   int live0 = live;
+   for (ag_addr a = 0x5000; a < 0x5008; a++) nvisited(s, a, 1);
+   CHECK(live == live0 + 8);
+   uint64_t split = ag_shadow_bytes(s);
+   ag_shadow_compact(s);                  /* marks the word cold */
+   CHECK(live == live0 + 8 && ag_shadow_loc1(s, 0x5000, 8) == NULL);
+   ag_shadow_compact(s);                  /* joins it */
+   CHECK(live == live0 + 1 && ag_shadow_bytes(s) < split);
+   CHECK(ag_shadow_loc1(s, 0x5000, 8) != NULL);
+   CHECK(nvisited(s, 0x5000, 8) == 1 && last_count == 2);
+   /* a byte access divides it again, as it was (the cuts are kept as a
+      hint), each byte with the joined state */
+   CHECK(nvisited(s, 0x5003, 1) == 1 && last_count == 3);
+   CHECK(live == live0 + 8);
+   CHECK(nvisited(s, 0x5000, 8) == 8 && vcount[0] == 3 && vcount[3] == 4);
+
+   /* unequal locations stay apart, equal neighbours are joined */
+   nvisited(s, 0x6000, 4); nvisited(s, 0x6000, 4);
+   nvisited(s, 0x6004, 2); nvisited(s, 0x6006, 2);
+   ag_shadow_compact(s); ag_shadow_compact(s);
+   CHECK(nvisited(s, 0x6000, 8) == 2 && vcount[0] == 3 && vcount[1] == 2 && vaddr[1] == 0x6004);
+
+   /* a word divided between two sweeps is not joined at the second */
+   nvisited(s, 0x7000, 4); nvisited(s, 0x7004, 4);
+   ag_shadow_compact(s);
+   nvisited(s, 0x7000, 2);                        /* [0,2)=2 [2,4)=1 [4,8)=1 */
+   ag_shadow_compact(s);
+   CHECK(nvisited(s, 0x7000, 8) == 3);
+   ag_shadow_compact(s); ag_shadow_compact(s);
+   CHECK(nvisited(s, 0x7000, 8) == 2);            /* [0,2)=3 [2,8)=2 */
+
+   /* without loc_equal nothing is ever joined */
+   ag_shadow *n = ag_shadow_new(&ops, NULL);
+   for (ag_addr a = 0x5000; a < 0x5008; a++) nvisited(n, a, 1);
+   ag_shadow_compact(n); ag_shadow_compact(n);
+   CHECK(nvisited(n, 0x5000, 8) == 8);
+   ag_shadow_delete(n);
+   ag_shadow_delete(s);
+   CHECK(live == live0);
 }
 
 int main(void)
@@ -131,6 +209,15 @@ int main(void)
    CHECK(live == 0);
 
    ag_shadow_delete(s);
+
+   joining();
+   /* the same model with equal locations joined before every visit */
+   ag_shadow_compact_min = 0;
+   s = ag_shadow_new(&join_ops, NULL);
+   random_model(s);
+   ag_shadow_delete(s);
+   CHECK(live == 0);
+
    printf("test_shadow: %s\n", failed ? "FAILED" : "all passed");
    return failed != 0;
 }
