@@ -134,6 +134,7 @@ typedef struct {
    pd_thread *th;
    uint32_t nth;
    ag_map *sync;           /* object -> pd_vc */
+   ag_map *last_rel;       /* lock -> event of its latest release (uint64_t) */
    ag_map *done;           /* (region begin, other tid) -> reported/observed */
    ag_map *lset_idx;       /* hash -> pd_lset_slot */
    pd_lset *lsets;         /* id -> set; id 0 = empty */
@@ -299,9 +300,29 @@ static pd_ent *pd_entry(pd_rec **rp, ag_tid t)
 
 /* ---- reads-from ---------------------------------------------------- */
 
+/* When is the write w that th reads seen to happen?  At w -- or, if both
+   held a common lock (not both for reading), at that lock's latest
+   release: the writer's critical section ended before the reader's began,
+   and all of it stays before the read in a reordering that keeps the value
+   read (a state flag set first, the data copied after, in one critical
+   section: xz's get_thread). */
+static uint64_t pd_rf_when(const pd_state *pd, const pd_thread *th, const pd_acc *w)
+{
+   uint64_t ev = w->event;
+   const pd_lset *ws = &pd->lsets[w->ls];
+   for (uint32_t i = 0; i < th->nheld; i++)
+      for (uint32_t j = 0; j < ws->n; j++) {
+         uint64_t kr = th->held[i].key, kw = ws->keys[j];
+         if ((kr >> 1) != (kw >> 1) || (kr & kw & 1)) continue;
+         const uint64_t *rel = ag_map_get(pd->last_rel, kr >> 1);
+         if (rel && *rel > ev) ev = *rel;
+      }
+   return ev;
+}
+
 /* t reads the location at addr; its last write (latest by event among the
    threads the record remembers) was by another thread. */
-static void pd_rf_note(pd_thread *th, const pd_rec *r, ag_tid t, ag_addr addr)
+static void pd_rf_note(const pd_state *pd, pd_thread *th, const pd_rec *r, ag_tid t, ag_addr addr)
 {
    const pd_ent *w = NULL;
    for (uint32_t i = 0; i < r->n; i++)
@@ -309,7 +330,7 @@ static void pd_rf_note(pd_thread *th, const pd_rec *r, ag_tid t, ag_addr addr)
    if (!w || w->tid == t) return;
    if (!th->rf) th->rf = ag_map_new(sizeof(pd_rf));
    pd_rf *f = ag_map_lookup(th->rf, w->tid, NULL);
-   uint64_t ev = w->last[1].event;
+   uint64_t ev = pd_rf_when(pd, th, &w->last[1]);
    if (f->ev[0] && f->addr[0] == addr) {
       if (ev > f->ev[0]) f->ev[0] = ev;
    } else if (ev > f->ev[0]) {
@@ -486,7 +507,7 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
          if ((*rp)->e[i].tid == t) me = &(*rp)->e[i];
       if (rb && me && me->rbegin == rb) pd_check_before(pd, *rp, me, t, k, &cur, addr);
       pd_check_after(pd, *rp, t, k, &cur, addr);
-      if (!k) pd_rf_note(th, *rp, t, addr);
+      if (!k) pd_rf_note(pd, th, *rp, t, addr);
    }
    pd_ent *me = pd_entry(rp, t);
    if (rb) {
@@ -546,6 +567,7 @@ static void pd_release(void *self, ag_tid t, ag_addr lock, int shared)
    while (i > 0 && th->held[i - 1].key != key) i--;
    if (i == 0) return;                       /* not held: nothing to undo */
    i--;
+   *(uint64_t *)ag_map_lookup(pd->last_rel, lock, NULL) = pd->ctx->event;
    int sync = i == th->nheld - 1 && th->held[i].acq_event + 1 == pd->ctx->event;
    for (uint32_t j = i + 1; j < th->nheld; j++) th->held[j - 1] = th->held[j];
    th->nheld--;
@@ -607,6 +629,7 @@ static void *pd_create(ag_ctx *ctx)
    pd_state *pd = ag_calloc(1, sizeof *pd);
    pd->ctx = ctx;
    pd->sync = ag_map_new(sizeof(pd_vc));
+   pd->last_rel = ag_map_new(sizeof(uint64_t));
    pd->done = ag_map_new(1);
    pd->lset_idx = ag_map_new(sizeof(pd_lset_slot));
    pd->caplsets = 16;
@@ -632,6 +655,7 @@ static void pd_destroy(void *self)
    ag_free(pd->th);
    ag_map_foreach(pd->sync, pd_free_vc, NULL);
    ag_map_delete(pd->sync);
+   ag_map_delete(pd->last_rel);
    ag_map_delete(pd->done);
    ag_map_delete(pd->lset_idx);
    for (uint32_t i = 0; i < pd->nlsets; i++) ag_free(pd->lsets[i].keys);

@@ -231,16 +231,37 @@ static int rf_other(int t, int w, uint64_t x)
    return rf[t][w].addr[0] == x ? rf[t][w].ev[1] : rf[t][w].ev[0];
 }
 
+/* When the write w read at e is seen to happen: at w, or at the latest
+   release (before e) of a lock both held, not both for reading. */
+static int rf_when(const ag_ref_trace *tr, const ref_t *r, int e, int w)
+{
+   int ev = w;
+   for (int i = 0; i < r->nheld[e]; i++)
+      for (int j = 0; j < r->nheld[w]; j++) {
+         uint64_t kr = r->hkey[e][i], kw = r->hkey[w][j];
+         if ((kr >> 1) != (kw >> 1) || (kr & kw & 1)) continue;
+         for (int q = e - 1; q >= 1; q--) {
+            const ag_ref_ev *y = &tr->ev[q - 1];
+            if ((y->op == AG_REF_REL || y->op == AG_REF_RREL) && y->arg == (kr >> 1)) {
+               if (q > ev) ev = q;
+               break;
+            }
+         }
+      }
+   return ev;
+}
+
 /* Read event e (of thread t at address A) read, at each byte, the latest
    earlier write covering it. */
-static void rf_note(const ag_ref_trace *tr, int e)
+static void rf_note(const ag_ref_trace *tr, const ref_t *r, int e)
 {
    const ag_ref_ev *x = &tr->ev[e - 1];
    for (uint64_t b = x->arg; b < x->arg + x->size; b++)
-      for (int w = e - 1; w >= 1; w--) {
-         const ag_ref_ev *y = &tr->ev[w - 1];
+      for (int w0 = e - 1; w0 >= 1; w0--) {
+         const ag_ref_ev *y = &tr->ev[w0 - 1];
          if (y->op != AG_REF_WR || !touches(y, b)) continue;
          if (y->tid != x->tid) {
+            int w = rf_when(tr, r, e, w0);
             rf_t *f = &rf[x->tid][y->tid];
             if (f->ev[0] && f->addr[0] == x->arg) {
                if (w > f->ev[0]) f->ev[0] = w;
@@ -313,7 +334,7 @@ static void replay(const ag_ref_trace *tr, const ref_t *r, reps *out)
             }
          }
       }
-      if (!k) rf_note(tr, e);
+      if (!k) rf_note(tr, r, e);
    }
 }
 
@@ -521,6 +542,12 @@ static void hand_traces(void)
         {1,A,LK}, {1,R,Y}, {1,L,LK}, {1,Wr,X});
    HAND("hand-off: region read the flag written after a", 2, 0,
         {1,Wr,X}, {1,A,LK}, {1,Wr,Y}, {1,L,LK},
+        {0,A,LK}, {0,R,Y}, {0,L,LK}, {0,B}, {0,R,X}, {0,R,X}, {0,E});
+   /* the flag is written first, the data after it, in one critical
+      section (xz's get_thread): the read of the flag under the same lock
+      sees the whole critical section */
+   HAND("hand-off: flag written before the data, one critical section", 2, 0,
+        {1,A,LK}, {1,Wr,Y}, {1,Wr,X}, {1,L,LK},
         {0,A,LK}, {0,R,Y}, {0,L,LK}, {0,B}, {0,R,X}, {0,R,X}, {0,E});
    expect = (const int[][3]){ { 2, 3, 8 } };
    HAND("no hand-off: remote read nothing of t's", 2, 1,
