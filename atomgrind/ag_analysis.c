@@ -15,7 +15,9 @@
 #include "pub_tool_transtab.h"     /* VG_(discard_translations_safely) */
 #include "ag_analysis.h"
 #include "ag_errors.h"             /* reports and misuse */
+#include "ag_blocks.h"             /* heap blocks, for race reports */
 #include "ag_history.h"            /* --history-level=full: access stacks */
+#include "ag_locksets.h"           /* locks held, for race reports */
 #include "ag_options.h"            /* --check, --engine, --sample, ... */
 #include "ag_record.h"             /* --record-trace */
 #include "ag_sampler.h"            /* RPT windows */
@@ -25,6 +27,9 @@
 
 static ag_engine *ag_eng[3];        /* [0] atomicity if checked */
 static UInt ag_neng;
+/* The race engine's index in ag_eng (its access sites carry the locks
+   held: ag_locksets.h), or past the end. */
+static UInt ag_an_race_eng = 3;
 static ThreadId ag_an_vgtid = VG_INVALID_THREADID;   /* the running thread */
 static UInt ag_an_threads;           /* threads announced (RPT's |T|) */
 static UInt ag_an_held;              /* locks held now, all threads (RPT's h) */
@@ -148,8 +153,11 @@ void ag_analysis_init(void)
          ag_an_predicting = True;
       }
    }
-   if (ag_clo_check & AG_CHECK_RACES)
+   if (ag_clo_check & AG_CHECK_RACES) {
+      ag_an_race_eng = ag_neng;
       ag_eng[ag_neng++] = ag_make(AG_RACE_ENGINE, &cfg);
+      ag_blocks_on = True;
+   }
    ag_an_every_access = (ag_clo_check & AG_CHECK_RACES) || ag_clo_record_trace
                         || !ag_clo_skip_quiescent;
    ag_an_update_gate();
@@ -276,12 +284,20 @@ static void ag_an_access_stack(ag_tid t)
                    VG_(record_ExeContext)(VG_(get_running_tid)(), 0));
 }
 
+/* The site of an access for engine i: the race engine's carries the
+   locks the thread holds (ag_locksets.h). */
+static inline ULong ag_an_site(UInt i, ag_tid t, Addr ip)
+{
+   return i == ag_an_race_eng ? ip | ag_lockset_tag(t) : ip;
+}
+
 /* The hot path: no call for recording unless asked, one engine unrolled. */
 void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 {
    if (UNLIKELY(ag_clo_record_trace != NULL)) ag_rec_access(t, a, size, flags, ip);
-   ag_ev_access(ag_eng[0], t, a, size, flags, ip);
-   for (UInt i = 1; i < ag_neng; i++) ag_ev_access(ag_eng[i], t, a, size, flags, ip);
+   ag_ev_access(ag_eng[0], t, a, size, flags, ag_an_site(0, t, ip));
+   for (UInt i = 1; i < ag_neng; i++)
+      ag_ev_access(ag_eng[i], t, a, size, flags, ag_an_site(i, t, ip));
    if (UNLIKELY(ag_clo_history == AG_HIST_FULL)) ag_an_access_stack(t);
 }
 
@@ -319,12 +335,14 @@ static void ag_an_release(ag_tid t, Addr lock, Bool shared)
 void ag_an_lock_acquire(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_held++;
+   if (ag_an_race_eng < ag_neng) ag_lockset_acquire(t, VG_(get_running_tid)(), lock);
    ag_an_acquire(t, lock, shared);
 }
 
 void ag_an_lock_release(ag_tid t, Addr lock, Bool shared)
 {
    if (ag_an_held) ag_an_held--;
+   if (ag_an_race_eng < ag_neng) ag_lockset_release(t, lock);
    ag_an_release(t, lock, shared);
 }
 
@@ -349,7 +367,7 @@ void ag_an_free(ag_tid t, Addr a, SizeT len)
       return;
    }
    ag_rec_forget(a, len);
-   for (UInt i = 0; i < ag_neng; i++) ag_ev_free(ag_eng[i], t, a, len, 0);
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_free(ag_eng[i], t, a, len, ag_an_site(i, t, 0));
 }
 
 void ag_an_once(ag_tid t, Addr once, Bool init)

@@ -16,6 +16,9 @@
 #include "ag_options.h"            /* --trace-reports */
 #include "ag_history.h"            /* access stacks (--history-level=full) */
 #include "ag_syncinfo.h"           /* what kind of object a lock address is */
+#include "ag_blocks.h"             /* heap blocks of race reports */
+#include "ag_locksets.h"           /* locks held by a race's accesses */
+#include "ag_threadinfo.h"         /* thread announcements */
 
 typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE, AG_ERR_PREDICTED } ag_err_kind;
 
@@ -34,6 +37,8 @@ typedef struct {
    /* --history-level=full: stacks of the other thread's access and of
       the region's own access (NULL: code address only) */
    ExeContext *other_ec, *own_ec;
+   /* a race on a heap block: the thread that allocated it */
+   ag_tid block_tid;
 } ag_err_extra;
 
 /* The address a report is about: the access's, else the lock's. */
@@ -114,6 +119,7 @@ void ag_error_violation(ThreadId vgtid, const ag_violation *v)
                 v->other_tid == AG_NO_TID ? -1 : (Int)v->other_tid + 1);
    VG_(memset)(&x, 0, sizeof x);
    x.v = *v;
+   x.block_tid = AG_NO_TID;
    x.begin_ec = ag_site_ec(v->begin_site);
    x.other_begin_ec = ag_site_ec(v->other_begin_site);
    if (v->kind == AG_KIND_ATOMICITY && ag_fnspec_inferring()) ag_infer(vgtid, v);
@@ -180,7 +186,8 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
           && a->v.at_end == b->v.at_end
           && (a->v.size ? a->v.other_site : 0) == (b->v.size ? b->v.other_site : 0);
    case AG_ERR_RACE:
-      return a->v.other_site == b->v.other_site
+      /* the code of the earlier access, whatever locks it held */
+      return ag_site_ip(a->v.other_site) == ag_site_ip(b->v.other_site)
           && (a->v.flags & AG_WRITE) == (b->v.flags & AG_WRITE);
    case AG_ERR_MISUSE:
       return VG_STREQ(a->msg, b->msg);
@@ -194,7 +201,56 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
    }
 }
 
-static void ag_before_pp_Error(const Error *err) { (void)err; }
+/* "Thread #N was created" and where, the first time thread t appears in
+   a report (the announcement opens an XML <announcethread>, as
+   Helgrind's).  Returns whether it was printed. */
+static Bool ag_announce_thread(ag_tid t, Bool xml)
+{
+   if (!ag_threadinfo_announce(t)) return False;
+   ExeContext *ec = ag_threadinfo_creation(t);
+   if (xml) {
+      VG_(printf_xml)("<announcethread>\n  <hthreadid>%u</hthreadid>\n", t + 1);
+      if (ec) VG_(pp_ExeContext)(ec);
+      else if (t == 0) VG_(printf_xml)("  <isrootthread></isrootthread>\n");
+      VG_(printf_xml)("</announcethread>\n\n");
+      return True;
+   }
+   VG_(umsg)("---Thread-Announcement------------------------------------------\n\n");
+   if (ec) {
+      VG_(umsg)("Thread #%u was created\n", t + 1);
+      VG_(pp_ExeContext)(ec);
+   } else if (t == 0) {
+      VG_(umsg)("Thread #%u is the program's root thread\n", t + 1);
+   } else {
+      VG_(umsg)("Thread #%u was created (where is not known)\n", t + 1);
+   }
+   VG_(umsg)("\n");
+   return True;
+}
+
+/* Threads of a race report not announced yet: its two accesses', the
+   heap block's allocator's and the first acquirers of its locks. */
+static void ag_before_pp_Error(const Error *err)
+{
+   const ag_err_extra *x = VG_(get_error_extra)(err);
+   Bool xml = VG_(clo_xml), any = False;
+   if (VG_(get_error_kind)(err) != AG_ERR_RACE) return;
+   const ag_violation *v = &x->v;
+   any |= ag_announce_thread(v->tid, xml);
+   any |= ag_announce_thread(v->other_tid, xml);
+   any |= ag_announce_thread(x->block_tid, xml);
+   ULong sites[2] = { v->site, v->other_site };
+   for (UInt k = 0; k < 2; k++) {
+      UInt id = ag_site_lockset(sites[k]);
+      for (UInt i = 0; i < ag_lockset_size(id); i++) {
+         ag_tid by;
+         if (ag_lockset_first_acquire(ag_lockset_lock(id, i), &by))
+            any |= ag_announce_thread(by, xml);
+      }
+   }
+   if (any && !xml)
+      VG_(umsg)("----------------------------------------------------------------\n\n");
+}
 
 static const HChar *ag_rw(unsigned flags)
 {
@@ -287,8 +343,9 @@ static void ag_aux(Bool xml, const HChar *text)
 /* A code location known by its instruction address only. */
 static void ag_pp_ip(ULong ip, Bool xml)
 {
+   /* in XML, describe_IP gives a <frame> element: a stack of one frame */
    const HChar *desc = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)ip, NULL);
-   if (xml) VG_(printf_xml)("  <auxwhat>at %pS</auxwhat>\n", desc);
+   if (xml) VG_(printf_xml)("  <stack>\n    %s\n  </stack>\n", desc);
    else VG_(umsg)("   at %s\n", desc);
 }
 
@@ -438,12 +495,7 @@ static void ag_pp_line_at(const HChar *text, ULong ip, Bool xml)
       VG_(printf_xml)("  <auxwhat>%pS</auxwhat>\n", text);
    else
       VG_(umsg)("%s\n", text);
-   if (!ip) return;
-   const HChar *desc = VG_(describe_IP)(VG_(current_DiEpoch)(), (Addr)ip, NULL);
-   if (xml)
-      VG_(printf_xml)("  <auxwhat>at %pS</auxwhat>\n", desc);
-   else
-      VG_(umsg)("   at %s\n", desc);
+   if (ip) ag_pp_ip(ip, xml);
 }
 
 /* A predicted violation is reported at the end of the region (when the
@@ -488,22 +540,96 @@ static void ag_pp_predicted(const Error *err, const ag_err_extra *x, Bool xml)
    ag_pp_addr(x);
 }
 
+/* "Locks held: none" / "Locks held: N, at address(es) A B ..." for the
+   set a race engine's site carries. */
+static void ag_pp_locks_held(ULong site, Bool xml)
+{
+   UInt id = ag_site_lockset(site), n = ag_lockset_size(id);
+   HChar line[256];
+   Int len;
+   if (id == AG_LS_UNKNOWN)
+      len = VG_(snprintf)(line, sizeof line, "Locks held: not known (too many lock sets)");
+   else if (n == 0)
+      len = VG_(snprintf)(line, sizeof line, "Locks held: none");
+   else
+      len = VG_(snprintf)(line, sizeof line, "Locks held: %u, at address%s", n, n == 1 ? "" : "es");
+   for (UInt i = 0; i < n && len < (Int)sizeof line - 24; i++)
+      len += VG_(snprintf)(line + len, sizeof line - len, " %#lx",
+                           (unsigned long)ag_lockset_lock(id, i));
+   ag_aux(xml, line);
+}
+
+/* Where a lock the race's accesses held was first acquired, and what its
+   address is. */
+static void ag_pp_lock_origin(Addr lock, Bool xml)
+{
+   ag_tid by = AG_NO_TID;
+   ExeContext *ec = ag_lockset_first_acquire(lock, &by);
+   HChar line[160];
+   if (!xml) VG_(umsg)("\n");
+   const HChar *name = ag_syncinfo_name(ag_syncinfo_kind(lock));
+   if (ec)
+      VG_(snprintf)(line, sizeof line, "The %s at %#lx was first acquired by thread #%u at",
+                    name, (unsigned long)lock, by + 1);
+   else
+      VG_(snprintf)(line, sizeof line, "The %s at %#lx: where it was first acquired is "
+                    "not known", name, (unsigned long)lock);
+   ag_aux(xml, line);
+   if (ec) VG_(pp_ExeContext)(ec);
+   AddrInfo ai;
+   VG_(describe_addr)(VG_(current_DiEpoch)(), lock, &ai);
+   VG_(pp_addrinfo)(lock, &ai);
+   VG_(clear_addrinfo)(&ai);
+}
+
+static Bool ag_in_set(UInt id, Addr lock)
+{
+   for (UInt i = 0; i < ag_lockset_size(id); i++)
+      if (ag_lockset_lock(id, i) == lock) return True;
+   return False;
+}
+
+/* Each lock either access held, once. */
+static void ag_pp_lock_origins(const ag_violation *v, Bool xml)
+{
+   UInt a = ag_site_lockset(v->site), b = ag_site_lockset(v->other_site);
+   for (UInt i = 0; i < ag_lockset_size(a); i++) ag_pp_lock_origin(ag_lockset_lock(a, i), xml);
+   for (UInt i = 0; i < ag_lockset_size(b); i++)
+      if (!ag_in_set(a, ag_lockset_lock(b, i))) ag_pp_lock_origin(ag_lockset_lock(b, i), xml);
+}
+
+/* Helgrind's order: what, locks held, stack; the earlier access, its
+   locks, its code location; the address; then where each lock came from
+   (XML: the locks after the stack, which must follow what). */
 static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
 {
    const ag_violation *v = &x->v;
-   HChar what[160];
+   HChar what[160], prev[160];
    VG_(snprintf)(what, sizeof what, "Possible data race during %s of size %u at %#lx by thread #%u",
                  ag_rw(v->flags), v->size, (unsigned long)v->addr, v->tid + 1);
+   if (v->other_tid != AG_NO_TID)
+      VG_(snprintf)(prev, sizeof prev, "This conflicts with a previous %s by thread #%u",
+                    ag_rw(v->other_flags), v->other_tid + 1);
+   else
+      VG_(snprintf)(prev, sizeof prev, "This conflicts with a previous %s", ag_rw(v->other_flags));
+   Addr other_ip = ag_site_ip(v->other_site);
    if (xml) {
       VG_(printf_xml)("  <kind>Race</kind>\n  <what>%pS</what>\n", what);
       VG_(pp_ExeContext)(VG_(get_error_where)(err));
+      ag_pp_locks_held(v->site, xml);
+      ag_aux(xml, prev);
+      if (other_ip) ag_pp_ip(other_ip, xml);
+      ag_pp_locks_held(v->other_site, xml);
    } else {
       VG_(umsg)("%s\n", what);
+      ag_pp_locks_held(v->site, xml);
       VG_(pp_ExeContext)(VG_(get_error_where)(err));
-      VG_(umsg)("\n");
+      VG_(umsg)("\n%s\n", prev);
+      ag_pp_locks_held(v->other_site, xml);
+      if (other_ip) ag_pp_ip(other_ip, xml);
    }
-   ag_pp_other_access(v, NULL, "a previous", xml);
    ag_pp_addr(x);
+   ag_pp_lock_origins(v, xml);
 }
 
 static void ag_pp_Error(const Error *err)
@@ -527,9 +653,34 @@ static void ag_pp_Error(const Error *err)
    }
 }
 
+/* A race on a live heap block: described as Helgrind does, with where
+   and by which thread it was allocated. */
+static Bool ag_describe_block(ag_err_extra *x)
+{
+   Addr a = ag_err_addr(&x->v), start;
+   SizeT n;
+   ExeContext *ec;
+   ag_tid by;
+   if (!ag_blocks_find(a, &start, &n, &ec, &by)) return False;
+   VG_(memset)(&x->ai, 0, sizeof x->ai);
+   x->ai.tag = Addr_Block;
+   x->ai.Addr.Block.block_kind = Block_Mallocd;
+   x->ai.Addr.Block.block_desc = "block";
+   x->ai.Addr.Block.block_szB = n;
+   x->ai.Addr.Block.rwoffset = (PtrdiffT)(a - start);
+   x->ai.Addr.Block.allocated_at = ec;
+   VG_(initThreadInfo)(&x->ai.Addr.Block.alloc_tinfo);
+   if (by != AG_NO_TID) x->ai.Addr.Block.alloc_tinfo.tnr = by + 1;
+   x->ai.Addr.Block.freed_at = VG_(null_ExeContext)();
+   x->block_tid = by;
+   return True;
+}
+
 static UInt ag_update_extra(const Error *err)
 {
    ag_err_extra *x = VG_(get_error_extra)(err);
+   if (x && VG_(get_error_kind)(err) == AG_ERR_RACE && !x->described)
+      x->described = ag_describe_block(x);
    if (x && ag_err_addr(&x->v) && !x->described) {
       VG_(describe_addr)(VG_(current_DiEpoch)(), ag_err_addr(&x->v), &x->ai);
       x->described = True;

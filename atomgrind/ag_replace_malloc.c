@@ -6,16 +6,20 @@
 #include "pub_tool_libcbase.h"        /* VG_(memset), VG_(memcpy) */
 #include "pub_tool_replacemalloc.h"   /* VG_(cli_malloc), VG_(clo_alignment) */
 #include "pub_tool_tooliface.h"       /* VG_(needs_malloc_replacement) */
+#include "pub_tool_execontext.h"      /* VG_(record_ExeContext) */
 #include "ag_analysis.h"              /* ag_an_free, ag_an_forget */
+#include "ag_blocks.h"                /* blocks, for race reports */
 #include "ag_threads.h"               /* ag_cur: the thread that frees */
 #include "ag_replace_malloc.h"
 
-static void *ag_rm_alloc(SizeT align, SizeT n, Bool zero)
+static void *ag_rm_alloc(ThreadId vgtid, SizeT align, SizeT n, Bool zero)
 {
    void *p;
    if ((SSizeT)n < 0) return NULL;
    p = VG_(cli_malloc)(align, n);
    if (p && zero) VG_(memset)(p, 0, n);
+   if (p && ag_blocks_on)
+      ag_blocks_alloc((Addr)p, n, VG_(record_ExeContext)(vgtid, 0), ag_cur->tid);
    return p;
 }
 
@@ -26,27 +30,26 @@ static void ag_rm_free_block(void *p)
    SizeT n = VG_(cli_malloc_usable_size)(p);
    if (ag_cur && !ag_cur->ignore) ag_an_free(ag_cur->tid, (Addr)p, n);
    else ag_an_forget((Addr)p, n);
+   if (ag_blocks_on) ag_blocks_free((Addr)p);
    VG_(cli_free)(p);
 }
 
-static void *ag_rm_malloc_fn(ThreadId t, SizeT n) { (void)t; return ag_rm_alloc(VG_(clo_alignment), n, False); }
-static void *ag_rm_memalign_fn(ThreadId t, SizeT align, SizeT n) { (void)t; return ag_rm_alloc(align, n, False); }
-static void *ag_rm_new_aligned(ThreadId t, SizeT n, SizeT align) { (void)t; return ag_rm_alloc(align, n, False); }
+static void *ag_rm_malloc_fn(ThreadId t, SizeT n) { return ag_rm_alloc(t, VG_(clo_alignment), n, False); }
+static void *ag_rm_memalign_fn(ThreadId t, SizeT align, SizeT n) { return ag_rm_alloc(t, align, n, False); }
+static void *ag_rm_new_aligned(ThreadId t, SizeT n, SizeT align) { return ag_rm_alloc(t, align, n, False); }
 static void *ag_rm_calloc_fn(ThreadId t, SizeT nmemb, SizeT size)
 {
-   (void)t;
    if (size && nmemb > ((SizeT)-1) / size) return NULL;
-   return ag_rm_alloc(VG_(clo_alignment), nmemb * size, True);
+   return ag_rm_alloc(t, VG_(clo_alignment), nmemb * size, True);
 }
 static void ag_rm_free_fn(ThreadId t, void *p) { (void)t; ag_rm_free_block(p); }
 static void ag_rm_delete_aligned(ThreadId t, void *p, SizeT align) { (void)t; (void)align; ag_rm_free_block(p); }
 
 static void *ag_rm_realloc_fn(ThreadId t, void *old, SizeT n)
 {
-   (void)t;
-   if (!old) return ag_rm_alloc(VG_(clo_alignment), n, False);
+   if (!old) return ag_rm_alloc(t, VG_(clo_alignment), n, False);
    if (n == 0) { ag_rm_free_block(old); return NULL; }
-   void *p = ag_rm_alloc(VG_(clo_alignment), n, False);
+   void *p = ag_rm_alloc(t, VG_(clo_alignment), n, False);
    if (!p) return NULL;
    SizeT oldn = VG_(cli_malloc_usable_size)(old);
    VG_(memcpy)(p, old, oldn < n ? oldn : n);

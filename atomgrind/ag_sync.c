@@ -12,6 +12,7 @@
 #include "ag_analysis.h"           /* the events a sync operation means */
 #include "ag_requests.h"          /* AG_LK_* lock kinds */
 #include "ag_errors.h"             /* ag_error_misuse */
+#include "ag_locksets.h"           /* a re-initialised lock is new */
 #include "ag_map.h"                /* lock address -> state */
 #include "ag_sync.h"
 #include "ag_threads.h"            /* the calling thread's engine id */
@@ -145,6 +146,7 @@ void ag_sync_destroy(ThreadId vgtid, Addr obj)
    (void)vgtid;
    ag_lock *l = ag_map_get(ag_locks, obj);
    if (l) { l->owner = AG_NO_TID; l->count = 0; }
+   ag_lockset_forget(obj);
    ag_an_forget(obj, 1);
 }
 

@@ -2,6 +2,7 @@
  * engine thread ids; the running thread; pthread_t lookup for joins. */
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"    /* VG_(am_find_nsegment): a dead thread's stack */
+#include "pub_tool_execontext.h"   /* VG_(record_ExeContext) */
 #include "pub_tool_libcassert.h"   /* tl_assert */
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
@@ -14,6 +15,7 @@
 #include "ag_map.h"                /* pthread_t -> ag_tid */
 #include "ag_objects.h"            /* ag_preload_present */
 #include "ag_sched.h"              /* threads come and go for the scheduler */
+#include "ag_threadinfo.h"         /* creation stacks, for reports */
 #include "ag_threads.h"
 
 static ag_thread *ag_threads;          /* indexed by ThreadId */
@@ -57,6 +59,7 @@ static void ag_thread_create(ThreadId parent, ThreadId child)
          }
       }
       ag_threads[parent].last_child = c->tid;
+      ag_threadinfo_created(c->tid, VG_(record_ExeContext)(parent, 0));
       ag_an_fork(ag_threads[parent].tid, c->tid);
    } else {
       ag_an_thread_new(c->tid);

@@ -21,7 +21,8 @@ LAYERS = [
     ["ag_analysis"],                                        # engines and their events
     ["ag_errors", "ag_record"],                             # reports, traces
     ["ag_fnspec"],                                          # which functions are atomic
-    ["ag_objects", "ag_options", "ag_syncinfo", "ag_history"], # facts everyone reads
+    ["ag_objects", "ag_options", "ag_syncinfo", "ag_history",
+     "ag_locksets", "ag_blocks", "ag_threadinfo"], # facts everyone reads
     ["engine"],                                             # atomgrind/engine/*.c
     ["ag_shim_vg"],                                         # the engines' Valgrind shim
 ]
