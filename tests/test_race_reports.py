@@ -1,0 +1,124 @@
+"""Race reports at Helgrind's level (--check=races): the locks each of the
+two accesses held (the earlier one's as they were at that access), a heap
+block's allocation stack and allocating thread, and thread announcements,
+once per thread; the same in --xml=yes.  tests/progs/race_report.c orders
+its two races with a pipe, which a happens-before detector does not see,
+so the reports are the same in every run."""
+import re
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+from agtest import BUILD, compile_prog, tool_built, valgrind
+
+
+def setUpModule():
+    if not tool_built():
+        raise AssertionError("atomgrind is not built in %s" % BUILD)
+
+
+def masked(text):
+    """The reports and announcements of a run: addresses, the preload's
+    line numbers and path masked, glibc's thread creation and start frames
+    left out."""
+    start = text.index("---Thread-Announcement")
+    end = text.index("\nChecked: ")
+    text = text[start:end]
+    text = re.sub(r"0x[0-9A-Fa-f]+", "0x..", text)
+    text = re.sub(r"\(ag_intercepts\.c:\d+\)", "(ag_intercepts.c:N)", text)
+    text = re.sub(r"\(in \S*/(vgpreload_atomgrind-amd64-linux\.so)\)", r"(in \1)", text)
+    return "\n".join(l for l in text.splitlines()
+                     if not re.search(r"\((clone\.S|clone-internal\.c|pthread_create\.c):\d+\)", l)
+                     ).strip() + "\n"
+
+
+EXPECTED = """\
+---Thread-Announcement------------------------------------------
+
+Thread #3 was created
+   by 0x..: ag_pthread_create (ag_intercepts.c:N)
+   by 0x..: pthread_create@* (ag_intercepts.c:N)
+   by 0x..: spawn (common.h:23)
+   by 0x..: main (race_report.c:41)
+
+---Thread-Announcement------------------------------------------
+
+Thread #2 was created
+   by 0x..: ag_pthread_create (ag_intercepts.c:N)
+   by 0x..: pthread_create@* (ag_intercepts.c:N)
+   by 0x..: spawn (common.h:23)
+   by 0x..: main (race_report.c:41)
+
+----------------------------------------------------------------
+
+Possible data race during write of size 4 at 0x.. by thread #3
+Locks held: none
+   at 0x..: second (race_report.c:32)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+This conflicts with a previous write by thread #2
+Locks held: 1, at address 0x..
+   at 0x..: first (race_report.c:19)
+ Address 0x.. is 0 bytes inside data symbol "shared"
+
+The lock at 0x.. was first acquired by thread #2 at
+   at 0x..: ag_pthread_mutex_lock (ag_intercepts.c:N)
+   by 0x..: pthread_mutex_lock@* (ag_intercepts.c:N)
+   by 0x..: first (race_report.c:18)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+ Address 0x.. is 0 bytes inside data symbol "mu"
+
+---Thread-Announcement------------------------------------------
+
+Thread #1 is the program's root thread
+
+----------------------------------------------------------------
+
+Possible data race during write of size 8 at 0x.. by thread #3
+Locks held: none
+   at 0x..: second (race_report.c:33)
+   by 0x..: ag_thread_start (ag_intercepts.c:N)
+
+This conflicts with a previous write by thread #2
+Locks held: none
+   at 0x..: first (race_report.c:21)
+ Address 0x.. is 16 bytes inside a block of size 64 alloc'd
+   at 0x..: malloc (in vgpreload_atomgrind-amd64-linux.so)
+   by 0x..: main (race_report.c:39)
+ Block was alloc'd by thread #1
+"""
+
+
+class RaceReports(unittest.TestCase):
+    def test_text(self):
+        # the lock on one side and none on the other, the lock's origin, the
+        # heap block's stack and thread, each thread announced once
+        r = valgrind(compile_prog("race_report"), "--check=races")
+        self.assertEqual(r.races, 2, r)
+        self.maxDiff = None
+        self.assertEqual(masked(r.text), EXPECTED)
+
+    def test_xml(self):
+        with tempfile.NamedTemporaryFile("r", suffix=".xml") as xf:
+            valgrind(compile_prog("race_report"), "--check=races", "--xml=yes",
+                     "--xml-file=" + xf.name)
+            root = ET.fromstring(xf.read())
+        ann = root.findall("announcethread")
+        self.assertEqual([a.findtext("hthreadid") for a in ann], ["3", "2", "1"])
+        self.assertIsNotNone(ann[2].find("isrootthread"))
+        self.assertIsNotNone(ann[0].find("stack"))
+        errors = root.findall("error")
+        self.assertEqual([e.findtext("kind") for e in errors], ["Race", "Race"])
+        aux = [a.text for a in errors[0].findall("auxwhat")]
+        self.assertEqual(aux[:3], ["Locks held: none", "This conflicts with a previous write by thread #2",
+                                   aux[2]])
+        self.assertRegex(aux[2], r"^Locks held: 1, at address 0x[0-9a-f]+$")
+        # the earlier access is a stack of one frame, not escaped text
+        self.assertFalse(any("<frame>" in (a or "") for a in aux))
+        self.assertEqual(len(errors[0].findall("stack")), 3)   # access, earlier, lock
+        aux2 = [a.text for a in errors[1].findall("auxwhat")]
+        self.assertIn("Block was alloc'd by thread #1", aux2)
+
+
+if __name__ == "__main__":
+    unittest.main()
