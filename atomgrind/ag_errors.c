@@ -548,7 +548,8 @@ static void ag_pp_locks_held(ULong site, Bool xml)
    HChar line[256];
    Int len;
    if (id == AG_LS_UNKNOWN)
-      len = VG_(snprintf)(line, sizeof line, "Locks held: not known (too many lock sets)");
+      len = VG_(snprintf)(line, sizeof line, "Locks held: not known (over 64 at once, "
+                          "or over 65534 sets in the run)");
    else if (n == 0)
       len = VG_(snprintf)(line, sizeof line, "Locks held: none");
    else

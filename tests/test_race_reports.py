@@ -119,6 +119,15 @@ class RaceReports(unittest.TestCase):
         aux2 = [a.text for a in errors[1].findall("auxwhat")]
         self.assertIn("Block was alloc'd by thread #1", aux2)
 
+    def test_too_many_locks_held(self):
+        # 70 locks at once: not known; after releasing them all: none again
+        r = valgrind(compile_prog("race_many_locks"), "--check=races")
+        self.assertEqual(r.races, 2, r)
+        held = re.findall(r"(?m)^This conflicts with a previous write by thread #2\n(Locks held: .*)\n"
+                          r"   at 0x[0-9A-F]+: first \(race_many_locks\.c:(\d+)\)", r.text)
+        self.assertEqual(held, [("Locks held: not known (over 64 at once, or over 65534 sets "
+                                 "in the run)", "18"), ("Locks held: none", "20")], r)
+
 
 if __name__ == "__main__":
     unittest.main()
