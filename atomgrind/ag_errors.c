@@ -554,9 +554,11 @@ static void ag_pp_locks_held(ULong site, Bool xml)
       len = VG_(snprintf)(line, sizeof line, "Locks held: none");
    else
       len = VG_(snprintf)(line, sizeof line, "Locks held: %u, at address%s", n, n == 1 ? "" : "es");
-   for (UInt i = 0; i < n && len < (Int)sizeof line - 24; i++)
+   UInt i;
+   for (i = 0; i < n && len < (Int)sizeof line - 24; i++)
       len += VG_(snprintf)(line + len, sizeof line - len, " %#lx",
                            (unsigned long)ag_lockset_lock(id, i));
+   if (i < n) VG_(snprintf)(line + len, sizeof line - len, " ...");
    ag_aux(xml, line);
 }
 

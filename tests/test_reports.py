@@ -44,7 +44,7 @@ def report_text(run, n=0):
     preload's line numbers masked, libc's thread-start frames left out."""
     starts = [m.start() for m in re.finditer(r"(?m)^(Atomicity violation|Possible data race)", run.text)]
     end = re.compile(r"(?m)^(Atomicity violation|Possible data race|For lists of|ERROR SUMMARY|"
-                     r"Checked: |Scheduler: |"
+                     r"Checked: |Scheduler: |---Thread-Announcement|"
                      r"\d+ errors in context|Thread #\d+ (unlocked|exited|waits))")
     m = end.search(run.text, starts[n] + 1)
     text = run.text[starts[n]:m.start() if m else len(run.text)]
