@@ -249,7 +249,9 @@ static void *ft_create(ag_ctx *ctx)
 /* The number of a site (a loop repeats its few sites: cached). */
 static inline uint32_t ft_site_id(ag_ft *f, uint64_t site)
 {
-   unsigned h = (unsigned)(site ^ site >> 10) & (AG_FT_SITE_CACHE - 1);
+   /* (the tool puts the access's lock set in bits 48 and up: one code
+      site under two lock sets takes two entries) */
+   unsigned h = (unsigned)(site ^ site >> 10 ^ site >> 48) & (AG_FT_SITE_CACHE - 1);
    if (__builtin_expect(f->site_cache[h].id && f->site_cache[h].site == site, 1))
       return f->site_cache[h].id - 1;
    int created;
