@@ -188,6 +188,23 @@ class Inference(unittest.TestCase):
             self.assertEqual(r.errors, 0, r)
 
 
+    def test_dropped_at_a_lock_says_where_in_the_program(self):
+        # the cycle closes at the second lock of withdraw_split: the spec's
+        # comment names that call, not the lock event's stack record (was
+        # '0x...: ???') nor atomgrind's pthread wrapper
+        exe = build_bank()
+        with tempfile.TemporaryDirectory() as d:
+            spec = os.path.join(d, "split.spec")
+            r = valgrind(exe, "--atomic-fns=withdraw_split", "--infer-spec=" + spec,
+                         args=["split"])
+            self.assertGreater(r.errors, 0, r)
+            text = open(spec).read()
+            self.assertIn("# dropped: withdraw_split", text)
+            at = re.search(r"^#   at (.*)$", text, re.M)
+            self.assertIsNotNone(at, text)
+            self.assertRegex(at.group(1), r"withdraw_split \(spec_bank\.c:\d+\)", text)
+
+
 class BadSpecs(unittest.TestCase):
     def check_bad(self, text, lineno, what):
         with tempfile.NamedTemporaryFile("w", suffix=".spec", delete=False) as f:

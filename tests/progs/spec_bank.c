@@ -6,7 +6,8 @@
  * longjmp before the deposit: clean), recurse, signal (a handler runs
  * inside the region), plt (the function is in libspecbank.so), loop (many
  * short calls, for inference), tight (many short calls without a syscall:
- * only the tool's yield at the entry interleaves them). */
+ * only the tool's yield at the entry interleaves them), split (the read
+ * and the write each under the lock: the violation closes at a lock). */
 #include <setjmp.h>
 #include <signal.h>
 #include "common.h"
@@ -41,6 +42,18 @@ __attribute__((noinline)) void withdraw(int amount)
    ms_sleep(PAUSE);
    balance = seen - amount;
    if (locked) pthread_mutex_unlock(&mu);
+}
+
+/* each access under the lock, but the lock is let go in between */
+__attribute__((noinline)) void withdraw_split(int amount)
+{
+   pthread_mutex_lock(&mu);
+   int seen = balance;
+   pthread_mutex_unlock(&mu);
+   ms_sleep(PAUSE);
+   pthread_mutex_lock(&mu);
+   balance = seen - amount;
+   pthread_mutex_unlock(&mu);
 }
 
 __attribute__((noinline)) void withdraw_jump(int amount)
@@ -139,10 +152,12 @@ int main(int argc, char **argv)
       printf("balance %d\n", balance);
       return 0;
    }
-   locked = !strcmp(mode, "locked");
+   locked = !strcmp(mode, "locked") || !strcmp(mode, "split");
    pthread_t t = spawn(depositor, NULL);
    if (!strcmp(mode, "plain") || !strcmp(mode, "locked")) {
       withdraw(5);
+   } else if (!strcmp(mode, "split")) {
+      withdraw_split(5);
    } else if (!strcmp(mode, "tail")) {
       withdraw_tail(5);
    } else if (!strcmp(mode, "longjmp")) {
