@@ -326,7 +326,7 @@ void ag_fnspec_start_routine(Int fn) { ag_fs_fns[fn].start_routine = True; }
 void ag_fnspec_entered(Int fn, ULong site)
 {
    ag_fs_fns[fn].entered = True;
-   *(UInt *)ag_map_lookup(ag_fs_by_site, site, NULL) = (UInt)fn + 1;
+   if (site) *(UInt *)ag_map_lookup(ag_fs_by_site, site, NULL) = (UInt)fn + 1;
 }
 
 Int ag_fnspec_of_site(ULong site)

@@ -16,7 +16,7 @@ Int  ag_fnspec_match(Addr a);
 Bool ag_fnspec_atomic(Int fn);          /* not dropped by --infer-spec */
 Bool ag_fnspec_explicit(Int fn);        /* named by a pattern of its own name */
 const HChar *ag_fnspec_name(Int fn);
-void ag_fnspec_entered(Int fn, ULong site);  /* a call of fn opened a region at site */
+void ag_fnspec_entered(Int fn, ULong site);  /* a call of fn opened a region (at site; 0: nested) */
 void ag_fnspec_start_routine(Int fn);   /* fn was seen as a thread's start routine */
 /* The function whose call opened the region that began at site, or AG_NO_FN
    (a region from source markers). */

@@ -120,8 +120,9 @@ static VG_REGPARM(2) void ag_h_enter(UWord fn, Addr sp)
       ag_fnspec_start_routine((Int)fn);
       return;
    }
-   ULong site = ag_an_begin(th->tid, vgtid);
-   if (site) ag_fnspec_entered((Int)fn, site);
+   /* a nested call counts as entered too: were its caller dropped, the
+      refined spec must still make it atomic */
+   ag_fnspec_entered((Int)fn, ag_an_begin(th->tid, vgtid));
    ag_sp_push(st, sp, (Int)fn, 0, 0);
    ag_sched_region_enter(vgtid, (Addr)fn);   /* may preempt it at the next superblock */
 }

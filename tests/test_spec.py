@@ -188,6 +188,25 @@ class Inference(unittest.TestCase):
             self.assertEqual(r.errors, 0, r)
 
 
+    def test_callees_of_a_dropped_function_stay_in_the_spec(self):
+        # one call of teller holds all of withdraw_fast's and audit's, so
+        # in the first run only teller's call is an outermost region, and
+        # dropping it does not end the call; the refined spec must still
+        # hold its callees (they used to be left out, and the next run
+        # checked nothing), and the next run drops withdraw_fast, keeps audit
+        exe = build_bank()
+        with tempfile.TemporaryDirectory() as d:
+            spec = os.path.join(d, "nested.spec")
+            p = subprocess.run([os.path.join(REPO, "atomgrind-infer"), "--spec=" + spec,
+                                "--", exe, "nested"], capture_output=True, text=True,
+                               env=dict(os.environ, AG_BUILD=BUILD), timeout=600)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            text = open(spec).read()
+            names = [l for l in text.splitlines() if l and not l.startswith("#")]
+            self.assertIn("# dropped: teller", text)
+            self.assertIn("# dropped: withdraw_fast", text)
+            self.assertIn("audit", names)
+
     def test_dropped_at_a_lock_says_where_in_the_program(self):
         # the cycle closes at the second lock of withdraw_split: the spec's
         # comment names that call, not the lock event's stack record (was

@@ -7,7 +7,8 @@
  * inside the region), plt (the function is in libspecbank.so), loop (many
  * short calls, for inference), tight (many short calls without a syscall:
  * only the tool's yield at the entry interleaves them), split (the read
- * and the write each under the lock: the violation closes at a lock). */
+ * and the write each under the lock: the violation closes at a lock),
+ * nested (loop's calls inside one call of teller). */
 #include <setjmp.h>
 #include <signal.h>
 #include "common.h"
@@ -131,6 +132,23 @@ static void *depositor(void *arg)
    return NULL;
 }
 
+/* nested: one call of teller, as long as its thread, holds all the
+   calls of withdraw_fast and audit */
+__attribute__((noinline)) void teller(int n)
+{
+   for (int i = 0; i < n; i++) {
+      withdraw_fast(1);
+      audit();
+   }
+}
+
+static void *nested_looper(void *arg)
+{
+   (void)arg;
+   teller(2000);
+   return NULL;
+}
+
 static void *looper(void *arg)
 {
    (void)arg;
@@ -144,8 +162,9 @@ static void *looper(void *arg)
 int main(int argc, char **argv)
 {
    const char *mode = argc > 1 ? argv[1] : "plain";
-   if (!strcmp(mode, "loop") || !strcmp(mode, "tight")) {
-      void *(*fn)(void *) = !strcmp(mode, "loop") ? looper : tight_looper;
+   if (!strcmp(mode, "loop") || !strcmp(mode, "tight") || !strcmp(mode, "nested")) {
+      void *(*fn)(void *) = !strcmp(mode, "loop") ? looper
+                            : !strcmp(mode, "nested") ? nested_looper : tight_looper;
       pthread_t a = spawn(fn, NULL), b = spawn(fn, NULL);
       pthread_join(a, NULL);
       pthread_join(b, NULL);
