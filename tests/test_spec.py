@@ -235,6 +235,14 @@ class BadSpecs(unittest.TestCase):
         finally:
             os.unlink(f.name)
 
+    def test_infer_on_a_missing_program(self):
+        # a clear message and exit 1, not a traceback
+        p = subprocess.run([os.path.join(REPO, "atomgrind-infer"), "--", "/nonexistent/prog"],
+                           capture_output=True, text=True, env=dict(os.environ, AG_BUILD=BUILD))
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("atomgrind-infer: valgrind did not run /nonexistent/prog", p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+
     def test_two_names_on_a_line(self):
         self.check_bad("# ok\nwithdraw\nwithdraw deposit\n", 3, "two words on one line")
 
