@@ -63,12 +63,16 @@ static void ag_fs_add(const HChar *text, Bool exclude)
 }
 
 /* Check one pattern (without its '!'); NULL if fine, else what is wrong.
-   Demangled C++ names have spaces, but only inside () or <>, after the
-   parameter list ("f(int) const") or in operator names ("operator new"). */
+   Demangled C++ names have spaces: inside () or <>, after the parameter
+   list ("f(int) const", "g() [clone .isra.0]"), in operator names
+   ("operator new"), and before the name of a template function, which
+   carries its return type ("bool f<char>(char)").  So spaces outside
+   brackets are a mistake only in a pattern without a parameter list
+   ("withdraw deposit"); --infer-spec writes names as they are. */
 static const HChar *ag_fs_malformed(const HChar *s, Bool exclude)
 {
    Int paren = 0, angle = 0;
-   Bool spaced = VG_(strstr)(s, "operator") != NULL;
+   Bool spaced = VG_(strstr)(s, "operator") != NULL || VG_(strchr)(s, '(') != NULL;
    if (*s == 0) return exclude ? "'!' without a pattern after it" : "empty pattern";
    if (*s == '!') return "more than one '!'";
    if (*s == '-') return "a pattern cannot start with '-' (an option?)";
@@ -77,7 +81,6 @@ static const HChar *ag_fs_malformed(const HChar *s, Bool exclude)
       if ((UChar)*s < ' ') return "control character in pattern";
       if (*s == '(') paren++;
       else if (*s == ')' && --paren < 0) return "unbalanced ')'";
-      else if (*s == ')' && paren == 0) spaced = True;
       else if (*s == '<') angle++;
       else if (*s == '>' && angle > 0) angle--;
       else if ((*s == ' ' || *s == '\t') && paren == 0 && angle == 0 && !spaced)

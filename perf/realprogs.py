@@ -182,6 +182,12 @@ def build(name, src, log):
     return exe
 
 
+def text_symbols(exe):
+    """Functions the executable defines (what --atomic-fns=all can match)."""
+    p = subprocess.run(["nm", "--defined-only", exe], capture_output=True, text=True)
+    return sum(1 for l in p.stdout.splitlines() if l.split()[1:2] in (["T"], ["t"]))
+
+
 def infer(run, spec, log, timeout):
     cmd = [os.path.join(ROOT, "atomgrind-infer"), "--spec=" + spec, "--"] + run
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -194,7 +200,7 @@ def infer(run, spec, log, timeout):
         return None
     dropped = re.findall(r"^# dropped: (\S+)", open(spec).read(), re.M)
     return dict(runs=int(m.group(1)), start=int(m.group(2)), end=int(m.group(3)),
-                found=int(m.group(4)), dropped=dropped)
+                found=int(m.group(4)), dropped=dropped, defined=text_symbols(run[0]))
 
 
 def configs(run, spec, logdir, name):
@@ -244,10 +250,10 @@ def geomean(xs):
 
 def print_table(rows, repeat):
     print()
-    print("| program | source | fns at start | atomic at end | violations | dropped | "
+    print("| program | source | fns defined | entered (spec at start) | atomic at end | violations | dropped | "
           "spec x native (cpu) | x none | x helgrind | x drd | spec RSS x native | "
           "all x native (cpu) | all RSS x native | all errors |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     cols = {k: [] for k in ("sn", "sno", "sh", "sd", "smem", "an", "amem")}
     for name, origin, inf, c in rows:
         v = dict(sn=ratio(c, "ag:spec", "native", 1), sno=ratio(c, "ag:spec", "none", 1),
@@ -256,12 +262,12 @@ def print_table(rows, repeat):
                  amem=ratio(c, "ag:all", "native", 2))
         for k in cols:
             cols[k].append(v[k])
-        print("| %s | %s | %d | %d | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f "
-              "| %s |" % (name, origin, inf["start"], inf["end"], inf["found"],
+        print("| %s | %s | %d | %d | %d | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f "
+              "| %s |" % (name, origin, inf["defined"], inf["start"], inf["end"], inf["found"],
                           ", ".join(inf["dropped"]) or "-", v["sn"], v["sno"], v["sh"],
                           v["sd"], v["smem"], v["an"], v["amem"], c["ag:all"][-1][3]))
     g = {k: geomean(x) for k, x in cols.items()}
-    print("| geo-mean | | | | | | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | |" % (
+    print("| geo-mean | | | | | | | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | |" % (
         g["sn"], g["sno"], g["sh"], g["sd"], g["smem"], g["an"], g["amem"]))
     print("\n(median over %d paired round(s) of the ratio of CPU seconds, and of peak RSS)"
           % repeat)
