@@ -552,7 +552,9 @@ static void ag_pp_predicted(const Error *err, const ag_err_extra *x, Bool xml)
       ag_pp_line_at(line, v->other_site, xml);
    }
    if (!xml) VG_(umsg)("\n");
-   VG_(snprintf)(line, sizeof line, "The atomic region of thread #%u began at", t);
+   HChar call[160];
+   VG_(snprintf)(line, sizeof line, "The atomic region%s of thread #%u began at",
+                 ag_call_of(v->begin_site, call, sizeof call), t);
    ag_pp_region(line, x->begin_ec, xml);
    ag_pp_addr(x);
 }

@@ -211,7 +211,8 @@ def configs(run, spec, logdir, name):
             ("helgrind", ["valgrind", "--tool=helgrind"] + run),
             ("drd", ["valgrind", "--tool=drd"] + run),
             ("ag:none", ag + run),
-            ("ag:spec", ag + ["--atomic-spec=" + spec] + run),
+            ("ag:spec", ag + ["--atomic-spec=" + spec,
+                              "--log-file=%s/%s.spec.log" % (logdir, name)] + run),
             ("ag:all", ag + ["--atomic-fns=all",
                              "--log-file=%s/%s.all.log" % (logdir, name)] + run)]
 
@@ -228,7 +229,8 @@ def measure(cfgs, repeat, timeout, name, logdir):
     for rnd in range(repeat):
         for cname, cmd in cfgs:
             code, wall, cpu, rss, err = vg_bench.run_measured(cmd, timeout=timeout)
-            log = "%s/%s.all.log" % (logdir, name) if cname == "ag:all" else None
+            log = ("%s/%s.%s.log" % (logdir, name, cname[3:])
+                   if cname in ("ag:all", "ag:spec") else None)
             e = errors(err, log)
             cells[cname].append((wall, cpu, rss / 1024.0, e, code))
             print("  %-7s %-9s round %d: %7.2f s %7.2f cpu %7.1f MiB  exit %s%s" % (

@@ -44,6 +44,13 @@ class Predict(unittest.TestCase):
                          r"and its later write was\n\s+at 0x[0-9A-F]+: withdraw.*"
                          r"Thread #3's write, which could run in between, was\n\s+at 0x[0-9A-F]+: deposit")
 
+    def test_region_from_a_spec_is_named(self):
+        # the call of withdraw (a start routine, so named explicitly) holds
+        # the marked region: the prediction names it as an observed report does
+        r = self.run_mode("after", "--atomic-fns=withdraw")
+        self.assertEqual(predicted(r), 1, r)
+        self.assertIn("The atomic region (call of withdraw) of thread #2 began at", r.text)
+
     def test_ruled_out(self):
         for mode in ("locked", "created", "sem", "atomic"):
             with self.subTest(mode=mode):
