@@ -254,8 +254,8 @@ def print_table(rows, repeat):
     print()
     print("| program | source | fns defined | entered (spec at start) | atomic at end | violations | dropped | "
           "spec x native (cpu) | x none | x helgrind | x drd | spec RSS x native | "
-          "all x native (cpu) | all RSS x native | all errors |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "spec errors | all x native (cpu) | all RSS x native | all errors |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     cols = {k: [] for k in ("sn", "sno", "sh", "sd", "smem", "an", "amem")}
     for name, origin, inf, c in rows:
         v = dict(sn=ratio(c, "ag:spec", "native", 1), sno=ratio(c, "ag:spec", "none", 1),
@@ -264,15 +264,49 @@ def print_table(rows, repeat):
                  amem=ratio(c, "ag:all", "native", 2))
         for k in cols:
             cols[k].append(v[k])
-        print("| %s | %s | %d | %d | %d | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f "
+        print("| %s | %s | %d | %d | %d | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %.2f | %.2f "
               "| %s |" % (name, origin, inf["defined"], inf["start"], inf["end"], inf["found"],
                           ", ".join(inf["dropped"]) or "-", v["sn"], v["sno"], v["sh"],
-                          v["sd"], v["smem"], v["an"], v["amem"], c["ag:all"][-1][3]))
+                          v["sd"], v["smem"], c["ag:spec"][-1][3], v["an"], v["amem"],
+                          c["ag:all"][-1][3]))
     g = {k: geomean(x) for k, x in cols.items()}
-    print("| geo-mean | | | | | | | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | |" % (
+    print("| geo-mean | | | | | | | %.2f | %.2f | %.2f | %.2f | %.2f | | %.2f | %.2f | |" % (
         g["sn"], g["sno"], g["sh"], g["sd"], g["smem"], g["an"], g["amem"]))
     print("\n(median over %d paired round(s) of the ratio of CPU seconds, and of peak RSS)"
           % repeat)
+
+
+ROUND = re.compile(r"^  (\S+)\s+(\S+)\s+round \d+:\s+([\d.]+) s\s+([\d.]+) cpu\s+([\d.]+) MiB"
+                   r"  exit (-?\d+|None)(?:, (\d+) errors)?")
+INFER = re.compile(r"^  (\S+)\s+inference: (\d+) run\(s\), (\d+) functions at start, (\d+) "
+                   r"atomic at the end, (\d+) violation report\(s\); dropped: (.*)$")
+SOURCE = re.compile(r"^# (\S+): (\S+) from (.*)$")
+
+
+def rows_from_outputs(paths):
+    """The table's rows from this script's printed output (--table)."""
+    found = {}
+    for path in paths:
+        for line in open(path):
+            m = SOURCE.match(line)
+            if m:
+                found[m.group(1)] = [m.group(3), None, {}, m.group(2)]
+            m = INFER.match(line)
+            if m and m.group(1) in found:
+                d = m.group(6).strip()
+                found[m.group(1)][1] = dict(
+                    runs=int(m.group(2)), start=int(m.group(3)), end=int(m.group(4)),
+                    found=int(m.group(5)), dropped=[] if d == "-" else d.split(", "),
+                    defined=text_symbols(found[m.group(1)][3]))
+            m = ROUND.match(line)
+            if m and m.group(1) in found:
+                e = None if m.group(7) is None else int(m.group(7))
+                found[m.group(1)][2].setdefault(m.group(2), []).append(
+                    (float(m.group(3)), float(m.group(4)), float(m.group(5)), e, m.group(6)))
+    order = [p[0] for p in PROGRAMS]
+    return [(n, f[0].split(" at ")[0], f[1], f[2]) for n, f in
+            sorted(found.items(), key=lambda kv: order.index(kv[0]))
+            if f[1] and len(f[2]) == 7]
 
 
 def main():
@@ -290,7 +324,13 @@ def main():
                     help="where the inferred specs are kept")
     ap.add_argument("--build-only", action="store_true")
     ap.add_argument("--no-install", action="store_true", help="do not run apt-get")
+    ap.add_argument("--table", nargs="+", metavar="OUTPUT",
+                    help="only print the table from earlier runs' printed output")
     args = ap.parse_args()
+    if args.table:
+        rows = rows_from_outputs(args.table)
+        print_table(rows, max(len(c["native"]) for _, _, _, c in rows))
+        return
     cache = os.path.abspath(args.cache)
     logdir = os.path.join(cache, "logs")
     os.makedirs(logdir, exist_ok=True)
