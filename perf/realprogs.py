@@ -188,6 +188,12 @@ def text_symbols(exe):
     return sum(1 for l in p.stdout.splitlines() if l.split()[1:2] in (["T"], ["t"]))
 
 
+def dropped_names(spec):
+    """The functions a spec written by atomgrind-infer says were dropped
+    (C++ names have spaces and commas)."""
+    return re.findall(r"^# dropped: (.+)$", open(spec).read(), re.M)
+
+
 def infer(run, spec, log, timeout):
     cmd = [os.path.join(ROOT, "atomgrind-infer"), "--spec=" + spec, "--"] + run
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -198,7 +204,7 @@ def infer(run, spec, log, timeout):
     if not m:
         vg_bench.note("inference did not converge, see " + log)
         return None
-    dropped = re.findall(r"^# dropped: (\S+)", open(spec).read(), re.M)
+    dropped = dropped_names(spec)
     return dict(runs=int(m.group(1)), start=int(m.group(2)), end=int(m.group(3)),
                 found=int(m.group(4)), dropped=dropped, defined=text_symbols(run[0]))
 
@@ -266,7 +272,7 @@ def print_table(rows, repeat):
             cols[k].append(v[k])
         print("| %s | %s | %d | %d | %d | %d | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %.2f | %.2f "
               "| %s |" % (name, origin, inf["defined"], inf["start"], inf["end"], inf["found"],
-                          ", ".join(inf["dropped"]) or "-", v["sn"], v["sno"], v["sh"],
+                          "; ".join(inf["dropped"]) or "-", v["sn"], v["sno"], v["sh"],
                           v["sd"], v["smem"], c["ag:spec"][-1][3], v["an"], v["amem"],
                           c["ag:all"][-1][3]))
     g = {k: geomean(x) for k, x in cols.items()}
@@ -283,8 +289,9 @@ INFER = re.compile(r"^  (\S+)\s+inference: (\d+) run\(s\), (\d+) functions at st
 SOURCE = re.compile(r"^# (\S+): (\S+) from (.*)$")
 
 
-def rows_from_outputs(paths):
-    """The table's rows from this script's printed output (--table)."""
+def rows_from_outputs(paths, specs):
+    """The table's rows from this script's printed output (--table); the
+    dropped functions from the specs it wrote."""
     found = {}
     for path in paths:
         for line in open(path):
@@ -293,10 +300,10 @@ def rows_from_outputs(paths):
                 found[m.group(1)] = [m.group(3), None, {}, m.group(2)]
             m = INFER.match(line)
             if m and m.group(1) in found:
-                d = m.group(6).strip()
+                spec = os.path.join(specs, m.group(1) + ".spec")
                 found[m.group(1)][1] = dict(
                     runs=int(m.group(2)), start=int(m.group(3)), end=int(m.group(4)),
-                    found=int(m.group(5)), dropped=[] if d == "-" else d.split(", "),
+                    found=int(m.group(5)), dropped=dropped_names(spec),
                     defined=text_symbols(found[m.group(1)][3]))
             m = ROUND.match(line)
             if m and m.group(1) in found:
@@ -328,7 +335,7 @@ def main():
                     help="only print the table from earlier runs' printed output")
     args = ap.parse_args()
     if args.table:
-        rows = rows_from_outputs(args.table)
+        rows = rows_from_outputs(args.table, args.specs)
         print_table(rows, max(len(c["native"]) for _, _, _, c in rows))
         return
     cache = os.path.abspath(args.cache)
@@ -364,7 +371,7 @@ def main():
         print("  %-7s inference: %d run(s), %d functions at start, %d atomic at the end, "
               "%d violation report(s); dropped: %s" % (name, inf["runs"], inf["start"],
                                                       inf["end"], inf["found"],
-                                                      ", ".join(inf["dropped"]) or "-"),
+                                                      "; ".join(inf["dropped"]) or "-"),
               flush=True)
         cells = measure(configs(run, spec, logdir, name), args.repeat, args.timeout, name,
                         logdir)
