@@ -5,6 +5,11 @@ paper's programs built from source with -g.
     perf/realprogs.py                        # fetch, build, infer, measure
     perf/realprogs.py -p xz,pigz --repeat 3 --size 1048576
     perf/realprogs.py --build-only
+    perf/realprogs.py --table OUTPUT...      # the table from earlier output
+
+Defaults (256 KiB, 2 rounds) take about 25 minutes on two shared CPUs:
+with the default scheduler and prediction, a function spec costs ~10x
+Helgrind (results/realprogs.md).
 
 Programs: pigz, pbzip2, lbzip2, xz (xz-utils), zstd -- each compressing a
 deterministic text file with two threads and small blocks, so that the
@@ -99,7 +104,8 @@ def ensure_deb_src():
         subprocess.run(["apt-get", "update", "-q"], stdout=subprocess.DEVNULL)
 
 
-def source_from_debian(pkg, version, dest, log):
+def source_from_debian(pkg, dest, log):
+    """`apt-get source PKG` (the suite's current version) unpacked as dest."""
     work = dest + ".apt"
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -115,6 +121,7 @@ def source_from_debian(pkg, version, dest, log):
 
 
 def source_from_upstream(upstream_dir, repo, ref, dest, log):
+    """The upstream tree at ref, from a bare clone OWNER+NAME/repo."""
     git = os.path.join(upstream_dir or "", repo.replace("/", "+"), "repo")
     if not upstream_dir or not os.path.isdir(git):
         return None
@@ -126,14 +133,14 @@ def source_from_upstream(upstream_dir, repo, ref, dest, log):
 
 
 def get_source(prog, cache, upstream_dir, log):
-    name, pkg, version, (repo, ref), _ = prog
+    name, pkg, _version, (repo, ref), _ = prog
     dest = os.path.join(cache, "src", name)
     stamp = dest + ".origin"
     if os.path.exists(stamp):
         return dest, open(stamp).read().strip()
     shutil.rmtree(dest, ignore_errors=True)
     os.makedirs(os.path.dirname(dest), exist_ok=True)
-    origin = (source_from_debian(pkg, version, dest, log)
+    origin = (source_from_debian(pkg, dest, log)
               or source_from_upstream(upstream_dir, repo, ref, dest, log))
     if origin:
         open(stamp, "w").write(origin + "\n")
@@ -324,8 +331,8 @@ def main():
                                                       "/work/realprogs-cache"))
     ap.add_argument("--upstream", default=os.environ.get("REALPROGS_UPSTREAM", "/work/.mirror"),
                     help="bare clones OWNER+NAME/repo, used when apt-get source fails")
-    ap.add_argument("--size", type=int, default=1 << 20)
-    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--size", type=int, default=256 * 1024)
+    ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--specs", default=os.path.join(HERE, "results", "realprogs-specs"),
                     help="where the inferred specs are kept")
