@@ -108,6 +108,7 @@ typedef struct {
    Addr futex;           /* the futex it waits on, in AG_SC_SYSCALL */
    ULong points;         /* this thread's points */
    ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
+   ULong inst_acc;       /* accesses since the outermost BEGIN (random) */
 } ag_sc_thread;
 
 static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
@@ -248,13 +249,27 @@ static void ag_sc_wait(ThreadId vgtid)
    1/AG_SC_RARE_ACCESS, undamped.  That costs a few switches per run of a
    rare region. */
 #define AG_SC_RARE_ACCESS 2
+
+/* Random: the rates in t's region are divided by its site's damping, and
+   -- within one long run of a region (a spec'd function that runs the
+   whole compression) -- by its points and accesses so far over
+   AG_SC_KNEE: the first ones get the full rates, a run of n costs
+   O(KNEE log n) switches, not n/4. */
+static UInt ag_sc_damp(ThreadId t)
+{
+   const ag_sc_thread *th = &ag_sc_th[t];
+   ULong n = (th->points - th->begin_own) + th->inst_acc;
+   ULong d = n / AG_SC_KNEE > th->damp ? n / AG_SC_KNEE : th->damp;
+   return d > AG_SC_DAMP_MAX ? AG_SC_DAMP_MAX : d ? (UInt)d : 1;
+}
+
 static Bool ag_sc_rare_first(ThreadId holder)
 {
-   return ag_sc_rare_parked > 0 && ag_sc_th[holder].damp > 1;
+   return ag_sc_rare_parked > 0 && ag_sc_damp(holder) > 1;
 }
 static UInt ag_sc_access_rate(ThreadId t)
 {
-   return ag_sc_rare_first(t) ? AG_SC_RARE_ACCESS : AG_SC_RANDOM_ACCESS * ag_sc_th[t].damp;
+   return ag_sc_rare_first(t) ? AG_SC_RARE_ACCESS : AG_SC_RANDOM_ACCESS * ag_sc_damp(t);
 }
 
 /* The holder made a futex wake (an unlock, a signal, a post) on a futex
@@ -356,7 +371,7 @@ static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
       return kind == AG_PT_PREEMPT ? ag_sc_rare_other(self) : self;
    if (kind == AG_PT_PREEMPT) return ag_sc_random_other(self);
    if (in_region)
-      return ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_th[self].damp)
+      return ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_damp(self))
              ? ag_sc_random_other(self) : self;
    /* outside regions: switches let the others start and catch up (a
       producer that runs ahead alone hides a consumer's bug), damped like
@@ -379,6 +394,7 @@ static void ag_sc_count(ThreadId vgtid, ag_point kind)
       ag_sc_regions++;
       ag_sc_in_region++;
       t->begin_all = ag_sc_points;
+      t->inst_acc = 0;
       t->begin_own = t->points;
    } else if (kind == AG_PT_END && t->depth > 0 && --t->depth == 0) {
       ag_sc_in_region--;
@@ -452,7 +468,7 @@ void ag_sched_region_enter(ThreadId vgtid, Addr site)
    ag_sc_count(vgtid, AG_PT_BEGIN);
    if (!ag_sc_on() || ag_sc_draining || ag_sc_turn != vgtid || ag_sc_enabled == 0) return;
    Bool stop = ag_clo_sched == AG_SCHED_PCT ? ag_sc_pct_change_point()
-             : ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_th[vgtid].damp);
+             : ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_damp(vgtid));
    if (stop) {
       ag_sched_stop = 1;
       ag_sc_stop_asker = vgtid;
@@ -466,7 +482,9 @@ void ag_sched_region_leave(ThreadId vgtid)
 
 void ag_sched_access(ThreadId vgtid)
 {
-   if (ag_sc_turn != vgtid || ag_sc_th[vgtid].depth == 0 || ag_sc_enabled == 0) return;
+   if (ag_sc_turn != vgtid || ag_sc_th[vgtid].depth == 0) return;
+   ag_sc_th[vgtid].inst_acc++;
+   if (ag_sc_enabled == 0) return;
    Bool stop;
    if (ag_clo_sched == AG_SCHED_PCT) {
       ag_sc_points++;                    /* accesses in regions are PCT points too */

@@ -145,6 +145,16 @@ class NoHang(unittest.TestCase):
                 self.assertIn(mode + " ok", r.stdout)
                 self.assertEqual(r.errors, 0, r)
 
+    def test_long_region_costs_few_switches(self):
+        # two regions of 100,000 accesses each: preemptions decay with the
+        # run's length (67,945 switches before, ~900 now); the regions
+        # still overlap
+        r = valgrind(compile_prog("long_region"), "--sched-seed=1")
+        m = re.search(r"Checked: (\d+) region\(s\), (\d+) overlapped.* (\d+) switch", r.text)
+        self.assertTrue(m, r)
+        self.assertEqual(int(m.group(2)), 2, r)
+        self.assertLess(int(m.group(3)), 3000, r)
+
     def test_pct_finishes_and_finds(self):
         exe = compile_prog("sched_nasty")
         r = valgrind(exe, "--sched=pct", "--sched-seed=2", args=["pool"], timeout=240)
