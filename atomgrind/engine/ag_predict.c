@@ -25,9 +25,12 @@
  *     then enqueues it; u dequeues it, reading the link t wrote, and then
  *     works on it) was predicted, though u reaches the block only through
  *     what it read.  Reads of the pattern's own location may change: that
- *     change is the violation.  Only direct reads-from is followed (u read
- *     what v wrote after v read from t is not), and reads-from is by the
- *     latest write among the threads remembered for the location.
+ *     change is the violation.  A value read under a lock that the writer
+ *     also held counts as written at that lock's latest release (WCP's
+ *     rule for conflicting critical sections, one step).  Only direct
+ *     reads-from is followed (u read what v wrote after v read from t is
+ *     not), and reads-from is by the latest write among the threads
+ *     remembered for the location.
  * The read and the write of one atomic read-modify-write instruction are
  * never split.
  * Checked: a before e1 in the run: "not a hb e2" (stronger than "not a hb
