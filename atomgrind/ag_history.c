@@ -1,8 +1,8 @@
 /* ag_history.c -- a ring of recent access stacks per thread. */
 #include "pub_tool_basics.h"
-#include "pub_tool_mallocfree.h"
-#include "pub_tool_libcbase.h"
+#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
 #include "ag_history.h"
+#include "ag_tidarray.h"           /* the rings by thread id */
 
 /* The engines keep the last 64 accesses per thread (atomsanitizer's ring):
    as many stacks suffice to name any access they can report. */
@@ -16,13 +16,7 @@ static UInt ag_hist_cap;
 
 static ag_hist_ring *ag_hist_of(ag_tid t)
 {
-   if (t >= ag_hist_cap) {
-      UInt ncap = ag_hist_cap ? ag_hist_cap : 16;
-      while (ncap <= t) ncap *= 2;
-      ag_hist = VG_(realloc)("ag.history", ag_hist, ncap * sizeof *ag_hist);
-      VG_(memset)(ag_hist + ag_hist_cap, 0, (ncap - ag_hist_cap) * sizeof *ag_hist);
-      ag_hist_cap = ncap;
-   }
+   ag_hist = ag_tidarray_grow("ag.history", ag_hist, &ag_hist_cap, t, sizeof *ag_hist);
    if (!ag_hist[t]) ag_hist[t] = VG_(calloc)("ag.history", 1, sizeof(ag_hist_ring));
    return ag_hist[t];
 }

@@ -1,10 +1,11 @@
 /* ag_locksets.c -- interned sets of held locks, each thread's current
  * set, and where each lock was first acquired. */
 #include "pub_tool_basics.h"
-#include "pub_tool_libcbase.h"     /* VG_(memset) */
+#include "pub_tool_libcbase.h"     /* VG_(memcpy) */
 #include "pub_tool_mallocfree.h"   /* VG_(malloc) */
 #include "ag_locksets.h"
 #include "ag_map.h"
+#include "ag_tidarray.h"           /* tags and depths by thread id */
 
 /* Ids fit in the 16 bits above a site's address; the last is "unknown". */
 #define AG_LS_MAX AG_LS_UNKNOWN
@@ -80,14 +81,11 @@ static UInt ag_ls_cur(ag_tid t) { return ag_site_lockset(ag_lockset_tag(t)); }
 
 static void ag_ls_grow(ag_tid t)
 {
-   if (t < ag_ls_ntags) return;
-   UInt n = ag_ls_ntags ? ag_ls_ntags : 16;
-   while (n <= t) n *= 2;
-   ag_ls_tags = VG_(realloc)("ag.locksets.tags", ag_ls_tags, n * sizeof *ag_ls_tags);
-   ag_ls_depth = VG_(realloc)("ag.locksets.depth", ag_ls_depth, n * sizeof *ag_ls_depth);
-   VG_(memset)(ag_ls_tags + ag_ls_ntags, 0, (n - ag_ls_ntags) * sizeof *ag_ls_tags);
-   VG_(memset)(ag_ls_depth + ag_ls_ntags, 0, (n - ag_ls_ntags) * sizeof *ag_ls_depth);
-   ag_ls_ntags = n;
+   UInt depth_cap = ag_ls_ntags;     /* the two arrays grow together */
+   ag_ls_depth = ag_tidarray_grow("ag.locksets.depth", ag_ls_depth, &depth_cap, t,
+                                  sizeof *ag_ls_depth);
+   ag_ls_tags = ag_tidarray_grow("ag.locksets.tags", ag_ls_tags, &ag_ls_ntags, t,
+                                 sizeof *ag_ls_tags);
 }
 
 static void ag_ls_set_cur(ag_tid t, UInt id)

@@ -1,8 +1,7 @@
 /* ag_threadinfo.c -- creation stacks and announcement flags, by thread. */
 #include "pub_tool_basics.h"
-#include "pub_tool_libcbase.h"     /* VG_(memset) */
-#include "pub_tool_mallocfree.h"   /* VG_(realloc) */
 #include "ag_threadinfo.h"
+#include "ag_tidarray.h"           /* the array by thread id */
 
 typedef struct { ExeContext *created; Bool announced; } ag_ti;
 
@@ -11,13 +10,7 @@ static UInt ag_ti_cap;
 
 static ag_ti *ag_ti_of(ag_tid t)
 {
-   if (t >= ag_ti_cap) {
-      UInt n = ag_ti_cap ? ag_ti_cap : 16;
-      while (n <= t) n *= 2;
-      ag_ti_all = VG_(realloc)("ag.threadinfo", ag_ti_all, n * sizeof *ag_ti_all);
-      VG_(memset)(ag_ti_all + ag_ti_cap, 0, (n - ag_ti_cap) * sizeof *ag_ti_all);
-      ag_ti_cap = n;
-   }
+   ag_ti_all = ag_tidarray_grow("ag.threadinfo", ag_ti_all, &ag_ti_cap, t, sizeof *ag_ti_all);
    return &ag_ti_all[t];
 }
 
