@@ -46,7 +46,7 @@ typedef struct {
    Int offset_SP;
    Addr ip;              /* current guest instruction */
    UInt len;             /* ... its length */
-   Bool touched;         /* ... has a memory access left in the IR */
+   Bool touched;         /* ... has a memory access left in the IR (ag_emit) */
 } ag_ir;
 
 static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
@@ -65,6 +65,7 @@ static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
    saves the helper call (as DRD does). */
 static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard)
 {
+   ir->touched = True;
    if (!ag_an_instrument_accesses) return;   /* the floor (ag_analysis.c) */
    Bool ungated = (flags & (AG_ATOMIC | AG_SPIN)) && ag_clo_sample_rpt
                   && (ag_clo_check & AG_CHECK_RACES);
@@ -189,21 +190,18 @@ static void ag_emit_dead_load(ag_ir *ir)
 }
 
 /* How many memory accesses the superblock makes (if it runs to the end). */
-static UInt ag_count_accesses_stmt(const IRStmt *st)
-{
-   switch (st->tag) {
-   case Ist_WrTmp: return st->Ist.WrTmp.data->tag == Iex_Load;
-   case Ist_Store: case Ist_StoreG: case Ist_LoadG: case Ist_CAS: case Ist_LLSC: return 1;
-   case Ist_Dirty: return st->Ist.Dirty.details->mFx != Ifx_None;
-   default: return 0;
-   }
-}
-
 static UInt ag_count_accesses(IRSB *bb)
 {
    UInt n = 0;
-   for (Int i = 0; i < bb->stmts_used; i++)
-      if (bb->stmts[i]) n += ag_count_accesses_stmt(bb->stmts[i]);
+   for (Int i = 0; i < bb->stmts_used; i++) {
+      IRStmt *st = bb->stmts[i];
+      switch (st->tag) {
+      case Ist_WrTmp: n += st->Ist.WrTmp.data->tag == Iex_Load; break;
+      case Ist_Store: case Ist_StoreG: case Ist_LoadG: case Ist_CAS: case Ist_LLSC: n++; break;
+      case Ist_Dirty: n += st->Ist.Dirty.details->mFx != Ifx_None; break;
+      default: break;
+      }
+   }
    return n;
 }
 
@@ -323,7 +321,6 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       default:
          break;
       }
-      if (st->tag != Ist_IMark && ag_count_accesses_stmt(st) > 0) ir.touched = True;
       addStmtToIRSB(ir.out, st);
    }
    ag_emit_dead_load(&ir);
