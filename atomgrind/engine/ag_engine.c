@@ -75,6 +75,7 @@ struct ag_engine {
       a restarted engine knows them (ag_atomic_replay) */
    ag_map *atomics;
    uint64_t atomic_seq;
+   uint32_t atomic_max;        /* the largest atomic object's size */
 };
 
 /* The atomic objects at one address: up to AG_ATOMIC_SIZES sizes (more is
@@ -312,6 +313,7 @@ static void ag_atomic_note(ag_engine *e, ag_addr addr, unsigned size)
    }
    r->seq[k] = ++e->atomic_seq;
    r->size[k] = size;
+   if (size > e->atomic_max) e->atomic_max = size;
 }
 
 typedef struct { ag_addr addr; uint64_t seq; uint32_t size; } ag_atomic_ent;
@@ -521,11 +523,55 @@ static int ag_forget_atomic(ag_engine *e, ag_addr addr, void *rec)
    return 1;
 }
 
+/* Widening a freed range over the atomic objects it touches. */
+typedef struct { ag_addr lo, hi; int grew; } ag_widen;
+
+static void ag_widen_key(void *arg, uint64_t key, void *rec)
+{
+   ag_widen *w = arg;
+   const ag_atomic_rec *r = rec;
+   for (unsigned i = 0; i < AG_ATOMIC_SIZES; i++) {
+      if (!r->size[i] || key >= w->hi || key + r->size[i] <= w->lo) continue;
+      if (key < w->lo) { w->lo = key; w->grew = 1; }
+      if (key + r->size[i] > w->hi) { w->hi = key + r->size[i]; w->grew = 1; }
+   }
+}
+
+/* A free of part of an atomic object destroys all of it: the range grows
+   to cover every object it touches (until none sticks out), so that what
+   a restarted engine replays (ag_atomic_replay) is what the running one
+   kept -- an object replayed whole over bytes freed since would make a
+   window report what the full analysis does not.  Malloc'd blocks, pages
+   and stack frames never split an object: this is for odd programs. */
+static void ag_atomic_widen(ag_engine *e, ag_addr *addr, uint64_t *len)
+{
+   size_t n = ag_map_count(e->atomics);
+   if (n == 0 || *len == 0 || *addr + *len < *addr) return;
+   ag_widen w = { *addr, *addr + *len, 1 };
+   while (w.grew) {
+      w.grew = 0;
+      ag_addr from = w.lo > e->atomic_max ? w.lo - e->atomic_max + 1 : 0;
+      if (w.hi - from <= n) {
+         for (ag_addr k = from; k < w.hi; k++) {
+            void *rec = ag_map_get(e->atomics, k);
+            if (rec) ag_widen_key(&w, k, rec);
+         }
+      } else ag_map_foreach(e->atomics, ag_widen_key, &w);
+   }
+   *addr = w.lo;
+   *len = w.hi - w.lo;
+}
+
 void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len)
 {
-   if (e->atomics) ag_forget_keys(e, e->atomics, addr, len, ag_forget_atomic);
+   ag_addr lo = addr;
+   uint64_t n = len;
+   if (e->atomics) {
+      ag_atomic_widen(e, &lo, &n);
+      ag_forget_keys(e, e->atomics, lo, n, ag_forget_atomic);
+   }
    if (!e->active) return;
-   ag_shadow_forget(e->shadow, addr, len);
+   ag_shadow_forget(e->shadow, lo, n);
    if (e->ops->lock_forget) ag_forget_keys(e, e->locks, addr, len, ag_forget_lock);
 }
 

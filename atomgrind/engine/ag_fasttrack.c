@@ -31,7 +31,8 @@
  *     set by __cxa_guard_release with xchg, with a byte load, and
  *     shared_ptr's release loads both 4-byte counts with one 8-byte load).
  *     Other plain accesses overlapping the object stay plain.  The decision is made on the access's first location and
- *     holds for all of them; a release takes effect once, at the thread's
+ *     holds for those of its locations that are part of an atomic object
+ *     (fresh ones stay plain); a release takes effect once, at the thread's
  *     next event, so every location of the access carries the epoch the
  *     release covers;
  *   - when a location becomes atomic, the plain accesses kept for it (those
@@ -39,7 +40,8 @@
  *     atomic: loads and stores of the object before an atomic instruction
  *     revealed it.  A plain initialisation racing with the first atomic
  *     access is therefore missed;
- *   - freed memory (ag_ev_forget) returns to fresh: no longer atomic.  The
+ *   - freed memory (ag_ev_forget) returns to fresh: no longer atomic, and
+ *     a free of part of an atomic object frees all of it.  The
  *     dispatcher remembers atomic objects across sampling windows and
  *     replays them (atomic_mark) when the engine restarts.
  * Releases join (L_x |= C_t) rather than assign, as if every store

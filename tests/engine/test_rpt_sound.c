@@ -2,13 +2,15 @@
  *
  * On thousands of random traces (2-5 threads, mutexes, an rwlock, a sync
  * object used as a semaphore, fork/join, plain and atomic accesses of sizes
- * 1-8 on a few words, frees of a word) this checks, against a brute-force
+ * 1-8 on a few words, frees of 1-8 bytes) this checks, against a brute-force
  * happens-before oracle that models atomics as ag_fasttrack.c describes
  * (atomic accesses acquire and release their address; a plain store of an
  * atomic object's exact address and size and a plain load starting in one
  * are atomic too; accesses before a
- * location's first atomic one count as atomic; a free is a write and makes
- * its memory fresh):
+ * location's first atomic one count as atomic; a plain access made atomic
+ * is so on the bytes that are part of an atomic object, fresh bytes stay
+ * plain; a free is a write and makes its memory fresh, and with it every
+ * atomic object it touches, whole):
  *   1. every report of the full analysis ("fasttrack") is a racy event;
  *   2. the first racy event is reported;
  *   3. with the dispatcher switched on and off by ag_sampler (small k and r
@@ -80,7 +82,9 @@ static void gen(trace *tr, int len, int atomics)
          if (atomics && below(5) == 0) fl |= 2;   /* AG_ATOMIC */
          add(tr, t, ACC, addr, sz, fl);
       } else if (a < 52) {
-         add(tr, t, FREE, BASE + 8 * below(WORDS), 8, 0);
+         static const int fsz[] = { 1, 2, 4, 8, 8 };
+         int sz = fsz[below(5)];
+         add(tr, t, FREE, BASE + 8 * below(WORDS) + sz * below(8 / sz), sz, 0);
       } else if (a < 60) {
          int m = below(NMUT);
          if (mut[m] == -1) { mut[m] = t; held[t][nheld[t]++] = MUT(m); add(tr, t, ACQ, MUT(m), 0, 0); }
@@ -167,10 +171,13 @@ static void oracle(const trace *tr, int *racy)
 {
    static bits hb[MAXEV];                 /* hb[i]: events that happen before i */
    static int upg[MAXEV], rel_key[MAXEV]; /* plain access made atomic; released key */
+   static unsigned char inobj[MAXEV][NB]; /* byte of access i was in an atomic object */
+   static unsigned char obj[NB][9];       /* obj[b][s]: an object of size s starts at b */
    byte_st by[NB];
    int last[MAXT], forked_by[MAXT];
    for (int t = 0; t < MAXT; t++) { last[t] = -1; forked_by[t] = -1; }
    for (int b = 0; b < NB; b++) by[b] = (byte_st){ -1, -1, 0, 0 };
+   memset(obj, 0, sizeof obj);
    for (int i = 0; i < tr->n; i++) {
       const tev *e = &tr->ev[i];
       int lo = (int)(e->arg - BASE), hi = lo + e->size;
@@ -206,7 +213,7 @@ static void oracle(const trace *tr, int *racy)
       last[e->tid] = i;
       racy[i] = 0;
       if (!acc) continue;
-      int ieff = genuine || upg[i];
+      for (int b = lo; b < hi; b++) inobj[i][b] = by[b].msize != 0;
       for (int b = lo; b < hi && !racy[i]; b++)
          for (int j = by[b].freed + 1; j < i; j++) {
             const tev *f = &tr->ev[j];
@@ -215,14 +222,29 @@ static void oracle(const trace *tr, int *racy)
             if (!is_write(e) && !is_write(f)) continue;
             /* before the first atomic access of b (which may be i) */
             int first = by[b].first_atomic >= 0 ? by[b].first_atomic : genuine ? i : -1;
-            int jeff = (f->flags & 2) || upg[j] || j < first;
+            int ieff = genuine || (upg[i] && inobj[i][b]);
+            int jeff = (f->flags & 2) || (upg[j] && inobj[j][b]) || j < first;
             if (ieff && jeff) continue;
             racy[i] = 1;
             break;
          }
       /* the access's effect on the bytes */
+      if (e->op == FREE) {
+         for (int grew = 1; grew; ) {           /* widen over the objects */
+            grew = 0;
+            for (int k = 0; k < NB; k++)
+               for (int s = 1; s <= 8; s++)
+                  if (obj[k][s] && k < hi && k + s > lo && (k < lo || k + s > hi)) {
+                     if (k < lo) lo = k;
+                     if (k + s > hi) hi = k + s;
+                     grew = 1;
+                  }
+         }
+         for (int b = lo; b < hi; b++) { by[b] = (byte_st){ i, -1, 0, 0 }; memset(obj[b], 0, 9); }
+         continue;
+      }
+      if (genuine) obj[lo][e->size] = 1;
       for (int b = lo; b < hi; b++) {
-         if (e->op == FREE) { by[b] = (byte_st){ i, -1, 0, 0 }; continue; }
          if (!genuine) continue;
          if (by[b].first_atomic < 0) by[b].first_atomic = i;
          by[b].mstart = e->arg;
