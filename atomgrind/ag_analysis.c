@@ -284,11 +284,21 @@ static void ag_an_access_stack(ag_tid t)
                    VG_(record_ExeContext)(VG_(get_running_tid)(), 0));
 }
 
+/* --history-level=full in race mode: the access's whole stack stands for
+   its address (ag_locksets.h), as Helgrind keeps a stack per access. */
+static ULong ag_an_race_stack(void)
+{
+   ExeContext *ec = VG_(record_ExeContext)(VG_(get_running_tid)(), 0);
+   return AG_SITE_ECU | VG_(get_ECU_from_ExeContext)(ec);
+}
+
 /* The site of an access for engine i: the race engine's carries the
    locks the thread holds (ag_locksets.h). */
 static inline ULong ag_an_site(UInt i, ag_tid t, Addr ip)
 {
-   return i == ag_an_race_eng ? ip | ag_lockset_tag(t) : ip;
+   if (i != ag_an_race_eng) return ip;
+   if (UNLIKELY(ag_clo_history == AG_HIST_FULL)) return ag_an_race_stack() | ag_lockset_tag(t);
+   return ip | ag_lockset_tag(t);
 }
 
 /* The hot path: no call for recording unless asked, one engine unrolled. */

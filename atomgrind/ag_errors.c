@@ -187,6 +187,22 @@ static Addr ag_ec_top(ExeContext *ec)
    return ip;
 }
 
+/* A race engine's site: the earlier access's stack, if it carries one
+   (--history-level=full, ag_locksets.h) ... */
+static ExeContext *ag_site_stack(ULong site)
+{
+   Addr a = ag_site_ip(site);
+   if (!(a & AG_SITE_ECU)) return NULL;
+   return VG_(get_ExeContext_from_ECU)((UInt)(a & ~(Addr)AG_SITE_ECU));
+}
+
+/* ... and its code address either way. */
+static Addr ag_site_code(ULong site)
+{
+   ExeContext *ec = ag_site_stack(site);
+   return ec ? ag_ec_top(ec) : ag_site_ip(site);
+}
+
 static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
 {
    const ag_err_extra *a = VG_(get_error_extra)(e1);
@@ -204,7 +220,7 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
           && (a->v.size ? a->v.other_site : 0) == (b->v.size ? b->v.other_site : 0);
    case AG_ERR_RACE:
       /* the code of the earlier access, whatever locks it held */
-      return ag_site_ip(a->v.other_site) == ag_site_ip(b->v.other_site)
+      return ag_site_code(a->v.other_site) == ag_site_code(b->v.other_site)
           && (a->v.flags & AG_WRITE) == (b->v.flags & AG_WRITE);
    case AG_ERR_MISUSE:
       return VG_STREQ(a->msg, b->msg);
@@ -634,13 +650,14 @@ static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
                     ag_rw(v->other_flags), v->other_tid + 1);
    else
       VG_(snprintf)(prev, sizeof prev, "This conflicts with a previous %s", ag_rw(v->other_flags));
-   Addr other_ip = ag_site_ip(v->other_site);
+   ExeContext *other_ec = ag_site_stack(v->other_site);
+   Addr other_ip = other_ec ? 0 : ag_site_ip(v->other_site);
    if (xml) {
       VG_(printf_xml)("  <kind>Race</kind>\n  <what>%pS</what>\n", what);
       VG_(pp_ExeContext)(VG_(get_error_where)(err));
       ag_pp_locks_held(v->site, xml);
       ag_aux(xml, prev);
-      if (other_ip) ag_pp_ip(other_ip, xml);
+      ag_pp_access_at(other_ec, other_ip, xml);
       ag_pp_locks_held(v->other_site, xml);
    } else {
       VG_(umsg)("%s\n", what);
@@ -648,7 +665,7 @@ static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
       VG_(pp_ExeContext)(VG_(get_error_where)(err));
       VG_(umsg)("\n%s\n", prev);
       ag_pp_locks_held(v->other_site, xml);
-      if (other_ip) ag_pp_ip(other_ip, xml);
+      ag_pp_access_at(other_ec, other_ip, xml);
    }
    ag_pp_addr(x);
    ag_pp_lock_origins(v, xml);

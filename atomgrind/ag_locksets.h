@@ -17,6 +17,11 @@
 #define AG_LS_SHIFT 48
 #define AG_LS_UNKNOWN 0xffffu      /* more distinct sets than ids */
 
+/* With --history-level=full the address is replaced by the access's
+   whole stack: its ExeContext's unique number (ECU) with bit 47 set, which
+   no user code address has. */
+#define AG_SITE_ECU (1ULL << 47)
+
 static inline Addr ag_site_ip(ULong site) { return (Addr)(site & ((1ULL << AG_LS_SHIFT) - 1)); }
 static inline UInt ag_site_lockset(ULong site) { return (UInt)(site >> AG_LS_SHIFT); }
 

@@ -163,7 +163,8 @@ void ag_print_usage(void)
 "    --history-level=none|approx|full  stacks for the other thread's side of a\n"
 "                              report: none: code addresses only; approx: also\n"
 "                              where it took and released locks; full: also a\n"
-"                              stack for each access it made in a region [approx]\n"
+"                              stack for each access it made in a region, and\n"
+"                              with --check=races for each access [approx]\n"
    );
 }
 

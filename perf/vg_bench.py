@@ -244,6 +244,8 @@ def configs(args):
     for e in engines(args):
         cs.append(("ag:" + e, "atomgrind", ["--engine=" + e]))
     cs.append(("ag:races", "atomgrind", ["--check=races"]))
+    # race reports with the earlier access's whole stack (Helgrind's default)
+    cs.append(("ag:races-full", "atomgrind", ["--check=races", "--history-level=full"]))
     cs.append(("ag:rpt", "atomgrind", ["--sample=rpt"]))
     # every access analysed, as if some region were always open
     cs.append(("ag:every", "atomgrind", ["--skip-quiescent=no"]))

@@ -119,6 +119,23 @@ class RaceReports(unittest.TestCase):
         aux2 = [a.text for a in errors[1].findall("auxwhat")]
         self.assertIn("Block was alloc'd by thread #1", aux2)
 
+    def test_history_full(self):
+        # --history-level=full: the earlier access with its whole stack (as
+        # Helgrind's default), and still one report per pair of code sites
+        r = valgrind(compile_prog("race_report"), "--check=races", "--history-level=full")
+        self.assertEqual(r.races, 2, r)
+        earlier = re.findall(r"(?m)^This conflicts with a previous write by thread #2\n"
+                             r"Locks held: .*\n((?:   (?:at|by) .*\n)+)", r.text)
+        self.assertEqual(len(earlier), 2, r.text)
+        for stack, line in zip(earlier, ("19", "21")):
+            frames = re.findall(r"(?m)^   (?:at|by) 0x[0-9A-F]+: (\S+) \((\S+?):\d+\)", stack)
+            self.assertEqual([f for f, _ in frames[:2]], ["first", "ag_thread_start"], stack)
+            self.assertIn("first (race_report.c:%s)" % line, stack)
+        # the approximate default keeps one frame
+        r = valgrind(compile_prog("race_report"), "--check=races")
+        self.assertNotIn("by 0x", r.text.split("This conflicts with a previous write by thread #2")[1]
+                         .split("Address")[0])
+
     def test_too_many_locks_held(self):
         # 70 locks at once: not known; after releasing them all: none again
         r = valgrind(compile_prog("race_many_locks"), "--check=races")
