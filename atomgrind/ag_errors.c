@@ -261,16 +261,25 @@ static Bool ag_announce_thread(ag_tid t, Bool xml)
    return True;
 }
 
-/* Threads of a race report not announced yet: its two accesses', the
-   heap block's allocator's and the first acquirers of its locks. */
+/* Threads of a report not announced yet, as Helgrind does: the threads
+   it names (atomicity: the region's and the other one; prediction: also
+   the region's if it is not the reporting thread), and for a race the
+   heap block's allocator and the first acquirers of its locks. */
 static void ag_before_pp_Error(const Error *err)
 {
    const ag_err_extra *x = VG_(get_error_extra)(err);
    Bool xml = VG_(clo_xml), any = False;
-   if (VG_(get_error_kind)(err) != AG_ERR_RACE) return;
+   ErrorKind kind = VG_(get_error_kind)(err);
+   if (kind == AG_ERR_MISUSE) return;
    const ag_violation *v = &x->v;
+   if (kind == AG_ERR_PREDICTED) any |= ag_announce_thread(v->local_tid, xml);
    any |= ag_announce_thread(v->tid, xml);
    any |= ag_announce_thread(v->other_tid, xml);
+   if (kind != AG_ERR_RACE) {
+      if (any && !xml)
+         VG_(umsg)("----------------------------------------------------------------\n\n");
+      return;
+   }
    any |= ag_announce_thread(x->block_tid, xml);
    ULong sites[2] = { v->site, v->other_site };
    for (UInt k = 0; k < 2; k++) {

@@ -247,6 +247,7 @@ def configs(args):
     # race reports with the earlier access's whole stack (Helgrind's default)
     cs.append(("ag:races-full", "atomgrind", ["--check=races", "--history-level=full"]))
     cs.append(("ag:rpt", "atomgrind", ["--sample=rpt"]))
+    cs.append(("ag:rpt-races", "atomgrind", ["--sample=rpt", "--check=races"]))
     # every access analysed, as if some region were always open
     cs.append(("ag:every", "atomgrind", ["--skip-quiescent=no"]))
     # frames tracked (die_mem_stack at every rise of SP), and every

@@ -174,7 +174,8 @@ Thread #3 ran conflicting code in between.
 
 def readme_report():
     """The report the README shows, without its ==PID== prefixes."""
-    m = re.search(r"(?s)```\n(==\d+== Atomicity violation.*?)```", readme())
+    # (after the thread announcements that precede it)
+    m = re.search(r"(?s)```\n(?:==\d+==[^\n]*\n)*?(==\d+== Atomicity violation.*?)```", readme())
     return "\n".join(re.sub(r"^==\d+== ?", "", l) for l in m.group(1).splitlines())
 
 
@@ -212,6 +213,18 @@ class Readme(unittest.TestCase):
         with supp_file(entry) as f:
             r = valgrind(exe, "--suppressions=" + f)
         self.assertEqual((r.errors, r.suppressed), (0, 1), r)
+
+
+class Announcements(unittest.TestCase):
+    def test_atomicity_report_announces_its_threads(self):
+        # as Helgrind: each thread the report names is announced once,
+        # with its creation stack, before the report
+        r = valgrind(bank())
+        self.assertEqual(r.atomicity, 1, r)
+        created = re.findall(r"(?m)^Thread #(\d+) was created\n   at 0x[0-9A-F]+: clone ", r.text)
+        self.assertEqual(sorted(created), ["2", "3"], r.text)
+        self.assertLess(r.text.rindex("was created"), r.text.index("Atomicity violation"))
+        self.assertRegex(r.text, r"(?m)^   by 0x[0-9A-F]+: main \(bank.c:54\)$")
 
 
 class InlineFrames(unittest.TestCase):
