@@ -185,13 +185,19 @@ def workloads(args, build_dir):
         # blocks small enough that both threads get work
         ("xz", ["xz", "-T2", "-1", "--block-size=%d" % max(65536, sz // 8), "-c"], xz_in, "xz"),
         ("zstd", ["zstd", "-q", "-T2", "-B%d" % max(65536, sz // 8), "-c"], inp, "zstd"),
+        ("lbzip2", ["lbzip2", "-n2", "-c"], inp, "lbzip2"),
+        # p7zip's xz format (7z's own needs a seekable output): LZMA2 in
+        # two threads, to stdout; the binary itself (/usr/bin/7z is a
+        # shell script that execs it)
+        ("7z", ["/usr/lib/p7zip/7z", "a", "-txz", "-mmt2", "-mx3", "-si", "-so", "dummy"], xz_in, "7z"),
     ]
     out = []
     for name, argv, stdin, prog in wl:
         if args.workloads and name not in args.workloads:
             continue
-        if prog and not shutil.which(prog):
-            note("%s: not installed, skipped (apt-get install -y %s)" % (name, prog))
+        if prog and not shutil.which(argv[0]):
+            note("%s: not installed, skipped (apt-get install -y %s)"
+                 % (name, {"7z": "p7zip-full"}.get(prog, prog)))
             continue
         out.append((name, argv, stdin))
     return out
@@ -294,9 +300,12 @@ def fmt_ratio(a, b):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small inputs")
-    ap.add_argument("--repeat", type=int, default=1, help="runs per cell; the minimum is kept")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs per cell, the configurations alternating; the minimum is kept")
+    ap.add_argument("--by", choices=("cpu", "wall"), default="cpu",
+                    help="time ratios of CPU (user+sys) or wall time [cpu]")
     ap.add_argument("-w", "--workloads", type=lambda s: s.split(","), default=None,
-                    help="comma list: stress,pigz,pbzip2,xz,zstd")
+                    help="comma list: stress,pigz,pbzip2,xz,zstd,lbzip2,7z")
     ap.add_argument("-c", "--configs", type=lambda s: s.split(","), default=None,
                     help="comma list: native,none,helgrind,drd,atomgrind,ag:ENGINE,ag:races,ag:rpt,ag:every,"
                          "ag:nopredict,ag:every-nopredict"
@@ -335,22 +344,25 @@ def main():
 
     results = {}   # (workload, config) -> dict
     for wname, argv, stdin in wls:
-        for cname, kind, extra in cfgs:
-            runs = []
-            for _ in range(args.repeat):
+        runs = {c[0]: [] for c in cfgs}
+        # the configurations alternate within each repetition: this
+        # machine's speed drifts, and a drift then hits every column alike
+        for _ in range(args.repeat):
+            for cname, kind, extra in cfgs:
                 code, wall, cpu_s, rss, err = run_measured(
                     command(args, kind, extra, argv), stdin, args.timeout, env)
                 m = ERR_RE.findall(err)
-                runs.append({"code": code, "wall": wall, "cpu": cpu_s, "rss": rss,
-                             "errors": int(m[-1]) if m else None})
+                runs[cname].append({"code": code, "wall": wall, "cpu": cpu_s, "rss": rss,
+                                    "errors": int(m[-1]) if m else None})
                 if code != 0:
                     tail = [l for l in err.strip().splitlines() if l][-3:]
                     note("%s/%s: exit %s: %s" % (wname, cname, code, " | ".join(tail)))
                 if log:
                     log.write("%s\t%s\t%s\t%.3f\t%.3f\t%d\t%s\n" % (
-                        wname, cname, code, wall, cpu_s, rss, runs[-1]["errors"]))
+                        wname, cname, code, wall, cpu_s, rss, runs[cname][-1]["errors"]))
                     log.flush()
-            good = [r for r in runs if r["code"] == 0] or runs
+        for cname, kind, extra in cfgs:
+            good = [r for r in runs[cname] if r["code"] == 0] or runs[cname]
             best = min(good, key=lambda r: r["wall"])
             best = dict(best, cpu_min=min(r["cpu"] for r in good),
                         rss=min(r["rss"] for r in good))
@@ -358,16 +370,19 @@ def main():
             print("  %-8s %-18s %9.2f s %9.2f cpu %9.1f MiB  %s" % (
                 wname, cname, best["wall"], best["cpu_min"], best["rss"] / 1024.0,
                 "" if best["errors"] is None else "%d errors" % best["errors"]), flush=True)
-        print_table(wname, cfgs, results)
+        print_table(wname, cfgs, results, args.by)
     print_summary(wls, cfgs, results)
 
 
-def print_table(wname, cfgs, results):
+def print_table(wname, cfgs, results, by):
+    """Time ratios of `by` (cpu: user+sys, the minimum over repetitions;
+    wall: the fastest run's), memory ratios of peak RSS."""
     base = {k: results.get((wname, k)) for k in ("native", "none", "helgrind", "drd")}
+    key = "cpu_min" if by == "cpu" else "wall"
     print()
-    print("## %s" % wname)
+    print("## %s (time ratios: %s)" % (wname, by))
     hdr = ("config", "wall s", "cpu s", "RSS MiB", "x native", "x none", "x helgrind",
-           "x drd", "RSS x hg", "errors")
+           "x drd", "RSS x hg", "RSS x drd", "errors")
     print("| " + " | ".join(hdr) + " |")
     print("|" + "|".join("---" for _ in hdr) + "|")
     for cname, _, _ in cfgs:
@@ -375,15 +390,16 @@ def print_table(wname, cfgs, results):
         if not r:
             continue
         ok = r["code"] == 0
-        w = r["wall"] if ok else None
+        w = r[key] if ok else None
         def ratio(k):
             b = base.get(k)
-            return fmt_ratio(w, b["wall"] if b and b["code"] == 0 else None)
-        hg = base.get("helgrind")
+            return fmt_ratio(w, b[key] if b and b["code"] == 0 else None)
+        hg, drd = base.get("helgrind"), base.get("drd")
         row = (cname, "%.2f" % r["wall"] if ok else "FAIL(%s)" % r["code"],
                "%.2f" % r["cpu_min"], "%.1f" % (r["rss"] / 1024.0),
                ratio("native"), ratio("none"), ratio("helgrind"), ratio("drd"),
                fmt_ratio(r["rss"], hg["rss"] if hg else None),
+               fmt_ratio(r["rss"], drd["rss"] if drd else None),
                "-" if r["errors"] is None else str(r["errors"]))
         print("| " + " | ".join(row) + " |")
     print(flush=True)
