@@ -47,6 +47,8 @@
  * of its kind in the region; with a before e1, a is u's last access of its
  * kind before e2; with a after e2, e2 is t's last access of its kind
  * before a (and must still lie in that region).  Locksets are interned.
+ * A location's first entry (136 bytes) lives in its shadow cell, the
+ * others in an array: nearly every location is touched by one thread.
  * One report per (region instance, other thread).  A prediction against a
  * region that is still open waits for the region's end (and is then
  * reported there): the rest of the region may yet show the interleaving
@@ -115,22 +117,40 @@ typedef struct {
    uint32_t npend;
 } pd_thread;
 
+/* An access, 24 bytes: its event and flags share a word (event indices
+   stay below 2^48).  Whether it was made inside a region is one bit: the
+   region's begin event is needed only for a thread's latest access of a
+   kind (pd_in_region), and is found from the entry's rbegin. */
 typedef struct {
-   uint64_t event, site;   /* event 0: none */
-   uint64_t rb;            /* begin event of its region, 0 outside */
+   uint64_t ef;            /* event << PD_EV_SHIFT | flags | PD_INREG */
+   uint64_t site;
    uint32_t clock, ls;     /* the thread's own clock, its lockset */
-   unsigned flags;
 } pd_acc;
 
+#define PD_EV_SHIFT 16
+#define PD_INREG 0x8000u                 /* made inside a region */
+#define PD_FLAGS (PD_INREG - 1)
+
+static inline uint64_t pd_ev(const pd_acc *a) { return a->ef >> PD_EV_SHIFT; }
+static inline unsigned pd_fl(const pd_acc *a) { return (unsigned)(a->ef & PD_FLAGS); }
+
 typedef struct {
-   ag_tid tid;
+   ag_tid tid;             /* PD_NOTID: none (an empty inline entry) */
    uint32_t h12[2][2];     /* locks held from first[i] through last[j] */
    uint64_t rbegin, rbsite;/* the region first[] belong to */
    pd_acc last[2];         /* [0] read, [1] write */
    pd_acc first[2];
 } pd_ent;
 
-typedef struct { uint32_t n, cap; pd_ent e[]; } pd_rec;
+#define PD_NOTID ((ag_tid)0xffffffffu)
+_Static_assert(sizeof(pd_ent) == 136, "pd_ent is 136 bytes (memory of prediction)");
+
+/* Per location: the entries of the threads remembered, in order; the
+   first inline in the shadow cell, so that a location only one thread
+   touched (nearly all of them) costs no allocation, the others in an
+   array of up to PD_MAXENT - 1. */
+typedef struct { uint32_t n, cap; pd_ent e[]; } pd_more;
+typedef struct { pd_ent e0; pd_more *more; } pd_rec;
 
 typedef struct {
    ag_ctx *ctx;
@@ -244,58 +264,71 @@ static uint32_t pd_held_since(const pd_thread *th, uint64_t e1)
 static void pd_loc_init(void *self, void *loc)
 {
    (void)self;
-   *(pd_rec **)loc = NULL;
+   pd_rec *r = loc;
+   r->e0.tid = PD_NOTID;
+   r->more = NULL;
 }
 
-static size_t pd_rec_bytes(uint32_t cap) { return sizeof(pd_rec) + cap * sizeof(pd_ent); }
+static size_t pd_more_bytes(uint32_t cap) { return sizeof(pd_more) + cap * sizeof(pd_ent); }
 
 static void pd_loc_copy(void *self, void *dst, const void *src)
 {
    (void)self;
-   const pd_rec *s = *(pd_rec *const *)src;
-   pd_rec *d = NULL;
-   if (s) {
-      d = ag_malloc(pd_rec_bytes(s->cap));
-      ag_memcopy(d, s, pd_rec_bytes(s->cap));
+   const pd_rec *s = src;
+   pd_rec *d = dst;
+   d->e0 = s->e0;
+   d->more = NULL;
+   if (s->more) {
+      d->more = ag_malloc(pd_more_bytes(s->more->cap));
+      ag_memcopy(d->more, s->more, pd_more_bytes(s->more->n));
    }
-   *(pd_rec **)dst = d;
 }
 
 static void pd_loc_fini(void *self, void *loc)
 {
    (void)self;
-   ag_free(*(pd_rec **)loc);
-   *(pd_rec **)loc = NULL;
+   pd_rec *r = loc;
+   ag_free(r->more);
+   r->more = NULL;
 }
+
+/* The number of entries, and entry i. */
+static inline uint32_t pd_n(const pd_rec *r)
+{
+   return r->e0.tid == PD_NOTID ? 0 : 1 + (r->more ? r->more->n : 0);
+}
+
+static inline pd_ent *pd_at(pd_rec *r, uint32_t i) { return i ? &r->more->e[i - 1] : &r->e0; }
 
 static uint64_t pd_recency(const pd_ent *e)
 {
-   return e->last[0].event > e->last[1].event ? e->last[0].event : e->last[1].event;
+   uint64_t r = pd_ev(&e->last[0]), w = pd_ev(&e->last[1]);
+   return r > w ? r : w;
 }
 
 /* t's entry in the record, made if needed (dropping the least recently
-   active thread's when PD_MAXENT are kept). */
-static pd_ent *pd_entry(pd_rec **rp, ag_tid t)
+   active thread's when PD_MAXENT are kept: the last entry takes its
+   place, the new one comes last). */
+static pd_ent *pd_entry(pd_rec *r, ag_tid t)
 {
-   pd_rec *r = *rp;
-   if (r)
-      for (uint32_t i = 0; i < r->n; i++)
-         if (r->e[i].tid == t) return &r->e[i];
-   if (!r || r->n == r->cap) {
-      uint32_t cap = r ? r->cap * 2 : 1;
-      if (r && r->cap == PD_MAXENT) {
-         uint32_t old = 0;
-         for (uint32_t i = 1; i < r->n; i++)
-            if (pd_recency(&r->e[i]) < pd_recency(&r->e[old])) old = i;
-         r->e[old] = r->e[--r->n];
-      } else {
-         r = ag_realloc(r, pd_rec_bytes(cap));
-         if (!*rp) r->n = 0;
-         r->cap = cap;
-         *rp = r;
-      }
+   uint32_t n = pd_n(r);
+   for (uint32_t i = 0; i < n; i++)
+      if (pd_at(r, i)->tid == t) return pd_at(r, i);
+   if (n == PD_MAXENT) {
+      uint32_t old = 0;
+      for (uint32_t i = 1; i < n; i++)
+         if (pd_recency(pd_at(r, i)) < pd_recency(pd_at(r, old))) old = i;
+      *pd_at(r, old) = *pd_at(r, n - 1);
+      r->more->n--;
+      n--;
+   } else if (n > 0 && (!r->more || r->more->n == r->more->cap)) {
+      uint32_t cap = r->more ? r->more->cap + 1 : 1;   /* at most PD_MAXENT - 1 */
+      pd_more *m = ag_realloc(r->more, pd_more_bytes(cap));
+      if (!r->more) m->n = 0;
+      m->cap = cap;
+      r->more = m;
    }
-   pd_ent *e = &r->e[r->n++];
+   pd_ent *e = n ? &r->more->e[r->more->n++] : &r->e0;
    ag_memzero(e, sizeof *e);
    e->tid = t;
    return e;
@@ -311,7 +344,7 @@ static pd_ent *pd_entry(pd_rec **rp, ag_tid t)
    section: xz's get_thread). */
 static uint64_t pd_rf_when(const pd_state *pd, const pd_thread *th, const pd_acc *w)
 {
-   uint64_t ev = w->event;
+   uint64_t ev = pd_ev(w);
    const pd_lset *ws = &pd->lsets[w->ls];
    for (uint32_t i = 0; i < th->nheld; i++)
       for (uint32_t j = 0; j < ws->n; j++) {
@@ -325,11 +358,13 @@ static uint64_t pd_rf_when(const pd_state *pd, const pd_thread *th, const pd_acc
 
 /* t reads the location at addr; its last write (latest by event among the
    threads the record remembers) was by another thread. */
-static void pd_rf_note(const pd_state *pd, pd_thread *th, const pd_rec *r, ag_tid t, ag_addr addr)
+static void pd_rf_note(const pd_state *pd, pd_thread *th, pd_rec *r, ag_tid t, ag_addr addr)
 {
    const pd_ent *w = NULL;
-   for (uint32_t i = 0; i < r->n; i++)
-      if (r->e[i].last[1].event && (!w || r->e[i].last[1].event > w->last[1].event)) w = &r->e[i];
+   for (uint32_t i = 0, n = pd_n(r); i < n; i++) {
+      const pd_ent *e = pd_at(r, i);
+      if (pd_ev(&e->last[1]) && (!w || pd_ev(&e->last[1]) > pd_ev(&w->last[1]))) w = e;
+   }
    if (!w || w->tid == t) return;
    if (!th->rf) th->rf = ag_map_new(sizeof(pd_rf));
    pd_rf *f = ag_map_lookup(th->rf, w->tid, NULL);
@@ -367,8 +402,8 @@ static inline int pd_pattern(int k1, int ka, int k2)
    (consecutive events, both AG_ATOMIC): nothing runs between them. */
 static inline int pd_one_rmw(const pd_acc *e1, const pd_acc *e2)
 {
-   return e2->event == e1->event + 1 && (e1->flags & e2->flags & AG_ATOMIC)
-          && !(e1->flags & AG_WRITE) && (e2->flags & AG_WRITE);
+   return pd_ev(e2) == pd_ev(e1) + 1 && (pd_fl(e1) & pd_fl(e2) & AG_ATOMIC)
+          && !(pd_fl(e1) & AG_WRITE) && (pd_fl(e2) & AG_WRITE);
 }
 
 /* What is known of (region instance, other thread): */
@@ -401,16 +436,16 @@ static void pd_report(pd_state *pd, ag_tid reporter, const pd_ent *loc,
    v.local_tid = loc->tid;
    v.begin_event = loc->rbegin;
    v.begin_site = loc->rbsite;
-   v.e1_event = e1->event;
+   v.e1_event = pd_ev(e1);
    v.e1_site = e1->site;
-   v.e1_flags = e1->flags;
-   v.e2_event = e2->event;
+   v.e1_flags = pd_fl(e1);
+   v.e2_event = pd_ev(e2);
    v.e2_site = e2->site;
-   v.e2_flags = e2->flags;
+   v.e2_flags = pd_fl(e2);
    v.other_tid = u;
-   v.other_event = a->event;
+   v.other_event = pd_ev(a);
    v.other_site = a->site;
-   v.other_flags = a->flags;
+   v.other_flags = pd_fl(a);
    ag_region *r = &ctx->regions[loc->tid];
    pd_thread *th = &pd->th[loc->tid];
    if (r->depth && r->begin_event == loc->rbegin) {     /* still open: wait */
@@ -444,24 +479,33 @@ static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k
    pd_thread *th = &pd->th[t];
    for (int i = 0; i < 2; i++) {
       const pd_acc *e1 = &me->first[i];
-      if (!e1->event) continue;
-      for (uint32_t n = 0; n < r->n; n++) {
-         const pd_ent *o = &r->e[n];
+      if (!pd_ev(e1)) continue;
+      for (uint32_t n = 0, nent = pd_n(r); n < nent; n++) {
+         const pd_ent *o = pd_at(r, n);
          if (o->tid == t) continue;
          for (int ka = 0; ka < 2; ka++) {
             const pd_acc *a = &o->last[ka];
-            if (!a->event || !pd_pattern(i, ka, k) || pd_one_rmw(e1, cur)) continue;
-            if (a->event > e1->event) {          /* observed between e1 and e2 */
+            if (!pd_ev(a) || !pd_pattern(i, ka, k) || pd_one_rmw(e1, cur)) continue;
+            if (pd_ev(a) > pd_ev(e1)) {          /* observed between e1 and e2 */
                pd_observed(pd, me->rbegin, o->tid);
                continue;
             }
             if (pd_vc_get(&th->vc, o->tid) >= a->clock) continue;   /* a hb e2 */
-            if (pd_lset_exclude(pd, pd_held_since(th, e1->event), a->ls)) continue;
-            if (pd_rf_other(th, o->tid, addr) > a->event) continue;   /* t read past a */
+            if (pd_lset_exclude(pd, pd_held_since(th, pd_ev(e1)), a->ls)) continue;
+            if (pd_rf_other(th, o->tid, addr) > pd_ev(a)) continue;   /* t read past a */
             pd_report(pd, t, me, e1, cur, o->tid, a);
          }
       }
    }
+}
+
+/* Was o's access e (one of its last[]) made in o's region rbegin?  An
+   access made inside a region after that region's begin event was made in
+   it: rbegin is the region of o's latest access here made inside one, and
+   a region is one interval of o's events. */
+static inline int pd_in_region(const pd_ent *o, const pd_acc *e)
+{
+   return (e->ef & PD_INREG) && pd_ev(e) > o->rbegin;
 }
 
 /* The current access of t (kind ka) as the remote access a, after e2, for
@@ -470,20 +514,20 @@ static void pd_check_after(pd_state *pd, pd_rec *r, ag_tid t, int ka, const pd_a
                            ag_addr addr)
 {
    pd_thread *th = &pd->th[t];
-   for (uint32_t n = 0; n < r->n; n++) {
-      const pd_ent *o = &r->e[n];
+   for (uint32_t n = 0, nent = pd_n(r); n < nent; n++) {
+      const pd_ent *o = pd_at(r, n);
       if (o->tid == t || !o->rbegin) continue;
       for (int i = 0; i < 2; i++) {
          const pd_acc *e1 = &o->first[i];
-         if (!e1->event) continue;
+         if (!pd_ev(e1)) continue;
          for (int j = 0; j < 2; j++) {
             const pd_acc *e2 = &o->last[j];
-            if (e2->rb != o->rbegin || e2->event <= e1->event || !pd_pattern(i, ka, j)
+            if (!pd_in_region(o, e2) || pd_ev(e2) <= pd_ev(e1) || !pd_pattern(i, ka, j)
                 || pd_one_rmw(e1, e2))
                continue;
             if (pd_vc_get(&th->vc, o->tid) >= e2->clock) continue;   /* e2 hb a */
             if (pd_lset_exclude(pd, o->h12[i][j], a->ls)) continue;
-            if (pd_rf_other(th, o->tid, addr) > e2->event) continue;   /* u read past e2 */
+            if (pd_rf_other(th, o->tid, addr) > pd_ev(e2)) continue;   /* u read past e2 */
             pd_report(pd, t, o, e1, e2, t, a);
          }
       }
@@ -495,33 +539,35 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
    pd_state *pd = self;
    ag_ctx *ctx = pd->ctx;
    pd_thread *th = pd_th(pd, t);
-   pd_rec **rp = loc;
+   pd_rec *r = loc;
    /* reads-from is kept by the access's address, the same for every
       location a split access covers (loc_addr is this location's) */
    (void)loc_addr;
    ag_addr addr = ctx->addr;
    int k = (flags & AG_WRITE) ? 1 : 0;
    uint64_t rb = ctx->regions[t].depth ? ctx->regions[t].begin_event : 0;
-   pd_acc cur = { ctx->event, ctx->site, rb, pd_vc_get(&th->vc, t), pd_lockset(th), flags };
+   AG_ASSERT(!(flags & ~PD_FLAGS) && ctx->event < ((uint64_t)1 << (64 - PD_EV_SHIFT)));
+   pd_acc cur = { ctx->event << PD_EV_SHIFT | flags | (rb ? PD_INREG : 0), ctx->site,
+                  pd_vc_get(&th->vc, t), pd_lockset(th) };
    /* only t has touched the location: nothing to check (the common case) */
-   if (*rp && !((*rp)->n == 1 && (*rp)->e[0].tid == t)) {
+   if (r->e0.tid != PD_NOTID && (r->e0.tid != t || r->more)) {
       pd_ent *me = NULL;
-      for (uint32_t i = 0; i < (*rp)->n; i++)
-         if ((*rp)->e[i].tid == t) me = &(*rp)->e[i];
-      if (rb && me && me->rbegin == rb) pd_check_before(pd, *rp, me, t, k, &cur, addr);
-      pd_check_after(pd, *rp, t, k, &cur, addr);
-      if (!k) pd_rf_note(pd, th, *rp, t, addr);
+      for (uint32_t i = 0, n = pd_n(r); i < n; i++)
+         if (pd_at(r, i)->tid == t) me = pd_at(r, i);
+      if (rb && me && me->rbegin == rb) pd_check_before(pd, r, me, t, k, &cur, addr);
+      pd_check_after(pd, r, t, k, &cur, addr);
+      if (!k) pd_rf_note(pd, th, r, t, addr);
    }
-   pd_ent *me = pd_entry(rp, t);
+   pd_ent *me = pd_entry(r, t);
    if (rb) {
       if (me->rbegin != rb) {
          me->rbegin = rb;
          me->rbsite = ctx->regions[t].begin_site;
-         me->first[0].event = me->first[1].event = 0;
+         me->first[0].ef = me->first[1].ef = 0;
       }
-      if (!me->first[k].event) me->first[k] = cur;
+      if (!pd_ev(&me->first[k])) me->first[k] = cur;
       for (int i = 0; i < 2; i++)
-         if (me->first[i].event) me->h12[i][k] = pd_held_since(th, me->first[i].event);
+         if (pd_ev(&me->first[i])) me->h12[i][k] = pd_held_since(th, pd_ev(&me->first[i]));
    }
    me->last[k] = cur;
 }
@@ -670,7 +716,7 @@ const ag_engine_ops ag_predict_ops = {
    .name = "predict",
    .help = "predicted atomicity violations (AVIO patterns under hb and locks)",
    .kind = AG_KIND_PREDICT,
-   .loc_size = sizeof(pd_rec *),
+   .loc_size = sizeof(pd_rec),
    .create = pd_create,
    .destroy = pd_destroy,
    .loc_init = pd_loc_init,
