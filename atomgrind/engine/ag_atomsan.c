@@ -489,6 +489,41 @@ static void as_loc_fini(void *self, void *loc)
    if (as_tagged(l->r)) as_untag_free(self, l->r);
 }
 
+/* The readers of a location, in order: a set's entries, or the one
+   record (0: none). */
+static const uint64_t *as_readers(const as_t *s, const uint64_t *r, uint32_t *n)
+{
+   if (as_tagged(*r)) {
+      const as_rset *rs = as_untag(s, *r);
+      *n = rs->n;
+      return rs->e;
+   }
+   *n = *r != 0;
+   return r;
+}
+
+/* Interchangeable locations: the same last write and the same readers in
+   the same order (a set of one reader and the record alone behave alike:
+   a reader of that thread replaces it, another one comes after it).  An
+   access then makes the same links, in the same order, in either, and
+   leaves them equal; linking one a second time in the same event makes no
+   new edge (the first one is in From/To already) and no new report (one
+   per event).  So a byte loop of one thread inside one transaction leaves
+   a word whose locations the shadow can join (ag_shadow.c). */
+static int as_loc_equal(void *self, const void *pa, const void *pb)
+{
+   const as_t *s = self;
+   const as_loc *a = pa, *b = pb;
+   if (a->w != b->w) return 0;
+   if (a->r == b->r) return 1;
+   uint32_t na, nb;
+   const uint64_t *ra = as_readers(s, &a->r, &na), *rb = as_readers(s, &b->r, &nb);
+   if (na != nb) return 0;
+   for (uint32_t i = 0; i < na; i++)
+      if (ra[i] != rb[i]) return 0;
+   return 1;
+}
+
 static void as_rset_free_fn(void *arg, uint64_t key, void *rec)
 {
    (void)key;
@@ -686,6 +721,7 @@ const ag_engine_ops ag_atomsan_ops = {
    .loc_init = as_loc_init,
    .loc_copy = as_loc_copy,
    .loc_fini = as_loc_fini,
+   .loc_equal = as_loc_equal,
    .thread_new = as_thread_new,
    .thread_exit = as_thread_exit,
    .begin = as_begin,
