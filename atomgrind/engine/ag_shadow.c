@@ -68,12 +68,11 @@ ag_page *ag_page_slow(ag_shadow *s, uint64_t key, int create)
 {
    ag_page **pp;
    if (create) {
-      int created;
-      pp = ag_map_lookup(s->pages, key, &created);
-      if (created) { *pp = ag_calloc(1, sizeof(ag_page)); s->bytes += sizeof(ag_page); }
+      pp = ag_map_lookup(s->pages, key, NULL);
+      if (!*pp) { *pp = ag_calloc(1, sizeof(ag_page)); s->bytes += sizeof(ag_page); }
    } else {
       pp = ag_map_get(s->pages, key);
-      if (!pp) return NULL;
+      if (!pp || !*pp) return NULL;
    }
    ag_cache_ent *ce = &s->cache[key & (AG_CACHE_SIZE - 1)];
    ce->key = key;
@@ -223,7 +222,7 @@ static void ag_existing_page_rec(void *arg, uint64_t key, void *rec)
 {
    ag_existing_range *r = arg;
    ag_addr base = key << AG_PAGE_BITS, top = base + (1u << AG_PAGE_BITS);
-   if (top <= r->lo || base >= r->hi) return;
+   if (top <= r->lo || base >= r->hi || !*(ag_page **)rec) return;
    ag_existing_in_page(r->s, *(ag_page **)rec, base, r->lo > base ? r->lo : base,
                        r->hi < top ? r->hi : top, r->t, r->flags);
 }
@@ -255,6 +254,17 @@ static void ag_block_free(ag_shadow *s, uintptr_t v)
    unsigned n = AG_POP(ag_cuts(v));
    for (unsigned k = 0; k < n; k++) s->ops->loc_fini(s->self, AG_LOC(s, b, k));
    ag_cell_free(s, b, n);
+}
+
+/* A page whose every word was forgotten goes back to the allocator (its
+   record in the map stays, empty: the map cannot remove keys). */
+static void ag_page_drop(ag_shadow *s, ag_page **pp, uint64_t key)
+{
+   ag_cache_ent *ce = &s->cache[key & (AG_CACHE_SIZE - 1)];
+   if (ce->key == key) ce->key = ~(uint64_t)0;
+   ag_free(*pp);
+   *pp = NULL;
+   s->bytes -= sizeof(ag_page);
 }
 
 /* Forget [lo, hi), which lies within page p (based at base). */
@@ -303,9 +313,10 @@ static void ag_forget_page_rec(void *arg, uint64_t key, void *rec)
 {
    ag_forget_range *r = arg;
    ag_addr base = key << AG_PAGE_BITS, top = base + (1u << AG_PAGE_BITS);
-   if (top <= r->lo || base >= r->hi) return;
+   if (top <= r->lo || base >= r->hi || !*(ag_page **)rec) return;
    ag_forget_in_page(r->s, *(ag_page **)rec, base,
                      r->lo > base ? r->lo : base, r->hi < top ? r->hi : top);
+   if (r->lo <= base && top <= r->hi) ag_page_drop(r->s, rec, key);
 }
 
 void ag_shadow_forget(ag_shadow *s, ag_addr addr, uint64_t len)
@@ -323,7 +334,9 @@ void ag_shadow_forget(ag_shadow *s, ag_addr addr, uint64_t len)
    for (uint64_t pg = first; pg <= last; pg++) {
       ag_addr base = pg << AG_PAGE_BITS, top = base + (1u << AG_PAGE_BITS);
       ag_page *p = ag_page_of(s, base, 0);
-      if (p) ag_forget_in_page(s, p, base, addr > base ? addr : base, end < top ? end : top);
+      if (!p) continue;
+      ag_forget_in_page(s, p, base, addr > base ? addr : base, end < top ? end : top);
+      if (addr <= base && top <= end) ag_page_drop(s, ag_map_get(s->pages, pg), pg);
    }
 }
 
@@ -332,6 +345,7 @@ static void ag_page_fini(void *arg, uint64_t key, void *rec)
    ag_shadow *s = arg;
    ag_page *p = *(ag_page **)rec;
    (void)key;
+   if (!p) return;
    for (unsigned i = 0; i < AG_PAGE_WORDS; i++) {
       uintptr_t v = (uintptr_t)p->slot[i];
       if (!v) continue;
@@ -397,6 +411,7 @@ static void ag_join_page(void *arg, uint64_t key, void *rec)
    ag_shadow *s = arg;
    ag_page *p = *(ag_page **)rec;
    (void)key;
+   if (!p) return;
    for (unsigned i = 0; i < AG_PAGE_WORDS; i++) ag_join_word(s, &p->slot[i]);
 }
 

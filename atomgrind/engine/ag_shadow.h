@@ -8,7 +8,8 @@
  * taking a copy of the state.  So adjacent struct fields never share a
  * location, while a whole-word, or a 4-byte access to an int array, costs
  * one engine call.  Pages of 512 word slots hang off a hash table keyed by
- * addr >> 12, with a direct-mapped cache in front.
+ * addr >> 12, with a direct-mapped cache in front; a page that a forget
+ * (a free, an munmap) covers entirely is freed.
  *
  * Dividing is forever unless the engine can tell equal states apart
  * (ops->loc_equal): then, each time the shadow has grown by half, a sweep
@@ -103,7 +104,8 @@ extern const uint8_t ag_shadow_popcount[256];
 
 ag_page *ag_page_slow(ag_shadow *s, uint64_t key, int create);
 
-/* Pages are never freed before the shadow itself, so cache entries stay valid. */
+/* A page is freed only when a forget covers all of it, which also
+   empties its cache entry: the entries stay valid. */
 static inline ag_page *ag_page_of(ag_shadow *s, ag_addr a, int create)
 {
    uint64_t key = a >> AG_PAGE_BITS;

@@ -142,6 +142,35 @@ static void joining(void)
    CHECK(live == live0);
 }
 
+/* A page that a forget covers entirely is freed, and made again, fresh,
+   by a later access; partly covered pages stay. */
+static void pages_freed(void)
+{
+   enum { P = 1u << AG_PAGE_BITS };
+   const ag_addr base = 0x100000;
+   ag_shadow *s = ag_shadow_new(&join_ops, NULL);
+   int live0 = live;
+   nvisited(s, base + P - 8, P + 16);             /* the end of page 0, 1, the start of 2 */
+   uint64_t three = ag_shadow_bytes(s);
+   CHECK(three == 3 * sizeof(ag_page) + (P / 8 + 2) * sizeof(long));
+   ag_shadow_forget(s, base + P - 4, P + 8);      /* all of page 1 only */
+   CHECK(ag_shadow_bytes(s) == 2 * sizeof(ag_page) + 2 * sizeof(long) + 2 * sizeof(long));
+   CHECK(ag_shadow_loc1(s, base + P + 16, 8) == NULL);
+   CHECK(nvisited(s, base + P + 16, 8) == 1 && last_count == 1);    /* fresh again */
+   CHECK(nvisited(s, base + P + 16, 8) == 1 && last_count == 2);
+   CHECK(ag_shadow_loc1(s, base + P + 16, 8) != NULL);
+   /* a range wider than the shadow (an munmap): every page found, freed */
+   ag_shadow_forget(s, 0, (ag_addr)1 << 40);
+   CHECK(ag_shadow_bytes(s) == 0 && live == live0);
+   /* nothing visits, joins or finalises a freed page */
+   ag_shadow_access_existing(s, base, 4 * P, 0, 0);
+   ag_shadow_compact(s);
+   ag_shadow_compact(s);
+   CHECK(nvisited(s, base + P - 8, 16) == 2 && last_count == 1);
+   ag_shadow_delete(s);
+   CHECK(live == live0);
+}
+
 int main(void)
 {
    ag_shadow *s = ag_shadow_new(&ops, NULL);
@@ -211,6 +240,7 @@ int main(void)
    ag_shadow_delete(s);
 
    joining();
+   pages_freed();
    /* the same model with equal locations joined before every visit */
    ag_shadow_compact_min = 0;
    s = ag_shadow_new(&join_ops, NULL);
