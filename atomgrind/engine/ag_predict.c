@@ -117,33 +117,37 @@ typedef struct {
    uint32_t npend;
 } pd_thread;
 
-/* An access, 24 bytes: its event and flags share a word (event indices
-   stay below 2^48).  Whether it was made inside a region is one bit: the
-   region's begin event is needed only for a thread's latest access of a
-   kind (pd_in_region), and is found from the entry's rbegin. */
+/* An access, 16 bytes: its event, the thread's own clock, and its
+   descriptor: site, lockset and flags (and whether it was made inside a
+   region) interned together -- few distinct ones, as there are few sites
+   and locksets.  "Made in a region" is one bit: the region's begin event
+   is needed only for a thread's latest access of a kind (pd_in_region),
+   and is found from the entry's rbegin. */
 typedef struct {
-   uint64_t ef;            /* event << PD_EV_SHIFT | flags | PD_INREG */
-   uint64_t site;
-   uint32_t clock, ls;     /* the thread's own clock, its lockset */
+   uint64_t event;         /* 0: none */
+   uint32_t clock;         /* the thread's own clock */
+   uint32_t desc;          /* pd_state.descs */
 } pd_acc;
 
-#define PD_EV_SHIFT 16
-#define PD_INREG 0x8000u                 /* made inside a region */
-#define PD_FLAGS (PD_INREG - 1)
+#define PD_INREG 0x10000u                /* desc flag: made inside a region */
 
-static inline uint64_t pd_ev(const pd_acc *a) { return a->ef >> PD_EV_SHIFT; }
-static inline unsigned pd_fl(const pd_acc *a) { return (unsigned)(a->ef & PD_FLAGS); }
+typedef struct { uint64_t site; uint32_t ls, flags; } pd_desc;
+typedef struct { uint64_t site; uint32_t ls, flags, id; } pd_desc_cached;
+typedef struct { uint32_t id; } pd_desc_slot;
+#define PD_DCACHE 256                     /* recent descriptors, direct-mapped */
 
 typedef struct {
    ag_tid tid;             /* PD_NOTID: none (an empty inline entry) */
    uint32_t h12[2][2];     /* locks held from first[i] through last[j] */
-   uint64_t rbegin, rbsite;/* the region first[] belong to */
+   uint32_t rbsite;        /* the region first[] belong to: its begin's
+                              site (a descriptor), and event */
+   uint64_t rbegin;
    pd_acc last[2];         /* [0] read, [1] write */
    pd_acc first[2];
 } pd_ent;
 
 #define PD_NOTID ((ag_tid)0xffffffffu)
-_Static_assert(sizeof(pd_ent) == 136, "pd_ent is 136 bytes (memory of prediction)");
+_Static_assert(sizeof(pd_ent) == 96, "pd_ent is 96 bytes (memory of prediction)");
 
 /* Per location: the entries of the threads remembered, in order; the
    first inline in the shadow cell, so that a location only one thread
@@ -162,6 +166,10 @@ typedef struct {
    ag_map *lset_idx;       /* hash -> pd_lset_slot */
    pd_lset *lsets;         /* id -> set; id 0 = empty */
    uint32_t nlsets, caplsets;
+   ag_map *desc_idx;       /* hash -> pd_desc_slot */
+   pd_desc *descs;         /* id -> descriptor */
+   uint32_t ndescs, capdescs;
+   pd_desc_cached dcache[PD_DCACHE];
 } pd_state;
 
 static pd_thread *pd_th(pd_state *pd, ag_tid t)
@@ -259,6 +267,43 @@ static uint32_t pd_held_since(const pd_thread *th, uint64_t e1)
    return k ? th->held[k - 1].prefix : 0;
 }
 
+/* ---- access descriptors ------------------------------------------ */
+
+/* The id of descriptor (site, ls, flags): a direct-mapped cache in front
+   of a hash map (linear probing on the hash, as for locksets). */
+static uint32_t pd_desc_slow(pd_state *pd, uint64_t site, uint32_t ls, uint32_t flags, uint64_t h)
+{
+   for (h = h ? h : 1;; h++) {
+      int created;
+      pd_desc_slot *sl = ag_map_lookup(pd->desc_idx, h, &created);
+      if (!created) {
+         const pd_desc *d = &pd->descs[sl->id];
+         if (d->site == site && d->ls == ls && d->flags == flags) return sl->id;
+         continue;
+      }
+      if (pd->ndescs == pd->capdescs) {
+         pd->capdescs = pd->capdescs ? 2 * pd->capdescs : 64;
+         pd->descs = ag_realloc(pd->descs, pd->capdescs * sizeof(pd_desc));
+      }
+      pd->descs[pd->ndescs] = (pd_desc){ site, ls, flags };
+      sl->id = pd->ndescs++;
+      return sl->id;
+   }
+}
+
+static inline uint32_t pd_desc_id(pd_state *pd, uint64_t site, uint32_t ls, uint32_t flags)
+{
+   uint64_t h = (site ^ ((uint64_t)ls << 20) ^ ((uint64_t)flags << 52)) * 0x9e3779b97f4a7c15ull;
+   pd_desc_cached *c = &pd->dcache[h >> 56 & (PD_DCACHE - 1)];
+   if (c->site == site && c->ls == ls && c->flags == flags) return c->id;
+   uint32_t id = pd_desc_slow(pd, site, ls, flags, h);
+   *c = (pd_desc_cached){ site, ls, flags, id };
+   return id;
+}
+
+static inline const pd_desc *pd_d(const pd_state *pd, const pd_acc *a) { return &pd->descs[a->desc]; }
+static inline unsigned pd_fl(const pd_state *pd, const pd_acc *a) { return pd_d(pd, a)->flags & ~PD_INREG; }
+
 /* ---- per-location records ---------------------------------------- */
 
 static void pd_loc_init(void *self, void *loc)
@@ -302,7 +347,7 @@ static inline pd_ent *pd_at(pd_rec *r, uint32_t i) { return i ? &r->more->e[i - 
 
 static uint64_t pd_recency(const pd_ent *e)
 {
-   uint64_t r = pd_ev(&e->last[0]), w = pd_ev(&e->last[1]);
+   uint64_t r = e->last[0].event, w = e->last[1].event;
    return r > w ? r : w;
 }
 
@@ -344,8 +389,8 @@ static pd_ent *pd_entry(pd_rec *r, ag_tid t)
    section: xz's get_thread). */
 static uint64_t pd_rf_when(const pd_state *pd, const pd_thread *th, const pd_acc *w)
 {
-   uint64_t ev = pd_ev(w);
-   const pd_lset *ws = &pd->lsets[w->ls];
+   uint64_t ev = w->event;
+   const pd_lset *ws = &pd->lsets[pd_d(pd, w)->ls];
    for (uint32_t i = 0; i < th->nheld; i++)
       for (uint32_t j = 0; j < ws->n; j++) {
          uint64_t kr = th->held[i].key, kw = ws->keys[j];
@@ -363,7 +408,7 @@ static void pd_rf_note(const pd_state *pd, pd_thread *th, pd_rec *r, ag_tid t, a
    const pd_ent *w = NULL;
    for (uint32_t i = 0, n = pd_n(r); i < n; i++) {
       const pd_ent *e = pd_at(r, i);
-      if (pd_ev(&e->last[1]) && (!w || pd_ev(&e->last[1]) > pd_ev(&w->last[1]))) w = e;
+      if (e->last[1].event && (!w || e->last[1].event > w->last[1].event)) w = e;
    }
    if (!w || w->tid == t) return;
    if (!th->rf) th->rf = ag_map_new(sizeof(pd_rf));
@@ -400,10 +445,11 @@ static inline int pd_pattern(int k1, int ka, int k2)
 
 /* The read and the write of one atomic read-modify-write instruction
    (consecutive events, both AG_ATOMIC): nothing runs between them. */
-static inline int pd_one_rmw(const pd_acc *e1, const pd_acc *e2)
+static inline int pd_one_rmw(const pd_state *pd, const pd_acc *e1, const pd_acc *e2)
 {
-   return pd_ev(e2) == pd_ev(e1) + 1 && (pd_fl(e1) & pd_fl(e2) & AG_ATOMIC)
-          && !(pd_fl(e1) & AG_WRITE) && (pd_fl(e2) & AG_WRITE);
+   if (e2->event != e1->event + 1) return 0;
+   unsigned f1 = pd_fl(pd, e1), f2 = pd_fl(pd, e2);
+   return (f1 & f2 & AG_ATOMIC) && !(f1 & AG_WRITE) && (f2 & AG_WRITE);
 }
 
 /* What is known of (region instance, other thread): */
@@ -435,17 +481,17 @@ static void pd_report(pd_state *pd, ag_tid reporter, const pd_ent *loc,
    v.tid = reporter;
    v.local_tid = loc->tid;
    v.begin_event = loc->rbegin;
-   v.begin_site = loc->rbsite;
-   v.e1_event = pd_ev(e1);
-   v.e1_site = e1->site;
-   v.e1_flags = pd_fl(e1);
-   v.e2_event = pd_ev(e2);
-   v.e2_site = e2->site;
-   v.e2_flags = pd_fl(e2);
+   v.begin_site = pd->descs[loc->rbsite].site;
+   v.e1_event = e1->event;
+   v.e1_site = pd_d(pd, e1)->site;
+   v.e1_flags = pd_fl(pd, e1);
+   v.e2_event = e2->event;
+   v.e2_site = pd_d(pd, e2)->site;
+   v.e2_flags = pd_fl(pd, e2);
    v.other_tid = u;
-   v.other_event = pd_ev(a);
-   v.other_site = a->site;
-   v.other_flags = pd_fl(a);
+   v.other_event = a->event;
+   v.other_site = pd_d(pd, a)->site;
+   v.other_flags = pd_fl(pd, a);
    ag_region *r = &ctx->regions[loc->tid];
    pd_thread *th = &pd->th[loc->tid];
    if (r->depth && r->begin_event == loc->rbegin) {     /* still open: wait */
@@ -479,20 +525,20 @@ static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k
    pd_thread *th = &pd->th[t];
    for (int i = 0; i < 2; i++) {
       const pd_acc *e1 = &me->first[i];
-      if (!pd_ev(e1)) continue;
+      if (!e1->event) continue;
       for (uint32_t n = 0, nent = pd_n(r); n < nent; n++) {
          const pd_ent *o = pd_at(r, n);
          if (o->tid == t) continue;
          for (int ka = 0; ka < 2; ka++) {
             const pd_acc *a = &o->last[ka];
-            if (!pd_ev(a) || !pd_pattern(i, ka, k) || pd_one_rmw(e1, cur)) continue;
-            if (pd_ev(a) > pd_ev(e1)) {          /* observed between e1 and e2 */
+            if (!a->event || !pd_pattern(i, ka, k) || pd_one_rmw(pd, e1, cur)) continue;
+            if (a->event > e1->event) {          /* observed between e1 and e2 */
                pd_observed(pd, me->rbegin, o->tid);
                continue;
             }
             if (pd_vc_get(&th->vc, o->tid) >= a->clock) continue;   /* a hb e2 */
-            if (pd_lset_exclude(pd, pd_held_since(th, pd_ev(e1)), a->ls)) continue;
-            if (pd_rf_other(th, o->tid, addr) > pd_ev(a)) continue;   /* t read past a */
+            if (pd_lset_exclude(pd, pd_held_since(th, e1->event), pd_d(pd, a)->ls)) continue;
+            if (pd_rf_other(th, o->tid, addr) > a->event) continue;   /* t read past a */
             pd_report(pd, t, me, e1, cur, o->tid, a);
          }
       }
@@ -503,9 +549,9 @@ static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k
    access made inside a region after that region's begin event was made in
    it: rbegin is the region of o's latest access here made inside one, and
    a region is one interval of o's events. */
-static inline int pd_in_region(const pd_ent *o, const pd_acc *e)
+static inline int pd_in_region(const pd_state *pd, const pd_ent *o, const pd_acc *e)
 {
-   return (e->ef & PD_INREG) && pd_ev(e) > o->rbegin;
+   return (pd_d(pd, e)->flags & PD_INREG) && e->event > o->rbegin;
 }
 
 /* The current access of t (kind ka) as the remote access a, after e2, for
@@ -519,15 +565,15 @@ static void pd_check_after(pd_state *pd, pd_rec *r, ag_tid t, int ka, const pd_a
       if (o->tid == t || !o->rbegin) continue;
       for (int i = 0; i < 2; i++) {
          const pd_acc *e1 = &o->first[i];
-         if (!pd_ev(e1)) continue;
+         if (!e1->event) continue;
          for (int j = 0; j < 2; j++) {
             const pd_acc *e2 = &o->last[j];
-            if (!pd_in_region(o, e2) || pd_ev(e2) <= pd_ev(e1) || !pd_pattern(i, ka, j)
-                || pd_one_rmw(e1, e2))
+            if (!pd_in_region(pd, o, e2) || e2->event <= e1->event || !pd_pattern(i, ka, j)
+                || pd_one_rmw(pd, e1, e2))
                continue;
             if (pd_vc_get(&th->vc, o->tid) >= e2->clock) continue;   /* e2 hb a */
-            if (pd_lset_exclude(pd, o->h12[i][j], a->ls)) continue;
-            if (pd_rf_other(th, o->tid, addr) > pd_ev(e2)) continue;   /* u read past e2 */
+            if (pd_lset_exclude(pd, o->h12[i][j], pd_d(pd, a)->ls)) continue;
+            if (pd_rf_other(th, o->tid, addr) > e2->event) continue;   /* u read past e2 */
             pd_report(pd, t, o, e1, e2, t, a);
          }
       }
@@ -546,9 +592,9 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
    ag_addr addr = ctx->addr;
    int k = (flags & AG_WRITE) ? 1 : 0;
    uint64_t rb = ctx->regions[t].depth ? ctx->regions[t].begin_event : 0;
-   AG_ASSERT(!(flags & ~PD_FLAGS) && ctx->event < ((uint64_t)1 << (64 - PD_EV_SHIFT)));
-   pd_acc cur = { ctx->event << PD_EV_SHIFT | flags | (rb ? PD_INREG : 0), ctx->site,
-                  pd_vc_get(&th->vc, t), pd_lockset(th) };
+   AG_ASSERT(!(flags & PD_INREG));
+   pd_acc cur = { ctx->event, pd_vc_get(&th->vc, t),
+                  pd_desc_id(pd, ctx->site, pd_lockset(th), flags | (rb ? PD_INREG : 0)) };
    /* only t has touched the location: nothing to check (the common case) */
    if (r->e0.tid != PD_NOTID && (r->e0.tid != t || r->more)) {
       pd_ent *me = NULL;
@@ -562,12 +608,12 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
    if (rb) {
       if (me->rbegin != rb) {
          me->rbegin = rb;
-         me->rbsite = ctx->regions[t].begin_site;
-         me->first[0].ef = me->first[1].ef = 0;
+         me->rbsite = pd_desc_id(pd, ctx->regions[t].begin_site, 0, 0);
+         me->first[0].event = me->first[1].event = 0;
       }
-      if (!pd_ev(&me->first[k])) me->first[k] = cur;
+      if (!me->first[k].event) me->first[k] = cur;
       for (int i = 0; i < 2; i++)
-         if (pd_ev(&me->first[i])) me->h12[i][k] = pd_held_since(th, pd_ev(&me->first[i]));
+         if (me->first[i].event) me->h12[i][k] = pd_held_since(th, me->first[i].event);
    }
    me->last[k] = cur;
 }
@@ -681,6 +727,8 @@ static void *pd_create(ag_ctx *ctx)
    pd->last_rel = ag_map_new(sizeof(uint64_t));
    pd->done = ag_map_new(1);
    pd->lset_idx = ag_map_new(sizeof(pd_lset_slot));
+   pd->desc_idx = ag_map_new(sizeof(pd_desc_slot));
+   for (uint32_t i = 0; i < PD_DCACHE; i++) pd->dcache[i].flags = ~0u;   /* matches no access */
    pd->caplsets = 16;
    pd->lsets = ag_calloc(pd->caplsets, sizeof(pd_lset));
    pd->nlsets = 1;                           /* id 0: the empty set */
@@ -707,6 +755,8 @@ static void pd_destroy(void *self)
    ag_map_delete(pd->last_rel);
    ag_map_delete(pd->done);
    ag_map_delete(pd->lset_idx);
+   ag_map_delete(pd->desc_idx);
+   ag_free(pd->descs);
    for (uint32_t i = 0; i < pd->nlsets; i++) ag_free(pd->lsets[i].keys);
    ag_free(pd->lsets);
    ag_free(pd);
