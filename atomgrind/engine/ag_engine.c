@@ -67,6 +67,7 @@ struct ag_engine {
    int active;
    uint32_t open;              /* threads inside a region */
    uint64_t analysed, reports;
+   uint64_t shadow_peak;       /* of the shadows already deleted (sampling) */
    uint64_t last_report_event;
    ag_addr acq_lock;           /* the acquire being dispatched, 0 if none */
    int acq_shared;
@@ -100,6 +101,7 @@ static void ag_engine_start(ag_engine *e)
 
 static void ag_engine_stop(ag_engine *e)
 {
+   if (ag_shadow_peak(e->shadow) > e->shadow_peak) e->shadow_peak = ag_shadow_peak(e->shadow);
    ag_shadow_delete(e->shadow);
    ag_map_delete(e->locks);
    e->ops->destroy(e->self);
@@ -622,6 +624,15 @@ uint64_t ag_engine_reports(const ag_engine *e) { return e->reports; }
 uint64_t ag_engine_shadow_bytes(const ag_engine *e)
 {
    return e->shadow ? ag_shadow_bytes(e->shadow) : 0;
+}
+uint64_t ag_engine_shadow_slabs(const ag_engine *e)
+{
+   return e->shadow ? ag_shadow_slab_bytes(e->shadow) : 0;
+}
+uint64_t ag_engine_shadow_peak(const ag_engine *e)
+{
+   uint64_t p = e->shadow ? ag_shadow_peak(e->shadow) : 0;
+   return p > e->shadow_peak ? p : e->shadow_peak;
 }
 uint32_t ag_engine_threads(const ag_engine *e) { return e->ctx.nthreads; }
 uint32_t ag_engine_open_regions(const ag_engine *e) { return e->open; }

@@ -175,6 +175,8 @@ uint64_t ag_engine_events(const ag_engine *e);       /* all events seen */
 uint64_t ag_engine_analysed(const ag_engine *e);     /* events forwarded */
 uint64_t ag_engine_reports(const ag_engine *e);      /* reports delivered */
 uint64_t ag_engine_shadow_bytes(const ag_engine *e); /* shadow memory in use */
+uint64_t ag_engine_shadow_peak(const ag_engine *e);  /* ... the most at once */
+uint64_t ag_engine_shadow_slabs(const ag_engine *e); /* ... held for cells */
 uint32_t ag_engine_threads(const ag_engine *e);
 /* threads inside a region now */
 uint32_t ag_engine_open_regions(const ag_engine *e);

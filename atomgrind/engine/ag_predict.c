@@ -170,6 +170,12 @@ typedef struct {
    pd_desc *descs;         /* id -> descriptor */
    uint32_t ndescs, capdescs;
    pd_desc_cached dcache[PD_DCACHE];
+   /* pd_more arrays: carved from slabs, no allocator header each (a
+      location two threads touched is common: a buffer handed over) */
+   struct pd_free *mfree[PD_MAXENT];      /* free arrays by capacity */
+   struct pd_slab *slabs;
+   char *slab_cur;
+   size_t slab_left;
 } pd_state;
 
 static pd_thread *pd_th(pd_state *pd, ag_tid t)
@@ -316,24 +322,59 @@ static void pd_loc_init(void *self, void *loc)
 
 static size_t pd_more_bytes(uint32_t cap) { return sizeof(pd_more) + cap * sizeof(pd_ent); }
 
+#define PD_SLAB_BYTES (64u * 1024)
+typedef struct pd_free { struct pd_free *next; } pd_free;
+typedef struct pd_slab { struct pd_slab *next; } pd_slab;
+
+/* An empty array for cap entries (1 <= cap < PD_MAXENT). */
+static pd_more *pd_more_new(pd_state *pd, uint32_t cap)
+{
+   size_t sz = pd_more_bytes(cap);
+   pd_more *m;
+   if (pd->mfree[cap]) {
+      m = (pd_more *)pd->mfree[cap];
+      pd->mfree[cap] = pd->mfree[cap]->next;
+   } else {
+      if (pd->slab_left < sz) {
+         pd_slab *sl = ag_malloc(PD_SLAB_BYTES);
+         sl->next = pd->slabs;
+         pd->slabs = sl;
+         pd->slab_cur = (char *)sl + ((sizeof(pd_slab) + 15) & ~(size_t)15);
+         pd->slab_left = PD_SLAB_BYTES - (size_t)(pd->slab_cur - (char *)sl);
+      }
+      m = (pd_more *)pd->slab_cur;
+      pd->slab_cur += sz;
+      pd->slab_left -= sz;
+   }
+   m->n = 0;
+   m->cap = cap;
+   return m;
+}
+
+static void pd_more_free(pd_state *pd, pd_more *m)
+{
+   if (!m) return;
+   pd_free *f = (pd_free *)m;
+   f->next = pd->mfree[m->cap];
+   pd->mfree[m->cap] = f;
+}
+
 static void pd_loc_copy(void *self, void *dst, const void *src)
 {
-   (void)self;
    const pd_rec *s = src;
    pd_rec *d = dst;
    d->e0 = s->e0;
    d->more = NULL;
    if (s->more) {
-      d->more = ag_malloc(pd_more_bytes(s->more->cap));
+      d->more = pd_more_new(self, s->more->cap);
       ag_memcopy(d->more, s->more, pd_more_bytes(s->more->n));
    }
 }
 
 static void pd_loc_fini(void *self, void *loc)
 {
-   (void)self;
    pd_rec *r = loc;
-   ag_free(r->more);
+   pd_more_free(self, r->more);
    r->more = NULL;
 }
 
@@ -354,7 +395,7 @@ static uint64_t pd_recency(const pd_ent *e)
 /* t's entry in the record, made if needed (dropping the least recently
    active thread's when PD_MAXENT are kept: the last entry takes its
    place, the new one comes last). */
-static pd_ent *pd_entry(pd_rec *r, ag_tid t)
+static pd_ent *pd_entry(pd_state *pd, pd_rec *r, ag_tid t)
 {
    uint32_t n = pd_n(r);
    for (uint32_t i = 0; i < n; i++)
@@ -367,10 +408,12 @@ static pd_ent *pd_entry(pd_rec *r, ag_tid t)
       r->more->n--;
       n--;
    } else if (n > 0 && (!r->more || r->more->n == r->more->cap)) {
-      uint32_t cap = r->more ? r->more->cap + 1 : 1;   /* at most PD_MAXENT - 1 */
-      pd_more *m = ag_realloc(r->more, pd_more_bytes(cap));
-      if (!r->more) m->n = 0;
-      m->cap = cap;
+      pd_more *m = pd_more_new(pd, r->more ? r->more->cap + 1 : 1);   /* at most PD_MAXENT - 1 */
+      if (r->more) {
+         ag_memcopy(m->e, r->more->e, r->more->n * sizeof(pd_ent));
+         m->n = r->more->n;
+         pd_more_free(pd, r->more);
+      }
       r->more = m;
    }
    pd_ent *e = n ? &r->more->e[r->more->n++] : &r->e0;
@@ -604,7 +647,7 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
       pd_check_after(pd, r, t, k, &cur, addr);
       if (!k) pd_rf_note(pd, th, r, t, addr);
    }
-   pd_ent *me = pd_entry(r, t);
+   pd_ent *me = pd_entry(pd, r, t);
    if (rb) {
       if (me->rbegin != rb) {
          me->rbegin = rb;
@@ -757,6 +800,7 @@ static void pd_destroy(void *self)
    ag_map_delete(pd->lset_idx);
    ag_map_delete(pd->desc_idx);
    ag_free(pd->descs);
+   while (pd->slabs) { pd_slab *n = pd->slabs->next; ag_free(pd->slabs); pd->slabs = n; }
    for (uint32_t i = 0; i < pd->nlsets; i++) ag_free(pd->lsets[i].keys);
    ag_free(pd->lsets);
    ag_free(pd);

@@ -40,9 +40,11 @@ static void *ag_cell_alloc(ag_shadow *s, unsigned n)
 {
    size_t sz = n * s->loc;
    s->bytes += sz;
+   if (s->bytes > s->peak) s->peak = s->bytes;
    if (s->free[n]) { ag_free_cell *c = s->free[n]; s->free[n] = c->next; return c; }
    if (s->slab_left < sz) {
       ag_slab *sl = ag_malloc(AG_SLAB_BYTES);
+      s->slab_bytes += AG_SLAB_BYTES;
       sl->next = s->slabs;
       s->slabs = sl;
       s->slab_cur = (char *)sl + ((sizeof(ag_slab) + 15) & ~(size_t)15);
@@ -69,7 +71,11 @@ ag_page *ag_page_slow(ag_shadow *s, uint64_t key, int create)
    ag_page **pp;
    if (create) {
       pp = ag_map_lookup(s->pages, key, NULL);
-      if (!*pp) { *pp = ag_calloc(1, sizeof(ag_page)); s->bytes += sizeof(ag_page); }
+      if (!*pp) {
+         *pp = ag_calloc(1, sizeof(ag_page));
+         s->bytes += sizeof(ag_page);
+         if (s->bytes > s->peak) s->peak = s->bytes;
+      }
    } else {
       pp = ag_map_get(s->pages, key);
       if (!pp || !*pp) return NULL;
@@ -370,6 +376,8 @@ void ag_shadow_delete(ag_shadow *s)
 }
 
 uint64_t ag_shadow_bytes(const ag_shadow *s) { return s->bytes; }
+uint64_t ag_shadow_peak(const ag_shadow *s) { return s->peak; }
+uint64_t ag_shadow_slab_bytes(const ag_shadow *s) { return s->slab_bytes; }
 
 /* ---- joining equal locations ------------------------------------- */
 

@@ -51,6 +51,10 @@ void ag_shadow_access_existing(ag_shadow *s, ag_addr addr, uint64_t size,
 void ag_shadow_forget(ag_shadow *s, ag_addr addr, uint64_t len);
 
 uint64_t ag_shadow_bytes(const ag_shadow *s);
+uint64_t ag_shadow_peak(const ag_shadow *s);    /* the most bytes at once */
+/* Bytes of the slabs cells are carved from: kept until the shadow is
+   deleted (free cells are reused, for blocks of the same size only). */
+uint64_t ag_shadow_slab_bytes(const ag_shadow *s);
 
 /* Join adjacent equal locations now (ag_shadow_visit does it by itself
    when the shadow has grown; a no-op without ops->loc_equal). */
@@ -96,7 +100,7 @@ struct ag_shadow {
    struct ag_free_cell *free[9];     /* free blocks of n cells, n = 1..8 */
    struct ag_slab *slabs;            /* every cell lives in one of these */
    char *slab_cur; size_t slab_left;
-   uint64_t bytes;
+   uint64_t bytes, peak, slab_bytes;
    uint64_t compact_at;              /* sweep when bytes reaches this */
 };
 
