@@ -5,6 +5,7 @@
 #define AG_EXPLAIN_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include "ag_replay.h"
 
 typedef struct ag_explain ag_explain;
