@@ -16,6 +16,7 @@
 #include "ag_analysis.h"
 #include "ag_errors.h"             /* reports and misuse */
 #include "ag_blocks.h"             /* heap blocks, for race reports */
+#include "ag_cycles.h"             /* the ring reports' cycles are drawn from */
 #include "ag_history.h"            /* --history-level=full: access stacks */
 #include "ag_locksets.h"           /* locks held, for race reports */
 #include "ag_options.h"            /* --check, --engine, --sample, ... */
@@ -120,6 +121,15 @@ static inline void ag_an_sync_event(void)
 
 /* Every event is the running thread's (begin, end and exit name theirs
    explicitly, and are the running thread too). */
+/* --explain-dir, -v, --xml=yes: an event of the atomicity engine goes
+   into the ring its reports' cycles are drawn from (ag_cycles.c), numbered
+   as the engine will number it.  Called before the engine sees it. */
+static inline void ag_an_xp(Int kind, ag_tid t, Addr a, UInt size, Bool shared)
+{
+   if (UNLIKELY(ag_cyc_on) && ag_neng > 0)
+      ag_cyc_event(ag_engine_events(ag_eng[0]) + 1, kind, t, a, size, shared);
+}
+
 static void ag_report(void *cookie, const ag_violation *v)
 {
    (void)cookie;
@@ -223,6 +233,7 @@ void ag_an_fork(ag_tid parent, ag_tid child)
    ag_an_announce(child);
    ag_an_sync_event();
    ag_rec_fork(parent, child);
+   ag_an_xp(AG_XE_FORK, parent, child, 0, False);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_fork(ag_eng[i], parent, child, 0);
 }
 
@@ -230,6 +241,7 @@ void ag_an_join(ag_tid joiner, ag_tid child)
 {
    ag_an_sync_event();
    ag_rec_join(joiner, child);
+   ag_an_xp(AG_XE_JOIN, joiner, child, 0, False);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_join(ag_eng[i], joiner, child, 0);
 }
 
@@ -238,6 +250,7 @@ void ag_an_thread_exit(ag_tid t, ThreadId vgtid)
    int rc = AG_OK;
    ag_an_vgtid = vgtid;
    ag_rec_exit(t);
+   ag_cyc_exit(t);
    for (UInt i = 0; i < ag_neng; i++) rc |= ag_ev_thread_exit(ag_eng[i], t);
    ag_an_update_gate();
    if (rc == AG_MISUSE_OPEN_EXIT)
@@ -254,6 +267,7 @@ ULong ag_an_begin(ag_tid t, ThreadId vgtid)
    ag_an_vgtid = vgtid;
    ag_an_sync_event();
    ag_rec_begin(t, VG_(get_IP)(vgtid));
+   ag_an_xp(AG_XE_BEGIN, t, 0, 0, False);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
    ag_an_region_seen = True;
    ag_an_update_gate();
@@ -266,6 +280,7 @@ void ag_an_end(ag_tid t, ThreadId vgtid)
    ag_an_vgtid = vgtid;
    ag_an_sync_event();
    ag_rec_end(t, VG_(get_IP)(vgtid));
+   ag_an_xp(AG_XE_END, t, 0, 0, False);
    for (UInt i = 0; i < ag_neng; i++) rc = ag_ev_end(ag_eng[i], t, 0);
    ag_an_update_gate();
    if (rc == AG_MISUSE_END)
@@ -306,6 +321,7 @@ static inline ULong ag_an_site(UInt i, ag_tid t, Addr ip)
 void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 {
    if (UNLIKELY(ag_clo_record_trace != NULL)) ag_rec_access(t, a, size, flags, ip);
+   ag_an_xp(flags & AG_WRITE ? AG_XE_WRITE : AG_XE_READ, t, a, size, False);
    ag_ev_access(ag_eng[0], t, a, size, flags, ag_an_site(0, t, ip));
    for (UInt i = 1; i < ag_neng; i++)
       ag_ev_access(ag_eng[i], t, a, size, flags, ag_an_site(i, t, ip));
@@ -329,6 +345,7 @@ static void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_acquire(t, lock, shared);
+   ag_an_xp(AG_XE_ACQ, t, lock, 0, shared);
    ULong site = ag_neng ? ag_an_sync_site() : 0;
    for (UInt i = 0; i < ag_neng; i++) ag_ev_acquire(ag_eng[i], t, lock, shared, site);
 }
@@ -337,6 +354,7 @@ static void ag_an_release(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_release(t, lock, shared);
+   ag_an_xp(AG_XE_REL, t, lock, 0, shared);
    ULong site = ag_neng ? ag_an_sync_site() : 0;
    for (UInt i = 0; i < ag_neng; i++) ag_ev_release(ag_eng[i], t, lock, shared, site);
 }
@@ -388,6 +406,7 @@ void ag_an_once(ag_tid t, Addr once, Bool init)
       replays still see once -> later once as lock edges */
    ag_rec_acquire(t, once, False);
    ag_rec_release(t, once, False);
+   ag_an_xp(init ? AG_XE_WRITE : AG_XE_READ, t, once, 1, False);
    for (UInt i = 0; i < ag_neng; i++) {
       if (ag_engine_kind(ag_engine_ops_of(ag_eng[i])) == AG_KIND_ATOMICITY) {
          ag_ev_access(ag_eng[i], t, once, 1, init ? AG_WRITE : 0, 0);

@@ -13,6 +13,7 @@
 #include "pub_tool_stacktrace.h"   /* where a thread is, for --infer-spec */
 #include "pub_tool_tooliface.h"    /* VG_(needs_tool_errors) */
 #include "ag_errors.h"
+#include "ag_cycles.h"             /* the cycle of a report, drawn */
 #include "ag_fnspec.h"             /* regions that are calls; --infer-spec */
 #include "ag_options.h"            /* --trace-reports */
 #include "ag_history.h"            /* access stacks (--history-level=full) */
@@ -40,6 +41,11 @@ typedef struct {
    ExeContext *other_ec, *own_ec;
    /* a race on a heap block: the thread that allocated it */
    ag_tid block_tid;
+   /* the cycle, looked for when the context is first recorded (if its
+      picture was asked for); cycle_no: its files' number, 0: none yet */
+   Bool cycle_sought;
+   ag_xp_cycle *cycle;
+   UInt cycle_no;
 } ag_err_extra;
 
 /* The address a report is about: the access's, else the lock's. */
@@ -528,6 +534,7 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
    if (!xml) VG_(umsg)("\n");
    ag_pp_region(line, x->other_begin_ec, xml);
    ag_pp_addr(x);
+   if (x->cycle_sought) ag_cyc_pp(x->cycle, (UInt *)&x->cycle_no, xml);
 }
 
 /* A line of text, then "   at <code location of ip>". */
@@ -732,6 +739,12 @@ static UInt ag_update_extra(const Error *err)
    if (x && ag_err_addr(&x->v) && !x->described) {
       VG_(describe_addr)(VG_(current_DiEpoch)(), ag_err_addr(&x->v), &x->ai);
       x->described = True;
+   }
+   /* a new context's cycle: the ring holds the events up to its report
+      now (this runs inside ag_error_violation) */
+   if (x && VG_(get_error_kind)(err) == AG_ERR_ATOMICITY && ag_cyc_on && !x->cycle_sought) {
+      x->cycle = ag_cyc_find(&x->v);
+      x->cycle_sought = True;
    }
    /* heap blocks are described now: they may be freed before printing */
    if (x && !x->v.size && x->v.own_event && x->v.other_addr && !x->data_described) {

@@ -8,6 +8,7 @@
 #include "pub_tool_tooliface.h"    /* VG_(details_*), VG_(needs_*), VG_(track_*) */
 #include "ag_analysis.h"           /* ag_analysis_init/fini, ag_an_forget */
 #include "ag_clientreq.h"          /* ag_handle_client_request */
+#include "ag_cycles.h"             /* ag_cycles_init */
 #include "ag_errors.h"             /* ag_errors_init */
 #include "ag_instrument.h"         /* ag_instrument */
 #include "ag_options.h"            /* option callbacks, ag_options_check */
@@ -37,6 +38,7 @@ static void ag_post_clo_init(void)
    ag_threads_init();
    ag_sync_init();
    ag_record_init();
+   ag_cycles_init();
    ag_analysis_init();
    ag_spec_init();        /* also the dead stack (--check-stack-var) */
    VG_(track_pre_thread_ll_exit)(ag_thread_exit);

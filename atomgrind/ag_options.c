@@ -44,6 +44,8 @@ static const HChar *ag_join_list(const HChar *old, const HChar *add)
 }
 ag_history_t ag_clo_history = AG_HIST_APPROX;
 Bool ag_clo_predict = True;
+const HChar *ag_clo_explain_dir = NULL;
+UInt ag_clo_explain_window = 4096;
 
 /* Parse a decimal fraction in (0,1) such as 0.01 into parts per million. */
 static Bool ag_parse_ppm(const HChar *s, Int *ppm)
@@ -117,6 +119,8 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_XACT_CLO(arg, "--history-level=approx", ag_clo_history, AG_HIST_APPROX) {}
    else if VG_XACT_CLO(arg, "--history-level=full", ag_clo_history, AG_HIST_FULL) {}
    else if VG_BOOL_CLO(arg, "--predict", ag_clo_predict) {}
+   else if VG_STR_CLO(arg, "--explain-dir", ag_clo_explain_dir) {}
+   else if VG_BINT_CLO(arg, "--explain-window", ag_clo_explain_window, 0, 16384) {}
    else
       return False;
    return True;
@@ -165,6 +169,11 @@ void ag_print_usage(void)
 "                              where it took and released locks; full: also a\n"
 "                              stack for each access it made in a region, and\n"
 "                              with --check=races for each access [approx]\n"
+"    --explain-dir=DIR         draw the cycle of each atomicity report into\n"
+"                              DIR/cycle-N.html and .txt (%%p: the pid) [none]\n"
+"    --explain-window=N        events kept to find a report's cycle in, for\n"
+"                              --explain-dir, -v (the cycle as text in the\n"
+"                              report) and --xml=yes; 0: none [4096]\n"
    );
 }
 

@@ -36,6 +36,9 @@ extern ag_frames_t ag_clo_track_frames;   /* --track-frames= */
 typedef enum { AG_HIST_NONE, AG_HIST_APPROX, AG_HIST_FULL } ag_history_t;
 extern ag_history_t ag_clo_history;
 extern Bool ag_clo_predict;               /* --predict= */
+/* The cycle of each atomicity report, drawn (ag_cycles.c) */
+extern const HChar *ag_clo_explain_dir;   /* --explain-dir=DIR */
+extern UInt ag_clo_explain_window;        /* --explain-window=N: events kept */
 
 Bool ag_process_cmd_line_option(const HChar *arg);
 void ag_print_usage(void);

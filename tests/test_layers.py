@@ -20,6 +20,7 @@ LAYERS = [
     ["ag_sched"],                                           # who runs next
     ["ag_analysis"],                                        # engines and their events
     ["ag_errors", "ag_record"],                             # reports, traces
+    ["ag_cycles"],                                          # reports' cycles, drawn
     ["ag_fnspec"],                                          # which functions are atomic
     ["ag_objects", "ag_options", "ag_syncinfo", "ag_history",
      "ag_locksets", "ag_blocks", "ag_threadinfo"], # facts everyone reads

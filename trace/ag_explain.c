@@ -58,7 +58,7 @@ int ag_explain_report(ag_explain *x, ag_replay *rp, const ag_violation *v, int f
 {
    static const int formats[] = { [AG_EXPLAIN_TEXT] = AG_XP_TEXT, [AG_EXPLAIN_DOT] = AG_XP_DOT,
                                   [AG_EXPLAIN_SVG] = AG_XP_SVG, [AG_EXPLAIN_HTML] = AG_XP_HTML };
-   ag_xp_cycle *c = ag_xp_find(x->xp, v->event);
+   ag_xp_cycle *c = ag_xp_find(x->xp, v->event, v->tid);
    if (!c) {
       fprintf(stderr, "atomgrind-trace: no cycle through the report's transaction "
               "among the last %u events\n", ag_xp_window(x->xp));

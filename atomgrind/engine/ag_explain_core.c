@@ -287,11 +287,12 @@ static ag_xp_cycle *ag_xp_extract(const ag_xgraph *g, const ag_xedge *edges, int
    return c;
 }
 
-ag_xp_cycle *ag_xp_find(ag_xp *x, uint64_t event)
+ag_xp_cycle *ag_xp_find(ag_xp *x, uint64_t event, ag_tid t)
 {
    ag_xgraph g;
    ag_xp_cycle *c = NULL;
-   if (ag_xp_build(x, event, &g) == 0) {
+   /* (a report at a thread's exit has no event of its own) */
+   if (ag_xp_build(x, event, &g) == 0 && g.e[g.m - 1].ev.tid == t) {
       ag_xedge *edges = ag_malloc((g.k + 1) * sizeof *edges);
       int n = ag_xp_cycle_of(&g, edges);
       if (n > 0) c = ag_xp_extract(&g, edges, n);

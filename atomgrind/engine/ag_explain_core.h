@@ -33,9 +33,9 @@ void ag_xp_feed(ag_xp *x, const ag_xp_event *ev);
 /* Thread t is gone: a region it left open ends (not an event). */
 void ag_xp_thread_exit(ag_xp *x, ag_tid t);
 
-/* The cycle through the transaction of event `event` (the last one
-   given), or NULL if none lies in the window. */
-ag_xp_cycle *ag_xp_find(ag_xp *x, uint64_t event);
+/* The cycle through the transaction of event `event` of thread t (the
+   last one given), or NULL if none lies in the window. */
+ag_xp_cycle *ag_xp_find(ag_xp *x, uint64_t event, ag_tid t);
 void ag_xp_cycle_delete(ag_xp_cycle *c);
 int ag_xp_cycle_size(const ag_xp_cycle *c);   /* transactions = edges */
 
