@@ -66,8 +66,10 @@ def near_row(point, box):
 
 class ExplainInBrowser(unittest.TestCase):
 
-    def check(self, name, lay):
-        txns, edges = CYCLES[name]
+    def check(self, name, lay, cycle=None):
+        """cycle: ({name: (thread, first, last)}, [(src, dst, from, to)]),
+        by default the trace's in test_explain_trace.CYCLES."""
+        txns, edges = cycle or CYCLES[name]
         # the cycle's transactions, each in its thread's lane
         self.assertEqual({t: v["thread"] for t, v in lay["txns"].items()},
                          {t: v[0] for t, v in txns.items()})

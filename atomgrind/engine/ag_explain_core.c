@@ -547,11 +547,21 @@ static void ag_xp_dot(const ag_xp_cycle *c, const ag_xp_out *o, ag_xp_sink *s)
    edges as arrows; class and data-* attributes say what each shape is. */
 static void ag_xp_svg(const ag_xp_cycle *c, const ag_xp_out *o, ag_xp_sink *s)
 {
-   enum { COLW = 220, ROWH = 26, X0 = 70, Y0 = 50 };
+   enum { ROWH = 26, X0 = 70, Y0 = 50 };
    uint32_t *row = ag_malloc((c->m ? c->m : 1) * sizeof *row), nrows = 0;
-   for (uint32_t i = 0; i < c->m; i++) row[i] = nrows++;
-   int wd = X0 + COLW * c->nlanes + 20, ht = Y0 + ROWH * (int)nrows + 20;
    char op[160];
+   /* lanes 220 wide, wider when an event's text needs it (13px monospace
+      is under 8px a character; the box starts 4 in, the text 12, and
+      the transaction's letter wants 30 on its right) */
+   int COLW = 220;
+   for (uint32_t i = 0; i < c->m; i++) {
+      row[i] = nrows++;
+      ag_xp_op(o, &c->e[i], op, sizeof op);
+      int len = 0;
+      while (op[len]) len++;
+      if (70 + 8 * len > COLW) COLW = 70 + 8 * len;
+   }
+   int wd = X0 + COLW * c->nlanes + 20, ht = Y0 + ROWH * (int)nrows + 20;
    ag_xp_fmt(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
              "viewBox=\"0 0 %d %d\" font-family=\"monospace\" font-size=\"13\">\n", wd, ht, wd, ht);
    ag_xp_fmt(s, "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
