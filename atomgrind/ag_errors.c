@@ -36,6 +36,8 @@ typedef struct {
    ExeContext *lock_acq_ec, *lock_rel_ec, *own_rel_ec;
    AddrInfo data_ai;            /* v.other_addr of the conflicting data */
    Bool data_described;
+   AddrInfo own_ai;             /* v.own_addr, for a report at a region's end */
+   Bool own_described;
    /* --history-level=full: stacks of the other thread's access and of
       the region's own access (NULL: code address only) */
    ExeContext *other_ec, *own_ec;
@@ -433,6 +435,50 @@ static void ag_pp_conflict_data(const ag_err_extra *x, Bool xml)
    if (!xml) VG_(umsg)("\n");
 }
 
+/* One way into a cycle reported at a region's end (AeroDrome): the event
+   of `who`'s region from which it came after `whom`'s region -- an
+   access (size > 0: site is its code address), an operation on a
+   synchronisation object at addr (site: its stack, if kept), or a join. */
+static void ag_pp_end_way(UInt who, UInt whom, ULong event, ULong site, Addr addr, UInt size,
+                          UInt flags, ExeContext *ec, const AddrInfo *ai, Bool xml)
+{
+   HChar line[200];
+   if (!event) return;
+   Int n = VG_(snprintf)(line, sizeof line, "Thread #%u's atomic region came after thread "
+                         "#%u's from its ", who, whom);
+   UInt sk = size ? 0 : ag_syncinfo_kind(addr);
+   if (size)
+      VG_(snprintf)(line + n, sizeof line - n, "%s of size %u at %#lx", ag_rw(flags), size,
+                    (unsigned long)addr);
+   else if (addr)
+      VG_(snprintf)(line + n, sizeof line - n, "%s the %s at %#lx",
+                    ag_syncinfo_is_lock(sk) ? "acquire of" : "operation on",
+                    ag_syncinfo_name(sk), (unsigned long)addr);
+   else
+      VG_(snprintf)(line + n, sizeof line - n, "join of a thread");
+   ag_aux(xml, line);
+   if (size) ag_pp_access_at(ec, site, xml);
+   else if (site) VG_(pp_ExeContext)(ag_site_ec(site));
+   if (size && ai) VG_(pp_addrinfo)(addr, ai);
+   if (!xml) VG_(umsg)("\n");
+}
+
+/* A cycle found at the end of the region: the other region came after
+   this one from some event of its own, and this one after it from one
+   of this region's (each the event through which the order reached it,
+   directly or through other threads). */
+static void ag_pp_end_ways(const ag_err_extra *x, Bool xml)
+{
+   const ag_violation *v = &x->v;
+   if (v->other_tid == AG_NO_TID) return;
+   ag_pp_end_way(v->other_tid + 1, v->tid + 1, v->other_event, v->other_site,
+                 (Addr)v->other_addr, v->other_size, v->other_flags, x->other_ec,
+                 x->data_described ? &x->data_ai : NULL, xml);
+   ag_pp_end_way(v->tid + 1, v->other_tid + 1, v->own_event, v->own_site, (Addr)v->own_addr,
+                 v->own_size, v->own_flags, x->own_ec, x->own_described ? &x->own_ai : NULL,
+                 xml);
+}
+
 static void ag_pp_stack(const HChar *line, ExeContext *ec, Bool xml)
 {
    ag_aux(xml, line);
@@ -519,7 +565,8 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
       ag_pp_other_access(v, x->other_ec, "an earlier", xml);
       if (!xml) VG_(umsg)("\n");
    }
-   if (!v->size && v->own_event) ag_pp_conflict_data(x, xml);
+   if (!v->size && !v->at_end && v->own_event) ag_pp_conflict_data(x, xml);
+   if (v->at_end) ag_pp_end_ways(x, xml);
    if (v->lock) ag_pp_lock_uses(x, xml);
    HChar line[384], call[160];
    VG_(snprintf)(line, sizeof line, "The atomic region%s of thread #%u began at",
@@ -747,9 +794,14 @@ static UInt ag_update_extra(const Error *err)
       x->cycle_sought = True;
    }
    /* heap blocks are described now: they may be freed before printing */
-   if (x && !x->v.size && x->v.own_event && x->v.other_addr && !x->data_described) {
+   if (x && !x->v.size && (x->v.own_event || x->v.at_end) && x->v.other_addr
+       && (x->v.other_size || !x->v.at_end) && !x->data_described) {
       VG_(describe_addr)(VG_(current_DiEpoch)(), (Addr)x->v.other_addr, &x->data_ai);
       x->data_described = True;
+   }
+   if (x && x->v.at_end && x->v.own_addr && x->v.own_size && !x->own_described) {
+      VG_(describe_addr)(VG_(current_DiEpoch)(), (Addr)x->v.own_addr, &x->own_ai);
+      x->own_described = True;
    }
    return sizeof(ag_err_extra);
 }

@@ -98,6 +98,29 @@ static void print_sync_text(tool *tl, const ag_violation *v, const char *tn, con
    }
 }
 
+/* One way into a cycle reported at a region's end (AeroDrome): the event
+   of `who`'s region from which it was ordered after `whom`'s region -- an
+   access (size > 0), an acquire of lock `a` (size 0), or a join. */
+static void print_end_way(tool *tl, const char *who, const char *whom, uint64_t event,
+                          uint64_t site, ag_addr a, unsigned size, unsigned flags)
+{
+   if (!event) return;
+   printf("   %s's region came after %s's from its ", who, whom);
+   if (size) {
+      printf("%s of ", (flags & AG_WRITE) ? "write" : "read");
+      put_data(tl, a, size);
+   } else if (a) {
+      const char *ln = ag_replay_lock_name(tl->rp, a);
+      if (ln) printf("acquire of %s", ln);
+      else printf("acquire of 0x%llx", (unsigned long long)a);
+   } else {
+      printf("join");
+   }
+   printf(" at ");
+   put_at(tl, event, site);
+   printf("\n");
+}
+
 /* A predicted violation (engine predict): the region's two accesses and
    the other thread's access that could run between them. */
 static void print_predicted(tool *tl, const ag_violation *v)
@@ -151,12 +174,19 @@ static void print_text(tool *tl, const ag_violation *v)
       printf("   %s thread %s", race ? "races with" : "conflicts with", on);
       /* the other event as the engine named it, unless it is the data
          behind a synchronisation-closed cycle (print_sync_text says so) */
-      if (v->other_event && !v->own_event) {
+      if (v->other_event && !v->own_event && !v->at_end) {
          printf(": %s", race ? "earlier access at " : "");
          put_at(tl, v->other_event, v->other_site);
       }
       printf("\n");
-      if (!race) print_sync_text(tl, v, tn, on);
+      if (v->at_end) {
+         print_end_way(tl, on, tn, v->other_event, v->other_site, v->other_addr, v->other_size,
+                       v->other_flags);
+         print_end_way(tl, tn, on, v->own_event, v->own_site, v->own_addr, v->own_size,
+                       v->own_flags);
+      } else if (!race) {
+         print_sync_text(tl, v, tn, on);
+      }
       if (v->other_begin_event) {
          printf("   in %s's atomic region begun at ", on);
          put_at(tl, v->other_begin_event, v->other_begin_site);

@@ -174,7 +174,16 @@ static void ad_idset_free(ad_idset *s) { ag_free(s->ids); ag_free(s->tab); }
 
 /* ---- engine state ----------------------------------------------------- */
 
-typedef struct { ag_tid t; uint32_t cb; } ad_act;   /* t's txn begun at cb */
+/* t's txn begun at cb, and the event of the knowing thread through which
+   it came to know it (event 0: not one of its own, e.g. an end-push): an
+   access (addr, size, flags), an acquire (lock) or a join (neither).  An
+   end-of-region report names it. */
+typedef struct {
+   ag_tid t; uint32_t cb;
+   uint64_t event, site;
+   ag_addr addr, lock;
+   uint32_t size, flags;
+} ad_act;
 
 typedef struct {
    ad_vc *c;                  /* C_t */
@@ -247,6 +256,10 @@ typedef struct {
    ad_vc *memo_in[AD_MEMO], *memo_out[AD_MEMO];     /* joins of one end */
    uint32_t last_idx;         /* the last location checked in this access */
    uint32_t fresh_idx;        /* the state its never-accessed bytes share */
+   /* the thread whose own event (an access, acquire or join) is being
+      checked now, AG_NO_TID if none; the lock if an acquire */
+   ag_tid cause_tid;
+   ag_addr cause_lock;
 } ad;
 
 #define GROW(p, n, cap) do { if ((n) == (cap)) { \
@@ -293,8 +306,16 @@ static void ad_thr_learn(ad *e, ag_tid u, ad_vc *k)
       if (o->active && old < o->cb && nv >= o->cb) {     /* crossed i's begin */
          if (th->nact == th->capact) ad_act_compact(e, th);
          GROW(th->act, th->nact, th->capact);
-         th->act[th->nact].t = i;
-         th->act[th->nact++].cb = o->cb;
+         ad_act *a = &th->act[th->nact++];
+         ag_memzero(a, sizeof *a);
+         a->t = i;
+         a->cb = o->cb;
+         if (e->cause_tid == u) {
+            a->event = e->ctx->event;
+            a->site = e->ctx->site;
+            a->lock = e->cause_lock;
+            if (!a->lock) { a->addr = e->ctx->addr; a->size = e->ctx->size; a->flags = e->ctx->flags; }
+         }
          GROW(o->kn, o->nkn, o->capkn);
          o->kn[o->nkn++] = u;
          th->regver++;
@@ -332,6 +353,15 @@ static void ad_note_holder(ad *e, ag_tid u, uint32_t id, int lock)
       }
 }
 
+/* u's act entry for t's transaction begun at cb, or NULL */
+static const ad_act *ad_act_of(const ad *e, ag_tid u, ag_tid t, uint32_t cb)
+{
+   const ad_thr *th = &e->thr[u];
+   for (uint32_t i = 0; i < th->nact; i++)
+      if (th->act[i].t == t && th->act[i].cb == cb && th->act[i].event) return &th->act[i];
+   return NULL;
+}
+
 static void ad_report(ad *e, ag_tid t, ag_tid o, uint32_t ocb, uint64_t oevent,
                    uint64_t osite, unsigned oflags, int at_end)
 {
@@ -343,6 +373,27 @@ static void ad_report(ad *e, ag_tid t, ag_tid o, uint32_t ocb, uint64_t oevent,
    v.other_event = oevent;
    v.other_site = osite;
    v.other_flags = oflags;
+   if (at_end) {
+      /* t's transaction (begun at cb) ends knowing o's open one, which
+         knows t's: the cycle's two ways in, each the event of its region
+         through which the order reached it (an access's address and size,
+         or an acquired lock as own/other_addr with size 0) */
+      const ad_act *mine = ad_act_of(e, t, o, ocb), *theirs = ad_act_of(e, o, t, e->thr[t].cb);
+      if (mine) {
+         v.own_event = mine->event;
+         v.own_site = mine->site;
+         v.own_addr = mine->lock ? mine->lock : mine->addr;
+         v.own_size = mine->size;
+         v.own_flags = mine->flags;
+      }
+      if (theirs) {
+         v.other_event = theirs->event;
+         v.other_site = theirs->site;
+         v.other_addr = theirs->lock ? theirs->lock : theirs->addr;
+         v.other_size = theirs->size;
+         v.other_flags = theirs->flags;
+      }
+   }
    if (ocb && ad_txn_open(e, o, ocb)) ag_ctx_other_region(e->ctx, &v, o);
    ag_ctx_report(e->ctx, &v);
 }
@@ -446,6 +497,7 @@ static void *ad_create(ag_ctx *ctx)
 {
    ad *e = ag_calloc(1, sizeof *e);
    e->ctx = ctx;
+   e->cause_tid = AG_NO_TID;
    e->locks = ag_map_new(sizeof(ad_lock));
    e->nlocs = 1;              /* index 0 = no state */
    e->caplocs = 1024;
@@ -661,6 +713,8 @@ static void ad_access_start(void *self, ag_tid t, unsigned flags)
    e->fresh_idx = 0;
    e->thr[t].ran = 1;
    e->ver0 = e->thr[t].ver;
+   e->cause_tid = t;
+   e->cause_lock = 0;
 }
 
 #define AD_SKIP 0x100u           /* pend flag: nothing to check or join */
@@ -780,6 +834,7 @@ static void ad_access_done(void *self, ag_tid t)
    }
    ad_vc_unref(snap);
    e->npend = 0;
+   e->cause_tid = AG_NO_TID;
 }
 
 static void ad_acquire(void *self, ag_tid t, ag_addr lock, int shared)
@@ -787,6 +842,8 @@ static void ad_acquire(void *self, ag_tid t, ag_addr lock, int shared)
    ad *e = self;
    e->thr[t].ran = 1;
    ad_lock *k = ad_lock_get(e, lock);
+   e->cause_tid = t;
+   e->cause_lock = lock;
    if (k->l && k->lastrel != t)
       ad_check_get(e, t, k->l, k->lastrel, k->relcb, k->relevent, k->relsite, 0);
    if (!shared)                /* a writer comes after the readers too */
@@ -794,6 +851,7 @@ static void ad_acquire(void *self, ag_tid t, ag_addr lock, int shared)
          if (k->sh[i].tid != t)
             ad_check_get(e, t, k->sh[i].c, k->sh[i].tid, k->sh[i].cb,
                       k->sh[i].event, k->sh[i].site, 0);
+   e->cause_tid = AG_NO_TID;
 }
 
 static void ad_release(void *self, ag_tid t, ag_addr lock, int shared)
@@ -850,7 +908,10 @@ static void ad_join(void *self, ag_tid joiner, ag_tid child)
    /* a child that ran nothing adds no edge (fork and join in one txn) */
    if (child >= e->nthr || !e->thr[child].exists || !e->thr[child].ran) return;
    ad_thr *ch = &e->thr[child];
+   e->cause_tid = joiner;
+   e->cause_lock = 0;
    ad_check_get(e, joiner, ch->c, child, ad_cur_cb(ch), 0, 0, 0);
+   e->cause_tid = AG_NO_TID;
 }
 
 const ag_engine_ops ag_aerodrome_ops = {

@@ -88,6 +88,32 @@ static void test_paper(void)
             v->tid, v->other_tid, v->at_end);
       CHECK(v->begin_event == 1 && v->other_begin_event == 2, "rho3: begins %llu/%llu",
             (unsigned long long)v->begin_event, (unsigned long long)v->other_begin_event);
+      /* the two ways into the cycle: T2's read of x (event 6) after T1's
+         write, T1's read of y (event 5) after T2's write */
+      CHECK(v->other_event == 6 && v->other_site == 105 && v->other_addr == BASE + X
+            && v->other_size == 1 && !(v->other_flags & AG_WRITE),
+            "rho3: other way in at %llu, site %llu, addr %#llx size %u", (unsigned long long)v->other_event,
+            (unsigned long long)v->other_site, (unsigned long long)v->other_addr, v->other_size);
+      CHECK(v->own_event == 5 && v->own_site == 104 && v->own_addr == BASE + Y
+            && v->own_size == 1 && !(v->own_flags & AG_WRITE),
+            "rho3: own way in at %llu, site %llu, addr %#llx size %u", (unsigned long long)v->own_event,
+            (unsigned long long)v->own_site, (unsigned long long)v->own_addr, v->own_size);
+   }
+
+   /* rho3 with T1 ordered after T2 by a lock T2 released before it read x:
+      T1's way in is its acquire (a lock: size 0) */
+   static const ev rho3l[] = {
+      {'b',1}, {'a',1,0}, {'l',1,0}, {'b',0}, {'w',0,X}, {'r',1,X}, {'a',0,0}, {'l',0,0},
+      {'e',0}, {'e',1} };
+   ONE("rho3 lock", rho3l, 2, 9);
+   run(rho3l, N(rho3l), 2, &r);
+   if (r.n) {
+      const ag_violation *v = &r.v[0];
+      CHECK(v->at_end && v->other_event == 6 && v->other_addr == BASE + X && v->other_size == 1,
+            "rho3 lock: other way in at %llu", (unsigned long long)v->other_event);
+      CHECK(v->own_event == 7 && v->own_site == 106 && v->own_addr == LOCK && v->own_size == 0,
+            "rho3 lock: own way in at %llu, addr %#llx size %u", (unsigned long long)v->own_event,
+            (unsigned long long)v->own_addr, v->own_size);
    }
 
    /* rho4 (Fig. 7): T1 -> T2 -> T3 -> T1 through completed T2, T3; event 11 */
