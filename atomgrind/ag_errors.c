@@ -581,6 +581,8 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
    if (!xml) VG_(umsg)("\n");
    ag_pp_region(line, x->other_begin_ec, xml);
    ag_pp_addr(x);
+   /* (x is the error manager's own copy: the files' number is kept in it,
+      so -v's list of errors at exit does not write them again) */
    if (x->cycle_sought) ag_cyc_pp(x->cycle, (UInt *)&x->cycle_no, xml);
 }
 

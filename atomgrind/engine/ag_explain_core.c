@@ -648,7 +648,7 @@ static void ag_xp_xml(const ag_xp_cycle *c, const ag_xp_out *o, ag_xp_sink *s)
          const ag_xp_event *ev = &c->e[i];
          if (c->pos[i] != (uint32_t)ti) continue;
          ag_xp_op(o, ev, op, sizeof op);
-         ag_xp_fmt(s, "      <event><index>%llu</index><kind>%s</kind>",
+         ag_xp_fmt(s, "      <event><index>%llu</index><op>%s</op>",
                    (unsigned long long)ev->index, kinds[ev->kind]);
          if (ev->kind <= AG_XE_REL) ag_xp_fmt(s, "<addr>0x%llx</addr>", (unsigned long long)ev->a);
          if (ev->kind <= AG_XE_WRITE) ag_xp_fmt(s, "<size>%u</size>", ev->size);
