@@ -25,6 +25,11 @@ void ag_cycles_init(void)
 {
    if (ag_clo_explain_dir) {
       struct vg_stat st;
+      if (!(ag_clo_check & AG_CHECK_ATOMICITY) || ag_clo_explain_window == 0) {
+         VG_(fmsg)("atomgrind: --explain-dir draws atomicity reports' cycles: it needs "
+                   "--check=atomicity or all, and --explain-window > 0\n");
+         VG_(exit)(1);
+      }
       ag_cyc_dir = VG_(expand_file_name)("--explain-dir", ag_clo_explain_dir);
       SysRes r = VG_(stat)(ag_cyc_dir, &st);
       if (sr_isError(r) || !VKI_S_ISDIR(st.mode)) {

@@ -188,6 +188,9 @@ class ExplainDir(unittest.TestCase):
         p = vg_in_place("--tool=atomgrind", "--explain-dir=/nonexistent/ag", "/bin/true")
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("atomgrind: --explain-dir: '/nonexistent/ag' is not a directory", p.stdout)
+        p = vg_in_place("--tool=atomgrind", "--explain-dir=/tmp", "--check=races", "/bin/true")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("it needs --check=atomicity or all", p.stdout)
 
 
 if __name__ == "__main__":
