@@ -80,7 +80,12 @@ typedef struct ag_violation {
       what data conflicted, when the engine knows: other_* is then an
       access of other_tid that conflicts with this earlier access of tid's
       region (own_*) and precedes the closing edge's source in other_tid's
-      order, so tid's region -> other's access -> ... -> tid is a cycle. */
+      order, so tid's region -> other's access -> ... -> tid is a cycle.
+      A report at_end (AeroDrome) gives instead the two ways into its
+      cycle: own_* is the event of tid's region from which it came after
+      other_tid's region, other_* the event of other_tid's region from
+      which it came after tid's (for an acquire: *_addr is the lock and
+      *_size 0; for a join both are 0). */
    uint64_t own_event, own_site;
    ag_addr own_addr;
    unsigned own_size, own_flags;
