@@ -204,7 +204,9 @@ class Explore(unittest.TestCase):
         exe = build_corpus(next(p for p in corpus.PROGRAMS if p.name == "rmw_split"))
         p = self.explore("-n", "2", "-j", "2", "--all", "--", exe)
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-        self.assertRegex(p.stdout, r"Report 1: in [12] of 2 run\(s\), seeds 1")
+        # (which seeds report depends on the schedule, which a loaded machine
+        # can change when a time bound runs out: either may be first)
+        self.assertRegex(p.stdout, r"Report 1: in [12] of 2 run\(s\), seeds [12]\b")
         self.assertIn("Repeat: valgrind --tool=atomgrind --sched-seed=", p.stdout)
         self.assertIn("2/2 runs", p.stderr)
         # one bug, reported from a few places: far fewer groups than reports
