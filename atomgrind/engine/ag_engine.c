@@ -65,6 +65,8 @@ struct ag_engine {
    ag_report_fn report;
    void *cookie;
    int active;
+   int quiesce;                /* accesses outside regions are not needed
+                                  (ag_quiescent) */
    uint32_t open;              /* threads inside a region */
    uint64_t analysed, reports;
    uint64_t shadow_peak;       /* of the shadows already deleted (sampling) */
@@ -120,6 +122,7 @@ ag_engine *ag_engine_new(const ag_engine_ops *ops, const ag_config *cfg,
    e->report = report;
    e->cookie = cookie;
    e->active = 1;
+   e->quiesce = ops->kind == AG_KIND_ATOMICITY && !e->ctx.cfg.keep_quiescent;
    if (ops->atomic_mark) e->atomics = ag_map_new(sizeof(ag_atomic_rec));
    ag_engine_start(e);
    return e;
@@ -266,7 +269,7 @@ static int ag_event(ag_engine *e, ag_tid t, uint64_t site, int *bad)
    atomicity engines do not see them (see ag_engine.h). */
 static inline int ag_quiescent(const ag_engine *e)
 {
-   return e->open == 0 && e->ops->kind == AG_KIND_ATOMICITY && !e->ctx.cfg.keep_quiescent;
+   return e->quiesce && e->open == 0;
 }
 
 int ag_ev_begin(ag_engine *e, ag_tid t, uint64_t site)

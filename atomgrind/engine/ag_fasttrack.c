@@ -294,7 +294,7 @@ static void ft_destroy(void *self)
 
 /* C_t, created on first use with C_t[t] = 1 (threads appear dynamically,
    and after a sampling restart only live threads are announced). */
-static ag_vc *ft_thr(ag_ft *f, ag_tid t)
+static ag_vc *ft_thr_slow(ag_ft *f, ag_tid t)
 {
    if (t > AG_FT_TID_MASK) ag_fatal("fasttrack: more than 16M threads in one run");
    if (t >= f->nthr) {
@@ -310,6 +310,16 @@ static ag_vc *ft_thr(ag_ft *f, ag_tid t)
       c->c[t] = 1;
    }
    return c;
+}
+
+/* ... on every access: inline while it exists (as it nearly always does) */
+static inline ag_vc *ft_thr(ag_ft *f, ag_tid t)
+{
+   if (__builtin_expect(t < f->nthr, 1)) {
+      ag_vc *c = &f->thr[t];
+      if (__builtin_expect(t < c->n && c->c[t] != 0, 1)) return c;
+   }
+   return ft_thr_slow(f, t);
 }
 
 static void ft_tick(ag_vc *c, ag_tid t)
