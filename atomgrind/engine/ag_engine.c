@@ -70,6 +70,7 @@ struct ag_engine {
    uint32_t open;              /* threads inside a region */
    uint64_t analysed, reports;
    uint64_t shadow_peak;       /* of the shadows already deleted (sampling) */
+   uint64_t heap_peak;         /* of the engine instances already destroyed */
    uint64_t last_report_event;
    ag_addr acq_lock;           /* the acquire being dispatched, 0 if none */
    int acq_shared;
@@ -106,6 +107,7 @@ static void ag_engine_stop(ag_engine *e)
    if (ag_shadow_peak(e->shadow) > e->shadow_peak) e->shadow_peak = ag_shadow_peak(e->shadow);
    ag_shadow_delete(e->shadow);
    ag_map_delete(e->locks);
+   e->heap_peak = ag_engine_heap_peak(e);
    e->ops->destroy(e->self);
    e->shadow = NULL;
    e->locks = NULL;
@@ -636,6 +638,11 @@ uint64_t ag_engine_shadow_peak(const ag_engine *e)
 {
    uint64_t p = e->shadow ? ag_shadow_peak(e->shadow) : 0;
    return p > e->shadow_peak ? p : e->shadow_peak;
+}
+uint64_t ag_engine_heap_peak(const ag_engine *e)
+{
+   uint64_t p = e->self && e->ops->heap_peak ? e->ops->heap_peak(e->self) : 0;
+   return p > e->heap_peak ? p : e->heap_peak;
 }
 uint32_t ag_engine_threads(const ag_engine *e) { return e->ctx.nthreads; }
 uint32_t ag_engine_open_regions(const ag_engine *e) { return e->open; }

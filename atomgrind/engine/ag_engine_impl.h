@@ -99,6 +99,9 @@ struct ag_engine_ops {
       sampling windows.  May be NULL (the engine ignores atomic objects). */
    void  (*atomic_mark)(void *self, void *loc, ag_addr loc_addr,
                         ag_addr addr, unsigned size);
+   /* The most bytes of per-location state the engine held at once outside
+      the shadow's cells (FastTrack's read sets), for --stats.  May be NULL. */
+   uint64_t (*heap_peak)(void *self);
 };
 
 #endif

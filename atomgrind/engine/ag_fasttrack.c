@@ -159,10 +159,14 @@ static inline int ft_dominates(unsigned b, unsigned a)
    return a == b || (a == AG_AR && b == AG_PR);
 }
 
-/* Per thread and kind, its last such access since the last plain write
-   (sites as numbered by ft_site_id). */
-typedef struct { uint64_t clk[AG_NKINDS]; uint32_t site[AG_NKINDS]; } ag_ft_ent;
-typedef struct { uint32_t n; ag_ft_ent e[]; } ag_ft_set;
+/* A read set: per thread and kind, its last such access since the last
+   plain write (sites as numbered by ft_site_id).  Sparse: only the
+   (thread, kind) pairs that have one, in increasing order of thread, then
+   kind (the order checks and reports follow), never a zero clock.  Most
+   sets hold two or three entries, whatever the threads' numbers. */
+typedef struct { uint64_t ep; uint32_t site; uint32_t kind; } ag_ft_ent;
+typedef struct { uint32_t n, cap; ag_ft_ent e[]; } ag_ft_set;
+_Static_assert(sizeof(ag_ft_ent) == 16, "ag_ft_ent is 16 bytes (memory of race mode)");
 
 #define AG_FT_SET 0xffu        /* ag_ft_loc.skind: s is an ag_ft_set* */
 
@@ -185,37 +189,14 @@ static inline ag_ft_set *ft_set_of(const ag_ft_loc *l)
    return (ag_ft_set *)(uintptr_t)l->s;
 }
 
-static ag_ft_set *ft_set_new(uint32_t n)
-{
-   ag_ft_set *v = ag_calloc(1, sizeof(ag_ft_set) + n * sizeof(ag_ft_ent));
-   v->n = n;
-   return v;
-}
-
-static ag_ft_set *ft_set_grow(ag_ft_set *v, uint32_t n)
-{
-   if (n <= v->n) return v;
-   uint32_t cap = v->n * 2;
-   if (cap < n) cap = n;
-   v = ag_realloc(v, sizeof(ag_ft_set) + cap * sizeof(ag_ft_ent));
-   ag_memzero(v->e + v->n, (cap - v->n) * sizeof(ag_ft_ent));
-   v->n = cap;
-   return v;
-}
-
-static void ft_set_drop(ag_ft_loc *l)
-{
-   if (l->skind == AG_FT_SET) ag_free(ft_set_of(l));
-   l->s = 0;
-   l->skind = 0;
-   l->ssite = 0;
-}
-
 /* ---- engine state ------------------------------------------------ */
 
 typedef struct { ag_vc w, rr; } ag_ft_lock;   /* write releases, read releases */
 
 #define AG_FT_SITE_CACHE 1024
+#define AG_FT_SET_CLASSES 6                         /* capacities 2..64 */
+#define AG_FT_SLAB_CAP (2u << (AG_FT_SET_CLASSES - 1))
+#define AG_FT_SLAB_BYTES (64u * 1024)
 
 typedef struct {
    ag_ctx *ctx;
@@ -236,6 +217,13 @@ typedef struct {
    uint64_t *sites;
    uint32_t nsites, site_cap;
    struct { uint64_t site; uint32_t id; } site_cache[AG_FT_SITE_CACHE];
+   /* read sets of up to AG_FT_SLAB_CAP entries: carved from slabs, free
+      lists by capacity (class c: 2 << c entries); larger ones: heap */
+   struct ft_free *set_free[AG_FT_SET_CLASSES];
+   struct ft_slab *slabs;
+   char *slab_cur;
+   size_t slab_left;
+   uint64_t set_bytes, set_peak;  /* held for read sets (slabs, large sets) */
 } ag_ft;
 
 static void *ft_create(ag_ctx *ctx)
@@ -272,6 +260,133 @@ static inline uint32_t ft_site_id(ag_ft *f, uint64_t site)
    return *id - 1;
 }
 
+/* ---- read sets --------------------------------------------------- */
+
+typedef struct ft_free { struct ft_free *next; } ft_free;
+typedef struct ft_slab { struct ft_slab *next; } ft_slab;
+
+static size_t ft_set_size(uint32_t cap) { return sizeof(ag_ft_set) + cap * sizeof(ag_ft_ent); }
+
+static unsigned ft_set_class(uint32_t cap)
+{
+   unsigned c = 0;
+   while ((2u << c) < cap) c++;
+   return c;
+}
+
+static void ft_held(ag_ft *f, int64_t bytes)
+{
+   f->set_bytes += (uint64_t)bytes;
+   if (f->set_bytes > f->set_peak) f->set_peak = f->set_bytes;
+}
+
+/* An empty set for cap entries (a power of two, at least 2). */
+static ag_ft_set *ft_set_new(ag_ft *f, uint32_t cap)
+{
+   ag_ft_set *v;
+   if (cap > AG_FT_SLAB_CAP) {
+      v = ag_malloc(ft_set_size(cap));
+      ft_held(f, (int64_t)ft_set_size(cap));
+   } else {
+      unsigned c = ft_set_class(cap);
+      if (f->set_free[c]) {
+         v = (ag_ft_set *)f->set_free[c];
+         f->set_free[c] = f->set_free[c]->next;
+      } else {
+         size_t sz = ft_set_size(cap);
+         if (f->slab_left < sz) {
+            ft_slab *sl = ag_malloc(AG_FT_SLAB_BYTES);
+            sl->next = f->slabs;
+            f->slabs = sl;
+            f->slab_cur = (char *)sl + ((sizeof(ft_slab) + 15) & ~(size_t)15);
+            f->slab_left = AG_FT_SLAB_BYTES - (size_t)(f->slab_cur - (char *)sl);
+            ft_held(f, AG_FT_SLAB_BYTES);
+         }
+         v = (ag_ft_set *)f->slab_cur;
+         f->slab_cur += sz;
+         f->slab_left -= sz;
+      }
+   }
+   v->n = 0;
+   v->cap = cap;
+   return v;
+}
+
+static void ft_set_free(ag_ft *f, ag_ft_set *v)
+{
+   if (v->cap > AG_FT_SLAB_CAP) {
+      ft_held(f, -(int64_t)ft_set_size(v->cap));
+      ag_free(v);
+      return;
+   }
+   ft_free *e = (ft_free *)v;
+   unsigned c = ft_set_class(v->cap);
+   e->next = f->set_free[c];
+   f->set_free[c] = e;
+}
+
+static void ft_set_drop(ag_ft *f, ag_ft_loc *l)
+{
+   if (l->skind == AG_FT_SET) ft_set_free(f, ft_set_of(l));
+   l->s = 0;
+   l->skind = 0;
+   l->ssite = 0;
+}
+
+static inline uint32_t ft_key(ag_tid u, unsigned k) { return (uint32_t)u << 2 | k; }
+static inline uint32_t ft_ent_key(const ag_ft_ent *e) { return ft_key(ft_ep_tid(e->ep), e->kind); }
+
+/* The index of (u, k) in v, or where it would go. */
+static uint32_t ft_set_find(const ag_ft_set *v, ag_tid u, unsigned k)
+{
+   uint32_t key = ft_key(u, k), i = 0;
+   while (i < v->n && ft_ent_key(&v->e[i]) < key) i++;
+   return i;
+}
+
+/* Set the entry of (u, k) to clock clk (> 0) at site; returns the set,
+   which may have moved. */
+static ag_ft_set *ft_set_put(ag_ft *f, ag_ft_set *v, ag_tid u, unsigned k,
+                             uint64_t clk, uint32_t site)
+{
+   uint32_t i = ft_set_find(v, u, k);
+   if (i == v->n || ft_ent_key(&v->e[i]) != ft_key(u, k)) {
+      if (v->n == v->cap) {
+         ag_ft_set *w = ft_set_new(f, 2 * v->cap);
+         ag_memcopy(w->e, v->e, v->n * sizeof(ag_ft_ent));
+         w->n = v->n;
+         ft_set_free(f, v);
+         v = w;
+      }
+      for (uint32_t j = v->n; j > i; j--) v->e[j] = v->e[j - 1];
+      v->n++;
+   }
+   v->e[i].ep = ft_ep(u, clk);
+   v->e[i].site = site;
+   v->e[i].kind = k;
+   return v;
+}
+
+/* Remove the entry of (u, k), if any. */
+static void ft_set_del(ag_ft_set *v, ag_tid u, unsigned k)
+{
+   uint32_t i = ft_set_find(v, u, k);
+   if (i == v->n || ft_ent_key(&v->e[i]) != ft_key(u, k)) return;
+   for (v->n--; i < v->n; i++) v->e[i] = v->e[i + 1];
+}
+
+/* The clock of (u, k) in v (0: none). */
+static uint64_t ft_set_clk(const ag_ft_set *v, ag_tid u, unsigned k)
+{
+   uint32_t i = ft_set_find(v, u, k);
+   return i < v->n && ft_ent_key(&v->e[i]) == ft_key(u, k) ? ft_ep_clk(v->e[i].ep) : 0;
+}
+
+static uint64_t ft_heap_peak(void *self)
+{
+   return ((ag_ft *)self)->set_peak;
+}
+
 static void ft_free_lock(void *arg, uint64_t key, void *rec)
 {
    (void)arg; (void)key;
@@ -289,6 +404,9 @@ static void ft_destroy(void *self)
    ag_map_delete(f->locks);
    ag_map_delete(f->site_ids);
    ag_free(f->sites);
+   /* sets of live locations were freed by loc_fini (the shadow is deleted
+      first); the slabs hold the rest */
+   while (f->slabs) { ft_slab *n = f->slabs->next; ag_free(f->slabs); f->slabs = n; }
    ag_free(f);
 }
 
@@ -346,34 +464,32 @@ static void ft_loc_init(void *self, void *loc)
 
 static void ft_loc_copy(void *self, void *dst, const void *src)
 {
-   (void)self;
    ag_ft_loc *d = dst;
    const ag_ft_loc *s = src;
    *d = *s;
    if (s->skind == AG_FT_SET) {
       ag_ft_set *v = ft_set_of(s);
-      ag_ft_set *c = ft_set_new(v->n);
+      ag_ft_set *c = ft_set_new(self, v->cap);
       ag_memcopy(c->e, v->e, v->n * sizeof(ag_ft_ent));
+      c->n = v->n;
       d->s = (uint64_t)(uintptr_t)c;
    }
 }
 
 static void ft_loc_fini(void *self, void *loc)
 {
-   (void)self;
-   ft_set_drop(loc);
+   ft_set_drop(self, loc);
 }
 
+/* Entries are kept in one order and never with a zero clock: equal sets
+   have equal arrays. */
 static int ft_set_equal(const ag_ft_set *a, const ag_ft_set *b)
 {
-   static const ag_ft_ent none;        /* an absent thread's entry */
-   uint32_t n = a->n > b->n ? a->n : b->n;
-   for (uint32_t u = 0; u < n; u++) {
-      const ag_ft_ent *x = u < a->n ? &a->e[u] : &none, *y = u < b->n ? &b->e[u] : &none;
-      for (unsigned k = 0; k < AG_NKINDS; k++)
-         if (x->clk[k] != y->clk[k] || (x->clk[k] && x->site[k] != y->site[k]))
-            return 0;
-   }
+   if (a->n != b->n) return 0;
+   for (uint32_t i = 0; i < a->n; i++)
+      if (a->e[i].ep != b->e[i].ep || a->e[i].site != b->e[i].site
+          || a->e[i].kind != b->e[i].kind)
+         return 0;
    return 1;
 }
 
@@ -434,62 +550,66 @@ static void ft_check(ag_ft *f, ag_tid t, const ag_vc *c, const ag_ft_loc *l,
       return;
    }
    const ag_ft_set *v = ft_set_of(l);
-   for (uint32_t u = 0; u < v->n; u++) {
-      uint64_t cu = ft_vc_get(c, u);
-      for (unsigned k = 0; k < AG_NKINDS; k++)
-         if ((conf >> k & 1) && v->e[u].clk[k] > cu) {
-            ft_race(f, t, addr, flags, u, v->e[u].site[k], ag_kind_flags[k]);
-            return;
-         }
+   for (uint32_t i = 0; i < v->n; i++) {
+      const ag_ft_ent *e = &v->e[i];
+      if ((conf >> e->kind & 1) && !ft_ep_leq(e->ep, c)) {
+         ft_race(f, t, addr, flags, ft_ep_tid(e->ep), e->site, ag_kind_flags[e->kind]);
+         return;
+      }
    }
 }
 
-/* The location as an epoch set of at least n entries. */
-static ag_ft_set *ft_setify(ag_ft_loc *l, uint32_t n)
+/* The location's accesses since its last plain write as a set. */
+static ag_ft_set *ft_setify(ag_ft *f, ag_ft_loc *l)
 {
    if (l->skind != AG_FT_SET) {
-      ag_ft_set *v = ft_set_new(n);
+      ag_ft_set *v = ft_set_new(f, 2);
       if (l->s) {
-         ag_tid u = ft_ep_tid(l->s);
-         v = ft_set_grow(v, u + 1);
-         v->e[u].clk[l->skind] = ft_ep_clk(l->s);
-         v->e[u].site[l->skind] = l->ssite;
+         v->e[0].ep = l->s;
+         v->e[0].site = l->ssite;
+         v->e[0].kind = l->skind;
+         v->n = 1;
       }
       l->s = (uint64_t)(uintptr_t)v;
       l->skind = AG_FT_SET;
       l->ssite = 0;
    }
-   ag_ft_set *v = ft_set_grow(ft_set_of(l), n);
-   l->s = (uint64_t)(uintptr_t)v;
-   return v;
+   return ft_set_of(l);
 }
 
 /* The location becomes part of an atomic object: its kept plain accesses
    are taken to have been atomic ones (see the opening comment). */
-static void ft_atomize(ag_ft_loc *l)
+static void ft_atomize(ag_ft *f, ag_ft_loc *l)
 {
    if (!l->w) {
       if (l->skind == AG_PR) l->skind = AG_AR;
       if (l->skind != AG_FT_SET) return;
    } else {
       ag_tid u = ft_ep_tid(l->w);
-      ag_ft_set *v = ft_setify(l, u + 1);
-      if (v->e[u].clk[AG_AW] < ft_ep_clk(l->w)) {
-         v->e[u].clk[AG_AW] = ft_ep_clk(l->w);
-         v->e[u].site[AG_AW] = l->wsite;
-      }
+      ag_ft_set *v = ft_setify(f, l);
+      if (ft_set_clk(v, u, AG_AW) < ft_ep_clk(l->w))
+         v = ft_set_put(f, v, u, AG_AW, ft_ep_clk(l->w), l->wsite);
+      l->s = (uint64_t)(uintptr_t)v;
       l->w = 0;
       l->wsite = 0;
    }
+   /* each thread's plain read becomes its atomic read, unless that is
+      later (a thread's AR entry directly follows its PR entry) */
    ag_ft_set *v = ft_set_of(l);
-   for (uint32_t u = 0; u < v->n; u++) {
-      ag_ft_ent *e = &v->e[u];
-      if (e->clk[AG_PR] > e->clk[AG_AR]) {
-         e->clk[AG_AR] = e->clk[AG_PR];
-         e->site[AG_AR] = e->site[AG_PR];
+   uint32_t j = 0;
+   for (uint32_t i = 0; i < v->n; i++) {
+      ag_ft_ent e = v->e[i];
+      if (e.kind == AG_PR) {
+         const ag_ft_ent *ar = &v->e[i + 1];
+         if (i + 1 < v->n && ar->kind == AG_AR && ft_ep_tid(ar->ep) == ft_ep_tid(e.ep)) {
+            if (ar->ep >= e.ep) e = *ar;
+            i++;
+         }
+         e.kind = AG_AR;
       }
-      e->clk[AG_PR] = 0;
+      v->e[j++] = e;
    }
+   v->n = j;
 }
 
 static void ft_mark(ag_ft_loc *l, ag_addr loc_addr, ag_addr addr, unsigned size)
@@ -521,7 +641,7 @@ static unsigned ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
    const ag_ctx *x = f->ctx;
    int first = addr == x->addr;           /* the access's first location */
    if (flags & AG_ATOMIC) {
-      if (!l->asize) ft_atomize(l);
+      if (!l->asize) ft_atomize(f, l);
       ft_mark(l, addr, x->addr, x->size);
       if (first) ft_atomic_acquire(f, t, x->addr);
       if (flags & AG_WRITE) ft_atomic_release(f, t, x->addr);
@@ -567,7 +687,7 @@ static void ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
       /* a plain write conflicts with everything: it alone is kept */
       l->w = ft_ep(t, now);
       l->wsite = site;
-      ft_set_drop(l);
+      ft_set_drop(f, l);
       return;
    }
    unsigned k = ft_kind(flags);
@@ -580,10 +700,9 @@ static void ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
    }
    /* not ordered after the one kept, or of a kind that does not cover
       it: keep both, per thread and kind */
-   ag_ft_set *v = ft_setify(l, t + 1);
-   v->e[t].clk[k] = now;
-   v->e[t].site[k] = site;
-   if (k == AG_PR) v->e[t].clk[AG_AR] = 0;     /* covered by this read */
+   ag_ft_set *v = ft_set_put(f, ft_setify(f, l), t, k, now, site);
+   if (k == AG_PR) ft_set_del(v, t, AG_AR);     /* covered by this read */
+   l->s = (uint64_t)(uintptr_t)v;
 }
 
 /* ---- synchronisation --------------------------------------------- */
@@ -677,4 +796,5 @@ const ag_engine_ops ag_fasttrack_ops = {
    .access_done = NULL,
    .lock_forget = ft_lock_forget,
    .atomic_mark = ft_atomic_mark,
+   .heap_peak = ft_heap_peak,
 };
