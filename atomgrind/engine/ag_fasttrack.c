@@ -53,7 +53,8 @@
  * plain reads, atomic reads and atomic writes: one epoch while each such
  * access happens after the previous one and covers it (conflicts with all
  * it conflicts with), else a per-thread, per-kind clock (FastTrack's read
- * vector clock, extended to the three kinds).  A plain write conflicts with
+ * vector clock, extended to the three kinds; stored sparse, only the
+ * threads that made such an access, in sets carved from slabs).  A plain write conflicts with
  * everything, so it replaces all of that.  Every access is checked against
  * the last plain write and the kept accesses it conflicts with; one report
  * per racing event (the dispatcher drops the others), naming the earlier
