@@ -72,6 +72,7 @@
 #include "ag_engine_impl.h"
 #include "ag_map.h"
 #include "ag_shim.h"
+#include "ag_slab.h"           /* read sets */
 
 /* ---- vector clocks ----------------------------------------------- */
 
@@ -197,7 +198,6 @@ typedef struct { ag_vc w, rr; } ag_ft_lock;   /* write releases, read releases *
 #define AG_FT_SITE_CACHE 1024
 #define AG_FT_SET_CLASSES 6                         /* capacities 2..64 */
 #define AG_FT_SLAB_CAP (2u << (AG_FT_SET_CLASSES - 1))
-#define AG_FT_SLAB_BYTES (64u * 1024)
 
 typedef struct {
    ag_ctx *ctx;
@@ -220,11 +220,9 @@ typedef struct {
    struct { uint64_t site; uint32_t id; } site_cache[AG_FT_SITE_CACHE];
    /* read sets of up to AG_FT_SLAB_CAP entries: carved from slabs, free
       lists by capacity (class c: 2 << c entries); larger ones: heap */
-   struct ft_free *set_free[AG_FT_SET_CLASSES];
-   struct ft_slab *slabs;
-   char *slab_cur;
-   size_t slab_left;
-   uint64_t set_bytes, set_peak;  /* held for read sets (slabs, large sets) */
+   ag_slab_pool sets;
+   uint64_t big_bytes;            /* held for larger sets */
+   uint64_t set_peak;             /* most held for read sets at once */
 } ag_ft;
 
 static void *ft_create(ag_ctx *ctx)
@@ -263,9 +261,6 @@ static inline uint32_t ft_site_id(ag_ft *f, uint64_t site)
 
 /* ---- read sets --------------------------------------------------- */
 
-typedef struct ft_free { struct ft_free *next; } ft_free;
-typedef struct ft_slab { struct ft_slab *next; } ft_slab;
-
 static size_t ft_set_size(uint32_t cap) { return sizeof(ag_ft_set) + cap * sizeof(ag_ft_ent); }
 
 static unsigned ft_set_class(uint32_t cap)
@@ -275,39 +270,18 @@ static unsigned ft_set_class(uint32_t cap)
    return c;
 }
 
-static void ft_held(ag_ft *f, int64_t bytes)
-{
-   f->set_bytes += (uint64_t)bytes;
-   if (f->set_bytes > f->set_peak) f->set_peak = f->set_bytes;
-}
-
 /* An empty set for cap entries (a power of two, at least 2). */
 static ag_ft_set *ft_set_new(ag_ft *f, uint32_t cap)
 {
    ag_ft_set *v;
    if (cap > AG_FT_SLAB_CAP) {
       v = ag_malloc(ft_set_size(cap));
-      ft_held(f, (int64_t)ft_set_size(cap));
+      f->big_bytes += ft_set_size(cap);
    } else {
-      unsigned c = ft_set_class(cap);
-      if (f->set_free[c]) {
-         v = (ag_ft_set *)f->set_free[c];
-         f->set_free[c] = f->set_free[c]->next;
-      } else {
-         size_t sz = ft_set_size(cap);
-         if (f->slab_left < sz) {
-            ft_slab *sl = ag_malloc(AG_FT_SLAB_BYTES);
-            sl->next = f->slabs;
-            f->slabs = sl;
-            f->slab_cur = (char *)sl + ((sizeof(ft_slab) + 15) & ~(size_t)15);
-            f->slab_left = AG_FT_SLAB_BYTES - (size_t)(f->slab_cur - (char *)sl);
-            ft_held(f, AG_FT_SLAB_BYTES);
-         }
-         v = (ag_ft_set *)f->slab_cur;
-         f->slab_cur += sz;
-         f->slab_left -= sz;
-      }
+      v = ag_slab_alloc(&f->sets, ft_set_class(cap), ft_set_size(cap));
    }
+   uint64_t held = f->sets.bytes + f->big_bytes;
+   if (held > f->set_peak) f->set_peak = held;
    v->n = 0;
    v->cap = cap;
    return v;
@@ -316,14 +290,11 @@ static ag_ft_set *ft_set_new(ag_ft *f, uint32_t cap)
 static void ft_set_free(ag_ft *f, ag_ft_set *v)
 {
    if (v->cap > AG_FT_SLAB_CAP) {
-      ft_held(f, -(int64_t)ft_set_size(v->cap));
+      f->big_bytes -= ft_set_size(v->cap);
       ag_free(v);
-      return;
+   } else {
+      ag_slab_free(&f->sets, ft_set_class(v->cap), v);
    }
-   ft_free *e = (ft_free *)v;
-   unsigned c = ft_set_class(v->cap);
-   e->next = f->set_free[c];
-   f->set_free[c] = e;
 }
 
 static void ft_set_drop(ag_ft *f, ag_ft_loc *l)
@@ -407,7 +378,7 @@ static void ft_destroy(void *self)
    ag_free(f->sites);
    /* sets of live locations were freed by loc_fini (the shadow is deleted
       first); the slabs hold the rest */
-   while (f->slabs) { ft_slab *n = f->slabs->next; ag_free(f->slabs); f->slabs = n; }
+   ag_slab_release(&f->sets);
    ag_free(f);
 }
 

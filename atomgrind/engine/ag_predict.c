@@ -57,6 +57,7 @@
 #include "ag_engine_impl.h"
 #include "ag_map.h"
 #include "ag_shim.h"
+#include "ag_slab.h"           /* further entries of a location */
 
 #define PD_MAXENT 4       /* threads remembered per location */
 #define PD_MAXPEND 4      /* predictions waiting for a region's end */
@@ -172,10 +173,7 @@ typedef struct {
    pd_desc_cached dcache[PD_DCACHE];
    /* pd_more arrays: carved from slabs, no allocator header each (a
       location two threads touched is common: a buffer handed over) */
-   struct pd_free *mfree[PD_MAXENT];      /* free arrays by capacity */
-   struct pd_slab *slabs;
-   char *slab_cur;
-   size_t slab_left;
+   ag_slab_pool more;                     /* size class: capacity */
 } pd_state;
 
 static pd_thread *pd_th(pd_state *pd, ag_tid t)
@@ -322,30 +320,10 @@ static void pd_loc_init(void *self, void *loc)
 
 static size_t pd_more_bytes(uint32_t cap) { return sizeof(pd_more) + cap * sizeof(pd_ent); }
 
-#define PD_SLAB_BYTES (64u * 1024)
-typedef struct pd_free { struct pd_free *next; } pd_free;
-typedef struct pd_slab { struct pd_slab *next; } pd_slab;
-
 /* An empty array for cap entries (1 <= cap < PD_MAXENT). */
 static pd_more *pd_more_new(pd_state *pd, uint32_t cap)
 {
-   size_t sz = pd_more_bytes(cap);
-   pd_more *m;
-   if (pd->mfree[cap]) {
-      m = (pd_more *)pd->mfree[cap];
-      pd->mfree[cap] = pd->mfree[cap]->next;
-   } else {
-      if (pd->slab_left < sz) {
-         pd_slab *sl = ag_malloc(PD_SLAB_BYTES);
-         sl->next = pd->slabs;
-         pd->slabs = sl;
-         pd->slab_cur = (char *)sl + ((sizeof(pd_slab) + 15) & ~(size_t)15);
-         pd->slab_left = PD_SLAB_BYTES - (size_t)(pd->slab_cur - (char *)sl);
-      }
-      m = (pd_more *)pd->slab_cur;
-      pd->slab_cur += sz;
-      pd->slab_left -= sz;
-   }
+   pd_more *m = ag_slab_alloc(&pd->more, cap, pd_more_bytes(cap));
    m->n = 0;
    m->cap = cap;
    return m;
@@ -353,10 +331,7 @@ static pd_more *pd_more_new(pd_state *pd, uint32_t cap)
 
 static void pd_more_free(pd_state *pd, pd_more *m)
 {
-   if (!m) return;
-   pd_free *f = (pd_free *)m;
-   f->next = pd->mfree[m->cap];
-   pd->mfree[m->cap] = f;
+   if (m) ag_slab_free(&pd->more, m->cap, m);
 }
 
 static void pd_loc_copy(void *self, void *dst, const void *src)
@@ -800,7 +775,7 @@ static void pd_destroy(void *self)
    ag_map_delete(pd->lset_idx);
    ag_map_delete(pd->desc_idx);
    ag_free(pd->descs);
-   while (pd->slabs) { pd_slab *n = pd->slabs->next; ag_free(pd->slabs); pd->slabs = n; }
+   ag_slab_release(&pd->more);
    for (uint32_t i = 0; i < pd->nlsets; i++) ag_free(pd->lsets[i].keys);
    ag_free(pd->lsets);
    ag_free(pd);
