@@ -482,31 +482,48 @@ int ag_ev_thread_exit(ag_engine *e, ag_tid t)
 
 /* Forgetting the keys of a map that lie in a range: fn(e, key, rec) for
    each record that is still known. */
-typedef int (*ag_forget_fn)(ag_engine *e, ag_addr key, void *rec);
-typedef struct { ag_engine *e; ag_addr lo, hi; ag_forget_fn fn; } ag_forget_range;
+typedef void (*ag_key_fn)(void *arg, uint64_t key, void *rec);
+typedef struct { ag_addr lo, hi; ag_key_fn fn; void *arg; } ag_key_range;
 
-static void ag_forget_key_in(void *arg, uint64_t key, void *rec)
+static void ag_key_in(void *arg, uint64_t key, void *rec)
 {
-   ag_forget_range *r = arg;
-   if (key >= r->lo && key < r->hi) r->fn(r->e, key, rec);
+   ag_key_range *r = arg;
+   if (key >= r->lo && key < r->hi) r->fn(r->arg, key, rec);
 }
 
-/* Probe each address or visit each key ever seen, whichever is fewer, so
-   a free costs at most its length. */
-static void ag_forget_keys(ag_engine *e, ag_map *m, ag_addr addr, uint64_t len,
-                           ag_forget_fn fn)
+/* fn(arg, key, rec) for each key of m in [addr, addr + len): probe each
+   address or visit each key ever seen, whichever is fewer, so a free
+   costs at most its length. */
+static void ag_keys_in(ag_map *m, ag_addr addr, uint64_t len, ag_key_fn fn, void *arg)
 {
    size_t n = ag_map_count(m);
    if (n == 0 || len == 0) return;
    if (len <= n) {
       for (uint64_t i = 0; i < len; i++) {
          void *rec = ag_map_get(m, addr + i);
-         if (rec) fn(e, addr + i, rec);
+         if (rec) fn(arg, addr + i, rec);
       }
    } else {
-      ag_forget_range r = { e, addr, addr + len < addr ? ~(ag_addr)0 : addr + len, fn };
-      ag_map_foreach(m, ag_forget_key_in, &r);
+      ag_key_range r = { addr, addr + len < addr ? ~(ag_addr)0 : addr + len, fn, arg };
+      ag_map_foreach(m, ag_key_in, &r);
    }
+}
+
+typedef int (*ag_forget_fn)(ag_engine *e, ag_addr key, void *rec);
+typedef struct { ag_engine *e; ag_forget_fn fn; } ag_forget_arg;
+
+static void ag_forget_one(void *arg, uint64_t key, void *rec)
+{
+   ag_forget_arg *f = arg;
+   f->fn(f->e, key, rec);
+}
+
+/* fn(e, key, rec) for each record of m in the range that is still known. */
+static void ag_forget_keys(ag_engine *e, ag_map *m, ag_addr addr, uint64_t len,
+                           ag_forget_fn fn)
+{
+   ag_forget_arg f = { e, fn };
+   ag_keys_in(m, addr, len, ag_forget_one, &f);
 }
 
 static int ag_forget_lock(ag_engine *e, ag_addr lock, void *rec)
@@ -552,18 +569,12 @@ static void ag_widen_key(void *arg, uint64_t key, void *rec)
    and stack frames never split an object: this is for odd programs. */
 static void ag_atomic_widen(ag_engine *e, ag_addr *addr, uint64_t *len)
 {
-   size_t n = ag_map_count(e->atomics);
-   if (n == 0 || *len == 0 || *addr + *len < *addr) return;
+   if (ag_map_count(e->atomics) == 0 || *len == 0 || *addr + *len < *addr) return;
    ag_widen w = { *addr, *addr + *len, 1 };
-   while (w.grew) {
+   while (w.grew) {              /* objects start at most atomic_max - 1 below */
       w.grew = 0;
       ag_addr from = w.lo > e->atomic_max ? w.lo - e->atomic_max + 1 : 0;
-      if (w.hi - from <= n) {
-         for (ag_addr k = from; k < w.hi; k++) {
-            void *rec = ag_map_get(e->atomics, k);
-            if (rec) ag_widen_key(&w, k, rec);
-         }
-      } else ag_map_foreach(e->atomics, ag_widen_key, &w);
+      ag_keys_in(e->atomics, from, w.hi - from, ag_widen_key, &w);
    }
    *addr = w.lo;
    *len = w.hi - w.lo;
