@@ -17,30 +17,30 @@ from test_trace_tool import tool as trace_tool
 
 END_REPORT = """\
 Atomicity violation: the atomic region of thread #2, ending here, was interleaved with conflicting work of thread #3
-   at 0x..: thread_t (end_cycle.c:31)
+   at 0x..: thread_t (end_cycle.c:24)
    by 0x..: ag_thread_start (ag_intercepts.c:N)
 
 Thread #3's atomic region came after thread #2's from its read of size 4 at 0x..
-   at 0x..: thread_u (end_cycle.c:42)
+   at 0x..: thread_u (end_cycle.c:35)
  Address 0x.. is 0 bytes inside data symbol "x"
 
 Thread #2's atomic region came after thread #3's from its read of size 4 at 0x..
-   at 0x..: thread_t (end_cycle.c:30)
+   at 0x..: thread_t (end_cycle.c:23)
  Address 0x.. is 0 bytes inside data symbol "y"
 
 The atomic region of thread #2 began at
-   at 0x..: thread_t (end_cycle.c:28)
+   at 0x..: thread_t (end_cycle.c:21)
    by 0x..: ag_thread_start (ag_intercepts.c:N)
 
 Thread #3 ran conflicting code inside its atomic region, which began at
-   at 0x..: thread_u (end_cycle.c:40)
+   at 0x..: thread_u (end_cycle.c:33)
    by 0x..: ag_thread_start (ag_intercepts.c:N)
 """
 
 # --history-level=full: the two accesses with their whole stacks
 FULL_WAYS = """\
 Thread #3's atomic region came after thread #2's from its read of size 4 at 0x..
-   at 0x..: thread_u (end_cycle.c:42)
+   at 0x..: thread_u (end_cycle.c:35)
    by 0x..: ag_thread_start (ag_intercepts.c:N)
 """
 
@@ -84,9 +84,9 @@ class EndOfRegion(unittest.TestCase):
                            capture_output=True, text=True, timeout=120)
         self.assertIn("detected at the end of T1's atomic region", p.stdout, p.stdout + p.stderr)
         self.assertRegex(p.stdout, r"T2's region came after T1's from its read of 4 bytes at 0x[0-9a-f]+ "
-                                   r"at event \d+ \(site \d+: thread_u end_cycle.c:42\)")
+                                   r"at event \d+ \(site \d+: thread_u end_cycle.c:35\)")
         self.assertRegex(p.stdout, r"T1's region came after T2's from its read of 4 bytes at 0x[0-9a-f]+ "
-                                   r"at event \d+ \(site \d+: thread_t end_cycle.c:30\)")
+                                   r"at event \d+ \(site \d+: thread_t end_cycle.c:23\)")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,16 @@ static inline void ms_sleep(int ms)
    while (nanosleep(&ts, &ts) != 0) {}
 }
 
+/* Sleep until ms milliseconds after t0 (CLOCK_MONOTONIC): events at fixed
+   times, however late each thread started. */
+static inline void sleep_until(struct timespec t0, long ms)
+{
+   long ns = t0.tv_nsec + ms * 1000000L;
+   t0.tv_sec += ns / 1000000000L;
+   t0.tv_nsec = ns % 1000000000L;
+   while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t0, NULL) != 0) {}
+}
+
 static inline pthread_t spawn(void *(*fn)(void *), void *arg)
 {
    pthread_t t;

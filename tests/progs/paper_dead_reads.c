@@ -19,14 +19,7 @@ static volatile int x, y, z;
 static struct timespec t0;
 static const char *trace;
 
-static void at(int k)               /* sleep until event k's time */
-{
-   struct timespec t = t0;
-   long ns = t.tv_nsec + (long)k * STEP * 1000000L;
-   t.tv_sec += ns / 1000000000L;
-   t.tv_nsec = ns % 1000000000L;
-   while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) != 0) {}
-}
+static void at(int k) { sleep_until(t0, (long)k * STEP); }   /* event k's time */
 
 static void *t1(void *arg)
 {
