@@ -3,17 +3,11 @@
  *
  * Per access: the page comes from a direct-mapped cache in front of the
  * hash table, the engine's access callback is called directly.  Cells are
- * carved from slabs (no allocator call, no per-cell header). */
+ * carved from slabs (ag_slab.h: no allocator call, no per-cell header). */
 #include "ag_shadow.h"
 #include "ag_map.h"
 #include "ag_shim.h"
 
-#define AG_SLAB_BYTES (64u * 1024)
-
-/* free lists of whole (1 loc) and split (8 loc) cells */
-typedef struct ag_free_cell { struct ag_free_cell *next; } ag_free_cell;
-
-typedef struct ag_slab { struct ag_slab *next; } ag_slab;
 
 #define AG_P2(n) n, n + 1, n + 1, n + 2
 #define AG_P4(n) AG_P2(n), AG_P2(n + 1), AG_P2(n + 1), AG_P2(n + 2)
@@ -28,7 +22,7 @@ ag_shadow *ag_shadow_new(const ag_engine_ops *ops, void *self)
    s->ops = ops;
    s->self = self;
    s->loc = (ops->loc_size + 7) & ~(size_t)7;
-   if (s->loc < sizeof(ag_free_cell)) s->loc = sizeof(ag_free_cell);
+   if (s->loc < sizeof(void *)) s->loc = sizeof(void *);   /* a free block holds a link */
    s->pages = ag_map_new(sizeof(ag_page *));
    for (unsigned i = 0; i < AG_CACHE_SIZE; i++) s->cache[i].key = ~(uint64_t)0;
    s->compact_at = ops->loc_equal ? ag_shadow_compact_min : ~(uint64_t)0;
@@ -41,29 +35,15 @@ static void *ag_cell_alloc(ag_shadow *s, unsigned n)
    size_t sz = n * s->loc;
    s->bytes += sz;
    if (s->bytes > s->peak) s->peak = s->bytes;
-   if (s->free[n]) { ag_free_cell *c = s->free[n]; s->free[n] = c->next; return c; }
-   if (s->slab_left < sz) {
-      ag_slab *sl = ag_malloc(AG_SLAB_BYTES);
-      s->slab_bytes += AG_SLAB_BYTES;
-      sl->next = s->slabs;
-      s->slabs = sl;
-      s->slab_cur = (char *)sl + ((sizeof(ag_slab) + 15) & ~(size_t)15);
-      s->slab_left = AG_SLAB_BYTES - (size_t)(s->slab_cur - (char *)sl);
-      AG_ASSERT(s->slab_left >= sz);
-   }
-   void *c = s->slab_cur;
-   s->slab_cur += sz;
-   s->slab_left -= sz;
+   void *c = ag_slab_alloc(&s->cells, n - 1, sz);
    AG_ASSERT(((uintptr_t)c & ~AG_PTR_MASK) == 0);
    return c;
 }
 
 static void ag_cell_free(ag_shadow *s, void *c, unsigned n)
 {
-   ag_free_cell *f = c;
    s->bytes -= n * s->loc;
-   f->next = s->free[n];
-   s->free[n] = f;
+   ag_slab_free(&s->cells, n - 1, c);
 }
 
 ag_page *ag_page_slow(ag_shadow *s, uint64_t key, int create)
@@ -371,13 +351,13 @@ void ag_shadow_delete(ag_shadow *s)
    if (!s) return;
    ag_map_foreach(s->pages, ag_page_fini, s);
    ag_map_delete(s->pages);
-   while (s->slabs) { ag_slab *n = s->slabs->next; ag_free(s->slabs); s->slabs = n; }
+   ag_slab_release(&s->cells);
    ag_free(s);
 }
 
 uint64_t ag_shadow_bytes(const ag_shadow *s) { return s->bytes; }
 uint64_t ag_shadow_peak(const ag_shadow *s) { return s->peak; }
-uint64_t ag_shadow_slab_bytes(const ag_shadow *s) { return s->slab_bytes; }
+uint64_t ag_shadow_slab_bytes(const ag_shadow *s) { return s->cells.bytes; }
 
 /* ---- joining equal locations ------------------------------------- */
 

@@ -24,6 +24,7 @@
 
 #include <stdint.h>
 #include "ag_engine_impl.h"
+#include "ag_slab.h"           /* the cells' slabs */
 
 typedef struct ag_shadow ag_shadow;
 
@@ -97,10 +98,8 @@ struct ag_shadow {
    size_t loc;                       /* loc_size rounded up to 8 */
    struct ag_map *pages;             /* page index -> ag_page* */
    ag_cache_ent cache[AG_CACHE_SIZE];
-   struct ag_free_cell *free[9];     /* free blocks of n cells, n = 1..8 */
-   struct ag_slab *slabs;            /* every cell lives in one of these */
-   char *slab_cur; size_t slab_left;
-   uint64_t bytes, peak, slab_bytes;
+   ag_slab_pool cells;               /* blocks of n cells, n = 1..8: class n - 1 */
+   uint64_t bytes, peak;
    uint64_t compact_at;              /* sweep when bytes reaches this */
 };
 
