@@ -25,7 +25,10 @@ def compile_prog(name, extra=(), suffix=""):
     os.makedirs(OUT, exist_ok=True)
     src = os.path.join(PROGS, name + ".c")
     exe = os.path.join(OUT, name + suffix)
-    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+    # (again when the program or a header beside it changed: common.h)
+    newest = max(os.path.getmtime(f) for f in
+                 [src] + [os.path.join(PROGS, h) for h in os.listdir(PROGS) if h.endswith(".h")])
+    if not os.path.exists(exe) or os.path.getmtime(exe) < newest:
         subprocess.run(["cc", "-g", "-O0", "-pthread", "-I", os.path.join(REPO, "atomgrind"),
                         "-o", exe, src, *extra], check=True)
     return exe

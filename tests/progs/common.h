@@ -17,6 +17,13 @@ static inline void ms_sleep(int ms)
    while (nanosleep(&ts, &ts) != 0) {}
 }
 
+static inline pthread_t spawn(void *(*fn)(void *), void *arg)
+{
+   pthread_t t;
+   if (pthread_create(&t, NULL, fn, arg) != 0) { perror("pthread_create"); exit(1); }
+   return t;
+}
+
 /* Sleep until ms milliseconds after t0 (CLOCK_MONOTONIC): events at fixed
    times, however late each thread started. */
 static inline void sleep_until(struct timespec t0, long ms)
@@ -25,12 +32,5 @@ static inline void sleep_until(struct timespec t0, long ms)
    t0.tv_sec += ns / 1000000000L;
    t0.tv_nsec = ns % 1000000000L;
    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t0, NULL) != 0) {}
-}
-
-static inline pthread_t spawn(void *(*fn)(void *), void *arg)
-{
-   pthread_t t;
-   if (pthread_create(&t, NULL, fn, arg) != 0) { perror("pthread_create"); exit(1); }
-   return t;
 }
 #endif
