@@ -122,37 +122,22 @@ static void ag_emit_stack_max(ag_ir *ir)
    ir->stack_max = ag_tmp(ir, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, IRExpr_RdTmp(pmax)));
 }
 
-/* Stop here?  Only the thread that asked, and not inside a synchronisation
-   call: the original of a wrapped function runs as a no-redirect
-   translation, and resuming at its address would enter the wrapper again. */
-static UWord ag_h_stopping(void)
-{
-   return ag_cur->ignore == 0 && ag_sched_h_stopping(VG_(get_running_tid)());
-}
-
 /* The scheduler's preemption after an access (ag_sched_access) happens at
    the start of the next superblock, where the guest state is exact: if
-   ag_sched_stop is set and ag_h_stopping agrees, leave to the scheduler (a
-   yield exit) to resume at this very block once the thread gets the turn
-   back. */
+   ag_sched_stop is set (only the running thread sets it, and every return
+   to the scheduler clears it, so it is this thread's), note that the stop
+   exit was taken and leave to the scheduler (a yield exit) to resume at
+   this very block once the thread gets the turn back.  No helper call:
+   a guarded store and an exit. */
 static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here)
 {
    IRTemp s = ag_load64(out, (void *)&ag_sched_stop);
    IRTemp set = newIRTemp(out->tyenv, Ity_I1);
    addStmtToIRSB(out, IRStmt_WrTmp(set, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(s),
                                                       IRExpr_Const(IRConst_U64(0)))));
-   IRTemp agree = newIRTemp(out->tyenv, Ity_I64);
-   IRDirty *di = unsafeIRDirty_1_N(agree, 0, "ag_h_stopping",
-                                   VG_(fnptr_to_fnentry)(ag_h_stopping), mkIRExprVec_0());
-   di->guard = IRExpr_RdTmp(set);
-   addStmtToIRSB(out, IRStmt_Dirty(di));
-   IRTemp yes = newIRTemp(out->tyenv, Ity_I1);
-   addStmtToIRSB(out, IRStmt_WrTmp(yes, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(agree),
-                                                      IRExpr_Const(IRConst_U64(0)))));
-   IRTemp go = newIRTemp(out->tyenv, Ity_I1);     /* agree is undefined if !set */
-   addStmtToIRSB(out, IRStmt_WrTmp(go, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(set),
-                                                     IRExpr_RdTmp(yes))));
-   addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(go), Ijk_Yield, IRConst_U64(here), offset_IP));
+   addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&ag_sched_stopping),
+                                    IRExpr_Const(IRConst_U64(1)), IRExpr_RdTmp(set)));
+   addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield, IRConst_U64(here), offset_IP));
 }
 
 static void ag_h_tick(void) { ag_an_tick(); }
@@ -248,7 +233,9 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          /* first, so that the gate read below sees the region open */
          if (st->tag == Ist_IMark)
             ag_spec_instrument_entry(ir.out, (Addr)st->Ist.IMark.addr, ir.offset_SP);
-         if (ag_clo_sched != AG_SCHED_NATIVE)
+         /* only instrumented accesses and atomic functions' entries (which
+            make code instrumented: ag_analysis.c) ask for stops */
+         if (ag_clo_sched != AG_SCHED_NATIVE && ag_an_instrument_accesses)
             ag_emit_stop(ir.out, layout->offset_IP, (Addr)vge->base[0]);
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
          if (ag_an_instrument_accesses) {

@@ -86,6 +86,7 @@ extern Int VG_(clo_fair_sched);
 #define AG_SC_PCT_K           2000
 
 volatile UWord ag_sched_stop;
+volatile UWord ag_sched_stopping;
 
 typedef enum {
    AG_SC_GONE = 0,   /* no such thread (or it exited) */
@@ -116,8 +117,6 @@ static ThreadId ag_sc_turn = VG_INVALID_THREADID;
 static ULong ag_sc_epoch;               /* moves whenever the holder progresses */
 static UInt ag_sc_enabled;              /* threads NEW or PARKED */
 static Bool ag_sc_draining;             /* exit_group: nobody waits any more */
-static ThreadId ag_sc_stop_asker = VG_INVALID_THREADID; /* set ag_sched_stop */
-static ThreadId ag_sc_stopping = VG_INVALID_THREADID;  /* took the stop exit */
 static UInt ag_sc_in_futex;             /* threads in a futex wait */
 static Bool ag_sc_woke;                 /* the holder woke futex waiters */
 static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
@@ -461,7 +460,7 @@ static void ag_sc_damp_for(ThreadId vgtid, Addr site)
    }
 }
 
-void ag_sched_region_enter(ThreadId vgtid, Addr site)
+void ag_sched_region_enter(ThreadId vgtid, Addr site, Bool may_stop)
 {
    if (!ag_sc_th) return;
    ag_sc_damp_for(vgtid, site);
@@ -469,10 +468,7 @@ void ag_sched_region_enter(ThreadId vgtid, Addr site)
    if (!ag_sc_on() || ag_sc_draining || ag_sc_turn != vgtid || ag_sc_enabled == 0) return;
    Bool stop = ag_clo_sched == AG_SCHED_PCT ? ag_sc_pct_change_point()
              : ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_damp(vgtid));
-   if (stop) {
-      ag_sched_stop = 1;
-      ag_sc_stop_asker = vgtid;
-   }
+   if (stop && may_stop) ag_sched_stop = 1;
 }
 
 void ag_sched_region_leave(ThreadId vgtid)
@@ -492,18 +488,7 @@ void ag_sched_access(ThreadId vgtid)
    } else {
       stop = ag_sc_one_in(ag_sc_access_rate(vgtid));
    }
-   if (stop) {
-      ag_sched_stop = 1;
-      ag_sc_stop_asker = vgtid;
-   }
-}
-
-Bool ag_sched_h_stopping(ThreadId vgtid)
-{
-   ag_sched_stop = 0;
-   if (ag_sc_stop_asker != vgtid) return False;
-   ag_sc_stopping = vgtid;
-   return True;
+   if (stop) ag_sched_stop = 1;
 }
 
 /* Every return to the scheduler.  If it is the stop exit (the thread is
@@ -514,8 +499,8 @@ static void ag_sc_stop_client_code(ThreadId vgtid, ULong bbs_done)
 {
    (void)bbs_done;
    ag_sched_stop = 0;
-   if (ag_sc_stopping != vgtid) return;
-   ag_sc_stopping = VG_INVALID_THREADID;
+   if (!ag_sched_stopping) return;
+   ag_sched_stopping = 0;
    ag_sched_point(vgtid, AG_PT_PREEMPT);
 }
 

@@ -18,8 +18,12 @@ typedef enum {
 } ag_point;
 
 /* Non-zero when the running thread must stop at the start of its next
-   superblock: instrumented code reads it there (ag_instrument.c). */
+   superblock: instrumented code reads it there (ag_instrument.c), and
+   sets ag_sched_stopping as it takes the stop exit.  Set only for the
+   running thread, not inside a synchronisation call; cleared at every
+   return to the scheduler. */
 extern volatile UWord ag_sched_stop;
+extern volatile UWord ag_sched_stopping;
 
 void ag_sched_pre_clo_init(void);     /* registers the syscall callbacks */
 void ag_sched_init(void);             /* after the options are known */
@@ -38,16 +42,13 @@ void ag_sched_begin(ThreadId vgtid, Addr site);
 
 /* A region opened or closed by generated code (a call of an atomic
    function, ag_spec.c): counted like BEGIN and END; the opening may ask
-   for a preemption at the next superblock start (no waiting here). */
-void ag_sched_region_enter(ThreadId vgtid, Addr site);
+   for a preemption at the next superblock start (no waiting here) if
+   may_stop (not inside a synchronisation call). */
+void ag_sched_region_enter(ThreadId vgtid, Addr site, Bool may_stop);
 void ag_sched_region_leave(ThreadId vgtid);
 
 /* An access by the running thread (not to its stack, not ignored): inside
    a region it may ask for a preemption at the next superblock start. */
 void ag_sched_access(ThreadId vgtid);
-
-/* From generated code, when ag_sched_stop is set at a superblock start:
-   does vgtid stop here (it asked for it)?  Clears ag_sched_stop. */
-Bool ag_sched_h_stopping(ThreadId vgtid);
 
 #endif

@@ -124,7 +124,8 @@ static VG_REGPARM(2) void ag_h_enter(UWord fn, Addr sp)
       refined spec must still make it atomic */
    ag_fnspec_entered((Int)fn, ag_an_begin(th->tid, vgtid));
    ag_sp_push(st, sp, (Int)fn, 0, 0);
-   ag_sched_region_enter(vgtid, (Addr)fn);   /* may preempt it at the next superblock */
+   /* may preempt it at the next superblock */
+   ag_sched_region_enter(vgtid, (Addr)fn, th->ignore == 0);
 }
 
 void ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
