@@ -18,11 +18,30 @@
 #include "ag_threads.h"            /* ag_cur: the running thread */
 
 /* The hot path.  szfl packs the size (low 16 bits) and AG_* flags.  The
-   thread's own stack was already filtered out inline (ag_emit). */
+   thread's own stack was already filtered out inline (ag_emit), except
+   with RPT (below). */
 static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
 {
    ag_thread *th = ag_cur;
    if (th->ignore || !ag_an_gate) return;
+   ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
+   if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
+}
+
+/* With --sample=rpt the gate is shut most of the time (between windows),
+   so the stack test is made here instead of inline (ag_emit): a shut gate
+   then costs the guarded call alone.  SP is exact at a helper call before
+   an access, as the unwind registers are. */
+static inline Bool ag_own_stack(const ag_thread *th, Addr a)
+{
+   return !ag_clo_check_stack_var && a <= th->stack_max
+          && VG_(get_SP)(VG_(get_running_tid)()) <= a + VG_STACK_REDZONE_SZB;
+}
+
+static VG_REGPARM(3) void ag_h_access_rpt(Addr a, UWord szfl, Addr ip)
+{
+   ag_thread *th = ag_cur;
+   if (th->ignore || !ag_an_gate || ag_own_stack(th, a)) return;
    ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
    if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
 }
@@ -33,7 +52,7 @@ static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
 static VG_REGPARM(3) void ag_h_atomic(Addr a, UWord szfl, Addr ip)
 {
    ag_thread *th = ag_cur;
-   if (th->ignore) return;
+   if (th->ignore || ag_own_stack(th, a)) return;
    if (ag_an_gate) ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
    else ag_an_atomic_seen(a, (UInt)(szfl & 0xffff));
 }
@@ -89,6 +108,8 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
                                  mkIRExpr_HWord(ir->ip));
    IRDirty *di = ungated
       ? unsafeIRDirty_0_N(3, "ag_h_atomic", VG_(fnptr_to_fnentry)(ag_h_atomic), args)
+      : ag_clo_sample_rpt
+      ? unsafeIRDirty_0_N(3, "ag_h_access_rpt", VG_(fnptr_to_fnentry)(ag_h_access_rpt), args)
       : unsafeIRDirty_0_N(3, "ag_h_access", VG_(fnptr_to_fnentry)(ag_h_access), args);
    di->guard = cond;
    addStmtToIRSB(ir->out, IRStmt_Dirty(di));
@@ -240,7 +261,8 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
          if (ag_an_instrument_accesses) {
             ag_emit_gate(&ir);
-            if (!ag_clo_check_stack_var) ag_emit_stack_max(&ir);
+            /* the stack test inline, except with RPT (ag_h_access_rpt) */
+            if (!ag_clo_check_stack_var && !ag_clo_sample_rpt) ag_emit_stack_max(&ir);
          }
          gate_done = True;
       }
