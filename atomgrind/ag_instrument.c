@@ -28,16 +28,18 @@ static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
    if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
 }
 
-/* With --sample=rpt the gate is shut most of the time (between windows),
-   so the stack test is made here instead of inline (ag_emit): a shut gate
-   then costs the guarded call alone.  SP is exact at a helper call before
-   an access, as the unwind registers are. */
+/* On the running thread's own stack or in the red zone below SP, and
+   --check-stack-var=no: the test ag_emit makes inline.  SP is exact at a
+   helper call before an access, as the unwind registers are. */
 static inline Bool ag_own_stack(const ag_thread *th, Addr a)
 {
    return !ag_clo_check_stack_var && a <= th->stack_max
           && VG_(get_SP)(VG_(get_running_tid)()) <= a + VG_STACK_REDZONE_SZB;
 }
 
+/* With --sample=rpt the gate is shut most of the time (between windows),
+   so the stack test is made here instead of inline: a shut gate then
+   costs the guarded call alone. */
 static VG_REGPARM(3) void ag_h_access_rpt(Addr a, UWord szfl, Addr ip)
 {
    ag_thread *th = ag_cur;
