@@ -104,4 +104,9 @@ struct ag_engine_ops {
    uint64_t (*heap_peak)(void *self);
 };
 
+/* FastTrack keeps site numbers below this in its 24-byte location, larger
+   ones beside it (ag_fasttrack.c); read when an instance is created.
+   White-box tests lower it so that both paths run. */
+extern uint32_t ag_fasttrack_site_inline;
+
 #endif

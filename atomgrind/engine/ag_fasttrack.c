@@ -170,21 +170,31 @@ typedef struct { uint64_t ep; uint32_t site; uint32_t kind; } ag_ft_ent;
 typedef struct { uint32_t n, cap; ag_ft_ent e[]; } ag_ft_set;
 _Static_assert(sizeof(ag_ft_ent) == 16, "ag_ft_ent is 16 bytes (memory of race mode)");
 
-#define AG_FT_SET 0xffu        /* ag_ft_loc.skind: s is an ag_ft_set* */
+#define AG_FT_SET 3u           /* ag_ft_loc.skind: s is an ag_ft_set* */
 
-/* One per location, so kept to 32 bytes: sites are numbered (a program
-   has far fewer than 2^32 access instructions). */
+/* One per location (per byte where a program accesses bytes), so kept to
+   24 bytes: the small fields and the two sites' numbers share a word.  A
+   number too large for its field (a program with 8M access sites, or
+   tests lowering ag_fasttrack_site_inline) is stored as AG_FT_SITE_ESC,
+   and the number itself in the engine's map `wide`, keyed by the cell's
+   address and field (ft_site_put, ft_site_get): slower, never wrong. */
+#define AG_FT_SITE_BITS 23
+#define AG_FT_SITE_ESC ((1u << AG_FT_SITE_BITS) - 1)
 typedef struct {
-   uint64_t w;          /* epoch of the last plain write (0: none) */
-   uint64_t s;          /* since then: one access's epoch, or ag_ft_set* */
-   uint32_t wsite;      /* their sites' numbers */
-   uint32_t ssite;
-   uint8_t skind;       /* AG_PR/AG_AR/AG_AW of that epoch, or AG_FT_SET */
-   uint8_t asize;       /* part of an atomic object of this size (0: not) */
-   int8_t aoff;         /* which starts at this offset from the location's
-                           8-byte word */
+   uint64_t w;                      /* epoch of the last plain write (0: none) */
+   uint64_t s;                      /* since then: one access's epoch, or ag_ft_set* */
+   uint64_t skind : 2;              /* AG_PR/AG_AR/AG_AW of that epoch, or AG_FT_SET */
+   uint64_t asize : 8;              /* part of an atomic object of this size (0: not) */
+   uint64_t aoff : 8;               /* which starts at this offset (an int8_t) from
+                                       the location's 8-byte word */
+   uint64_t wsite : AG_FT_SITE_BITS; /* the sites' numbers of w and of s */
+   uint64_t ssite : AG_FT_SITE_BITS;
 } ag_ft_loc;
-_Static_assert(sizeof(ag_ft_loc) == 32, "ag_ft_loc is 32 bytes (memory of race mode)");
+_Static_assert(sizeof(ag_ft_loc) == 24, "ag_ft_loc is 24 bytes (memory of race mode)");
+
+/* Site numbers from this one on are kept outside the location (tests
+   lower it to exercise that; it must not exceed AG_FT_SITE_ESC). */
+uint32_t ag_fasttrack_site_inline = AG_FT_SITE_ESC;
 
 static inline ag_ft_set *ft_set_of(const ag_ft_loc *l)
 {
@@ -218,6 +228,9 @@ typedef struct {
    uint64_t *sites;
    uint32_t nsites, site_cap;
    struct { uint64_t site; uint32_t id; } site_cache[AG_FT_SITE_CACHE];
+   uint32_t site_inline;          /* ag_fasttrack_site_inline at creation */
+   ag_map *wide;                  /* cell address | field -> site number
+                                     (field 0: wsite, 1: ssite) */
    /* read sets of up to AG_FT_SLAB_CAP entries: carved from slabs, free
       lists by capacity (class c: 2 << c entries); larger ones: heap */
    ag_slab_pool sets;
@@ -231,6 +244,9 @@ static void *ft_create(ag_ctx *ctx)
    f->ctx = ctx;
    f->locks = ag_map_new(sizeof(ag_ft_lock));
    f->site_ids = ag_map_new(sizeof(uint32_t));
+   f->site_inline = ag_fasttrack_site_inline < AG_FT_SITE_ESC
+                    ? ag_fasttrack_site_inline : AG_FT_SITE_ESC;
+   f->wide = ag_map_new(sizeof(uint32_t));
    f->pend_tid = AG_NO_TID;
    return f;
 }
@@ -258,6 +274,55 @@ static inline uint32_t ft_site_id(ag_ft *f, uint64_t site)
    f->site_cache[h].id = *id;
    return *id - 1;
 }
+
+/* A location's site fields (field 0: wsite, 1: ssite), with numbers too
+   large for them kept in f->wide.  An entry of f->wide is read only while
+   its field holds AG_FT_SITE_ESC, and every store of AG_FT_SITE_ESC
+   writes it first, so entries left behind by later stores and freed cells
+   are never read (they stay: ag_map cannot remove keys; at most two per
+   cell address ever used). */
+static inline uint64_t ft_wide_key(const ag_ft_loc *l, unsigned field)
+{
+   return (uint64_t)(uintptr_t)l | field;          /* cells are 8-aligned */
+}
+
+static void ft_site_put_wide(ag_ft *f, ag_ft_loc *l, unsigned field, uint32_t id)
+{
+   *(uint32_t *)ag_map_lookup(f->wide, ft_wide_key(l, field), NULL) = id;
+   if (field) l->ssite = AG_FT_SITE_ESC;
+   else l->wsite = AG_FT_SITE_ESC;
+}
+
+static inline void ft_wsite_put(ag_ft *f, ag_ft_loc *l, uint32_t id)
+{
+   if (__builtin_expect(id < f->site_inline, 1)) l->wsite = id;
+   else ft_site_put_wide(f, l, 0, id);
+}
+
+static inline void ft_ssite_put(ag_ft *f, ag_ft_loc *l, uint32_t id)
+{
+   if (__builtin_expect(id < f->site_inline, 1)) l->ssite = id;
+   else ft_site_put_wide(f, l, 1, id);
+}
+
+static uint32_t ft_site_get_wide(ag_ft *f, const ag_ft_loc *l, unsigned field)
+{
+   uint32_t *id = ag_map_get(f->wide, ft_wide_key(l, field));
+   AG_ASSERT(id);
+   return *id;
+}
+
+static inline uint32_t ft_wsite(ag_ft *f, const ag_ft_loc *l)
+{
+   return l->wsite != AG_FT_SITE_ESC ? (uint32_t)l->wsite : ft_site_get_wide(f, l, 0);
+}
+
+static inline uint32_t ft_ssite(ag_ft *f, const ag_ft_loc *l)
+{
+   return l->ssite != AG_FT_SITE_ESC ? (uint32_t)l->ssite : ft_site_get_wide(f, l, 1);
+}
+
+static inline int64_t ft_aoff(const ag_ft_loc *l) { return (int8_t)(uint8_t)l->aoff; }
 
 /* ---- read sets --------------------------------------------------- */
 
@@ -375,6 +440,7 @@ static void ft_destroy(void *self)
    ag_map_foreach(f->locks, ft_free_lock, NULL);
    ag_map_delete(f->locks);
    ag_map_delete(f->site_ids);
+   ag_map_delete(f->wide);
    ag_free(f->sites);
    /* sets of live locations were freed by loc_fini (the shadow is deleted
       first); the slabs hold the rest */
@@ -436,9 +502,14 @@ static void ft_loc_init(void *self, void *loc)
 
 static void ft_loc_copy(void *self, void *dst, const void *src)
 {
+   ag_ft *f = self;
    ag_ft_loc *d = dst;
    const ag_ft_loc *s = src;
    *d = *s;
+   if (__builtin_expect(s->wsite == AG_FT_SITE_ESC, 0))
+      ft_site_put_wide(f, d, 0, ft_site_get_wide(f, s, 0));
+   if (__builtin_expect(s->ssite == AG_FT_SITE_ESC, 0))
+      ft_site_put_wide(f, d, 1, ft_site_get_wide(f, s, 1));
    if (s->skind == AG_FT_SET) {
       ag_ft_set *v = ft_set_of(s);
       ag_ft_set *c = ft_set_new(self, v->cap);
@@ -469,13 +540,13 @@ static int ft_set_equal(const ag_ft_set *a, const ag_ft_set *b)
    same result on both (a site kept beside a zero clock is never read). */
 static int ft_loc_equal(void *self, const void *pa, const void *pb)
 {
-   (void)self;
+   ag_ft *f = self;
    const ag_ft_loc *a = pa, *b = pb;
-   if (a->w != b->w || a->wsite != b->wsite || a->skind != b->skind
+   if (a->w != b->w || ft_wsite(f, a) != ft_wsite(f, b) || a->skind != b->skind
        || a->asize != b->asize || a->aoff != b->aoff)
       return 0;
    if (a->skind == AG_FT_SET) return ft_set_equal(ft_set_of(a), ft_set_of(b));
-   return a->s == b->s && a->ssite == b->ssite;
+   return a->s == b->s && ft_ssite(f, a) == ft_ssite(f, b);
 }
 
 /* ---- accesses ---------------------------------------------------- */
@@ -511,14 +582,15 @@ static void ft_check(ag_ft *f, ag_tid t, const ag_vc *c, const ag_ft_loc *l,
                         ag_addr addr, unsigned flags)
 {
    if (l->w && !ft_ep_leq(l->w, c)) {
-      ft_race(f, t, addr, flags, ft_ep_tid(l->w), l->wsite, AG_WRITE);
+      ft_race(f, t, addr, flags, ft_ep_tid(l->w), ft_wsite(f, l), AG_WRITE);
       return;
    }
    unsigned conf = ft_conflicts(flags);
    if (!conf || !l->s) return;
    if (l->skind != AG_FT_SET) {
       if ((conf >> l->skind & 1) && !ft_ep_leq(l->s, c))
-         ft_race(f, t, addr, flags, ft_ep_tid(l->s), l->ssite, ag_kind_flags[l->skind]);
+         ft_race(f, t, addr, flags, ft_ep_tid(l->s), ft_ssite(f, l),
+                 ag_kind_flags[l->skind]);
       return;
    }
    const ag_ft_set *v = ft_set_of(l);
@@ -538,7 +610,7 @@ static ag_ft_set *ft_setify(ag_ft *f, ag_ft_loc *l)
       ag_ft_set *v = ft_set_new(f, 2);
       if (l->s) {
          v->e[0].ep = l->s;
-         v->e[0].site = l->ssite;
+         v->e[0].site = ft_ssite(f, l);
          v->e[0].kind = l->skind;
          v->n = 1;
       }
@@ -560,7 +632,7 @@ static void ft_atomize(ag_ft *f, ag_ft_loc *l)
       ag_tid u = ft_ep_tid(l->w);
       ag_ft_set *v = ft_setify(f, l);
       if (ft_set_clk(v, u, AG_AW) < ft_ep_clk(l->w))
-         v = ft_set_put(f, v, u, AG_AW, ft_ep_clk(l->w), l->wsite);
+         v = ft_set_put(f, v, u, AG_AW, ft_ep_clk(l->w), ft_wsite(f, l));
       l->s = (uint64_t)(uintptr_t)v;
       l->w = 0;
       l->wsite = 0;
@@ -589,7 +661,7 @@ static void ft_mark(ag_ft_loc *l, ag_addr loc_addr, ag_addr addr, unsigned size)
    int64_t off = (int64_t)(addr - (loc_addr & ~(ag_addr)7));
    if (size > 255 || off < -128) return;        /* no such atomic access */
    l->asize = (uint8_t)size;
-   l->aoff = (int8_t)off;
+   l->aoff = (uint8_t)(int8_t)off;
 }
 
 static void ft_atomic_acquire(ag_ft *f, ag_tid t, ag_addr key)
@@ -620,7 +692,7 @@ static unsigned ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
       return flags;
    }
    if (first) {
-      ag_addr obj = (addr & ~(ag_addr)7) + (ag_addr)(int64_t)l->aoff;
+      ag_addr obj = (addr & ~(ag_addr)7) + (ag_addr)ft_aoff(l);
       f->up_event = x->event;
       f->up_key = obj;
       if (flags & AG_WRITE)
@@ -658,7 +730,7 @@ static void ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
    if ((flags & (AG_WRITE | AG_ATOMIC)) == AG_WRITE) {
       /* a plain write conflicts with everything: it alone is kept */
       l->w = ft_ep(t, now);
-      l->wsite = site;
+      ft_wsite_put(f, l, site);
       ft_set_drop(f, l);
       return;
    }
@@ -667,7 +739,7 @@ static void ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
        && (l->s == 0 || (ft_dominates(k, l->skind) && ft_ep_leq(l->s, c)))) {
       l->s = ft_ep(t, now);
       l->skind = k;
-      l->ssite = site;
+      ft_ssite_put(f, l, site);
       return;
    }
    /* not ordered after the one kept, or of a kind that does not cover

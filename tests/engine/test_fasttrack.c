@@ -508,25 +508,58 @@ int main(void)
    /* A byte loop by one thread leaves eight equal locations; the shadow
       joins them into one (sweeping here before every access that divides
       a word), and the joined location reports as the bytes did. */
+   /* (the second time with every site number kept beside the location:
+      joining compares and copies those) */
    const uint64_t compact_min = ag_shadow_compact_min;
+   const uint32_t site_inline = ag_fasttrack_site_inline;
    ag_shadow_compact_min = 0;
-   start("byte loop joined", 2);
-   for (int i = 0; i < 8; i++) {
-      ev++;
-      ag_ev_access(E, 0, X + i, 1, AG_WRITE, 5000);     /* one store instruction */
+   for (int pass = 0; pass < 2; pass++) {
+      ag_fasttrack_site_inline = pass ? 0 : site_inline;
+      start(pass ? "byte loop joined, sites beside" : "byte loop joined", 2);
+      for (int i = 0; i < 8; i++) {
+         ev++;
+         ag_ev_access(E, 0, X + i, 1, AG_WRITE, 5000);     /* one store instruction */
+      }
+      acc(0, Y, 1, AG_WRITE);            /* sweeps: marks X's word cold */
+      acc(0, Y + 4, 1, AG_WRITE);        /* joins it */
+      const uint64_t cell = (ag_engine_find("fasttrack")->loc_size + 7) & ~7u;
+      if (ag_engine_shadow_bytes(E) != 2 * sizeof(ag_page) + (1 + 4) * cell)
+         fail("%ld shadow bytes, expected X's word joined into one cell (%ld)",
+              (long)ag_engine_shadow_bytes(E), (long)(2 * sizeof(ag_page) + 5 * cell));
+      r1 = acc(1, X + 5, 1, 0);
+      WANT(r1);
+      const ag_violation *v = report_at(r1);
+      if (v && (v->other_site != 5000 || v->addr != X + 5 || v->size != 1))
+         fail("report names site %ld at %#lx", (long)v->other_site, (long)v->addr);
+      done();
    }
-   acc(0, Y, 1, AG_WRITE);            /* sweeps: marks X's word cold */
-   acc(0, Y + 4, 1, AG_WRITE);        /* joins it */
-   const uint64_t cell = (ag_engine_find("fasttrack")->loc_size + 7) & ~7u;
-   if (ag_engine_shadow_bytes(E) != 2 * sizeof(ag_page) + (1 + 4) * cell)
-      fail("%ld shadow bytes, expected X's word joined into one cell (%ld)",
-           (long)ag_engine_shadow_bytes(E), (long)(2 * sizeof(ag_page) + 5 * cell));
-   r1 = acc(1, X + 5, 1, 0);
-   WANT(r1);
-   const ag_violation *v = report_at(r1);
-   if (v && (v->other_site != 5000 || v->addr != X + 5 || v->size != 1))
-      fail("report names site %ld at %#lx", (long)v->other_site, (long)v->addr);
+
+   /* Site numbers too large for the location's fields (here: all of them)
+      are kept beside it, and reports name them: through a division of
+      the word, a read set, an atomic object taking over a plain write,
+      and a sweep that must not join bytes whose sites differ. */
+   ag_fasttrack_site_inline = 0;
+   start("sites beside the location", 2);
+   w0 = wr(0, X);
+   r1 = acc(1, X + 3, 1, 0);             /* divides X's word */
+   r0 = rd(0, Y);
+   rd(1, Y);                             /* concurrent: a read set */
+   w1 = wr(1, Y);
+   uint64_t wz = wr(0, X + 8);
+   awr(1, X + 8);                         /* t0's write becomes an atomic one */
+   uint64_t rz = acc(1, X + 8, 4, AG_WRITE);   /* plain: not the object's size */
+   uint64_t wb[8];
+   for (int i = 0; i < 8; i++) wb[i] = acc(0, X + 16 + i, 1, AG_WRITE);
+   acc(0, Y + 8, 1, AG_WRITE);            /* sweeps: X+16's word is not */
+   acc(0, Y + 12, 1, AG_WRITE);           /* joinable, its sites differ */
+   uint64_t r5 = acc(1, X + 21, 1, 0);
+   WANT(r1, w1, rz, r5);
+   expect_detail(r1, 1, 0, 0, w0, AG_WRITE);
+   expect_detail(w1, 1, AG_WRITE, 0, r0, 0);
+   expect_detail(rz, 1, AG_WRITE, 0, wz, AG_WRITE | AG_ATOMIC);
+   expect_detail(r5, 1, 0, 0, wb[5], AG_WRITE);
    done();
+   ag_fasttrack_site_inline = site_inline;
    ag_shadow_compact_min = compact_min;
 
    /* Read sets are sparse: two threads with high numbers reading 4096

@@ -19,12 +19,16 @@
  *   4. the same for the analysis of a random suffix alone (the property
  *      windows rely on: state built from a suffix never reports more);
  *   5. joining equal locations (ag_shadow_compact, forced before every
- *      access) leaves every report of the full analysis as it was.
+ *      access) leaves every report of the full analysis as it was;
+ *   6. so do site numbers kept beside the location (ag_fasttrack_site_inline
+ *      lowered, so that most of a trace's are), with joining forced too:
+ *      every field of every report is as it was.
  * Exits non-zero on the first failing trace, printing it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ag_engine.h"
+#include "ag_engine_impl.h"      /* ag_fasttrack_site_inline */
 #include "ag_sampler.h"
 #include "ag_shadow.h"           /* ag_shadow_compact_min */
 
@@ -256,10 +260,24 @@ static void oracle(const trace *tr, int *racy)
 /* ---- running the engine ------------------------------------------ */
 
 static int reported[MAXEV + 1];
+static ag_violation report_of[MAXEV];     /* the last run's, by event */
 static void on_report(void *c, const ag_violation *v)
 {
    (void)c;
-   if (v->event >= 1 && v->event <= MAXEV) reported[v->event - 1]++;
+   if (v->event >= 1 && v->event <= MAXEV) {
+      reported[v->event - 1]++;
+      report_of[v->event - 1] = *v;
+   }
+}
+
+/* The fields fasttrack fills (and the dispatcher from them). */
+static int same_report(const ag_violation *a, const ag_violation *b)
+{
+   return a->tid == b->tid && a->site == b->site && a->addr == b->addr
+          && a->size == b->size && a->flags == b->flags
+          && a->other_tid == b->other_tid && a->other_event == b->other_event
+          && a->other_site == b->other_site && a->other_flags == b->other_flags
+          && a->other_addr == b->other_addr && a->other_size == b->other_size;
 }
 
 static void feed1(ag_engine *e, const tev *x, uint64_t site)
@@ -308,6 +326,8 @@ int main(int argc, char **argv)
 {
    int ntraces = argc > 1 ? atoi(argv[1]) : 4000;
    const uint64_t compact_min = ag_shadow_compact_min;
+   const uint32_t site_inline = ag_fasttrack_site_inline;
+   static ag_violation full_report[MAXEV];
    rng_state = 20240601;
    uint64_t full_reports = 0, racy_events = 0, sampled_reports = 0, suffix_reports = 0;
    uint64_t events = 0, analysed = 0, windows = 0, plain_traces = 0, frees = 0;
@@ -319,6 +339,24 @@ int main(int argc, char **argv)
       do gen(&tr, len, atomics); while (tr.n < len / 2);
       oracle(&tr, racy);
       run(&tr, 0, NULL, 0, full);
+      memcpy(full_report, report_of, sizeof full_report);
+      /* site numbers from 8 on kept beside the location, joining forced */
+      ag_fasttrack_site_inline = 8;
+      ag_shadow_compact_min = 0;
+      run(&tr, 0, NULL, 0, samp);
+      ag_fasttrack_site_inline = site_inline;
+      ag_shadow_compact_min = compact_min;
+      for (int i = 0; i < tr.n; i++)
+         if (samp[i] != full[i] || (full[i] && !same_report(&report_of[i], &full_report[i]))) {
+            const ag_violation *a = &full_report[i], *b = &report_of[i];
+            print_trace(&tr);
+            printf("FAIL site numbers beside the location change the report at event %d: "
+                   "%d (other tid %u site %llu event %llu) -> %d (other tid %u site %llu event %llu)\n",
+                   i + 1, full[i], a->other_tid, (unsigned long long)a->other_site,
+                   (unsigned long long)a->other_event, samp[i], b->other_tid,
+                   (unsigned long long)b->other_site, (unsigned long long)b->other_event);
+            return 1;
+         }
       /* joining equal locations (here before every access) changes nothing */
       ag_shadow_compact_min = 0;
       run(&tr, 0, NULL, 0, samp);
