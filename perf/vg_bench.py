@@ -12,6 +12,7 @@ Debian wrapper script execs it) are taken from that same run.  CPU time
     perf/vg_bench.py --quick             # small inputs (a few minutes)
     perf/vg_bench.py --repeat 3          # best of 3 runs per cell
     perf/vg_bench.py -w pigz,stress -c native,none,helgrind,atomgrind
+    perf/vg_bench.py --base /tmp/old/build -c drd,ag:races   # before/after
 
 Workloads: stress (perf/workloads/stress.c, built here), pigz -p 2,
 pbzip2 -p2, xz -T2, zstd -T2 (skipped with a note when not installed)
@@ -24,7 +25,10 @@ atomgrind --check=races, atomgrind --sample=rpt, atomgrind
 region is always open; the real programs have none), --track-frames=yes
 (ag:frames) and --atomic-fns=all (ag:fns-all: every function of the
 program is atomic).  An option the tool
-refuses is skipped with a note.
+refuses is skipped with a note.  With --base BUILD every ag: configuration
+also runs under that other build (base:NAME, right after it in each
+repetition), and each table ends with this build's time and peak RSS over
+the base's.
 
 Python 3 standard library only.  Run it alone: it measures time."""
 
@@ -274,7 +278,14 @@ def configs(args):
                 note("%s: atomgrind refuses %s, skipped (%s)" % (name, extra[0], " ".join(why)))
                 continue
         out.append((name, kind, extra))
+        if kind == "atomgrind" and args.base:
+            out.append((base_name(name), "base", extra))
     return out
+
+
+def base_name(name):
+    """The configuration's name under the --base build."""
+    return "base:" + name[3:] if name.startswith("ag:") else "base"
 
 
 def command(args, kind, extra, argv):
@@ -283,7 +294,7 @@ def command(args, kind, extra, argv):
         return argv
     if kind == "valgrind":
         return ["valgrind"] + extra + argv
-    return atomgrind_cmd(args) + extra + argv
+    return atomgrind_cmd(args) + extra + argv      # atomgrind, base (by env)
 
 
 ERR_RE = re.compile(r"ERROR SUMMARY: (\d+) errors")
@@ -313,6 +324,8 @@ def main():
     ap.add_argument("--size", type=int, default=None, help="input bytes (default 3 MiB, --quick 512 KiB)")
     ap.add_argument("--build", default=os.environ.get("AG_BUILD", os.path.join(ROOT, "build")),
                     help="atomgrind build directory (default $AG_BUILD or <repo>/build)")
+    ap.add_argument("--base", default=None,
+                    help="another atomgrind build: each ag: configuration also runs under it (base:NAME)")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per run")
     ap.add_argument("--log", default=None, help="append each measurement here (tab-separated)")
     args = ap.parse_args()
@@ -321,6 +334,8 @@ def main():
     os.makedirs(TMP, exist_ok=True)
     if not os.path.exists(os.path.join(args.build, "atomgrind-amd64-linux")):
         sys.exit("vg_bench: no atomgrind build in %s (make it, or --build DIR)" % args.build)
+    if args.base and not os.path.exists(os.path.join(args.base, "atomgrind-amd64-linux")):
+        sys.exit("vg_bench: no atomgrind build in %s (--base)" % args.base)
     if not shutil.which("valgrind"):
         sys.exit("vg_bench: valgrind not found")
 
@@ -335,11 +350,14 @@ def main():
     note("%s  %s, %d cpus, %s; %s; build %s" % (
         time.strftime("%Y-%m-%d %H:%M %Z"), cpu, os.cpu_count() or 0,
         os.uname().release, vgver, args.build))
+    if args.base:
+        note("base build (base:*) %s" % args.base)
     note("input %d bytes%s, repeat %d (min kept)" % (args.size, " (quick)" if args.quick else "",
                                                      args.repeat))
     wls = workloads(args, TMP)
     cfgs = configs(args)
     env = tool_env(args)
+    base_env = dict(env, AG_BUILD=args.base) if args.base else None
     log = open(args.log, "a") if args.log else None
 
     results = {}   # (workload, config) -> dict
@@ -350,7 +368,8 @@ def main():
         for _ in range(args.repeat):
             for cname, kind, extra in cfgs:
                 code, wall, cpu_s, rss, err = run_measured(
-                    command(args, kind, extra, argv), stdin, args.timeout, env)
+                    command(args, kind, extra, argv), stdin, args.timeout,
+                    base_env if kind == "base" else env)
                 m = ERR_RE.findall(err)
                 runs[cname].append({"code": code, "wall": wall, "cpu": cpu_s, "rss": rss,
                                     "errors": int(m[-1]) if m else None})
@@ -371,6 +390,8 @@ def main():
                 wname, cname, best["wall"], best["cpu_min"], best["rss"] / 1024.0,
                 "" if best["errors"] is None else "%d errors" % best["errors"]), flush=True)
         print_table(wname, cfgs, results, args.by)
+        if args.base:
+            print_paired(wname, cfgs, results, args.by)
     print_summary(wls, cfgs, results)
 
 
@@ -402,6 +423,22 @@ def print_table(wname, cfgs, results, by):
                fmt_ratio(r["rss"], drd["rss"] if drd else None),
                "-" if r["errors"] is None else str(r["errors"]))
         print("| " + " | ".join(row) + " |")
+    print(flush=True)
+
+
+def print_paired(wname, cfgs, results, by):
+    """This build over the --base build, configuration by configuration."""
+    key = "cpu_min" if by == "cpu" else "wall"
+    print("## %s: this build / base (time: %s)" % (wname, by))
+    print("| config | time after/before | peak RSS after/before |")
+    print("|---|---|---|")
+    for cname, kind, _ in cfgs:
+        if kind != "atomgrind":
+            continue
+        a, b = results.get((wname, cname)), results.get((wname, base_name(cname)))
+        if not a or not b or a["code"] != 0 or b["code"] != 0:
+            continue
+        print("| %s | %s | %s |" % (cname, fmt_ratio(a[key], b[key]), fmt_ratio(a["rss"], b["rss"])))
     print(flush=True)
 
 

@@ -211,6 +211,7 @@ typedef struct { ag_vc w, rr; } ag_ft_lock;   /* write releases, read releases *
 
 typedef struct {
    ag_ctx *ctx;
+   uint32_t site_inline;          /* ag_fasttrack_site_inline at creation */
    ag_vc *thr;          /* C_t, indexed by tid */
    uint32_t nthr;       /* capacity of thr */
    ag_map *locks;       /* lock/sync object/atomic object address -> ag_ft_lock */
@@ -228,7 +229,6 @@ typedef struct {
    uint64_t *sites;
    uint32_t nsites, site_cap;
    struct { uint64_t site; uint32_t id; } site_cache[AG_FT_SITE_CACHE];
-   uint32_t site_inline;          /* ag_fasttrack_site_inline at creation */
    ag_map *wide;                  /* cell address | field -> site number
                                      (field 0: wsite, 1: ssite) */
    /* read sets of up to AG_FT_SLAB_CAP entries: carved from slabs, free
