@@ -562,6 +562,23 @@ int main(void)
    ag_fasttrack_site_inline = site_inline;
    ag_shadow_compact_min = compact_min;
 
+   /* A location is 24 bytes of shadow, carved at that size: a byte loop
+      over 64 KiB (65536 locations) holds 1.5 MiB of slabs and a little
+      more for the free blocks of the word being divided, not the 2 MiB
+      that 32-byte cells would take. */
+   start("byte locations", 1);
+   enum { NBYTES = 65536 };
+   for (int i = 0; i < NBYTES; i++) {
+      ev++;
+      ag_ev_access(E, 0, X + i, 1, AG_WRITE, 6000);
+   }
+   if (ag_engine_find("fasttrack")->loc_size != 24
+       || ag_engine_shadow_slabs(E) > NBYTES * 24 + 2 * 65536)
+      fail("byte loop: cells of %ld bytes, %ld bytes of slabs",
+           (long)ag_engine_find("fasttrack")->loc_size, (long)ag_engine_shadow_slabs(E));
+   NONE();
+   done();
+
    /* Read sets are sparse: two threads with high numbers reading 4096
       locations concurrently hold 4096 sets of two 16-byte entries (40
       bytes each, from slabs), not an entry per thread number below them.
