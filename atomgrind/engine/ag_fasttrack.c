@@ -173,24 +173,52 @@ _Static_assert(sizeof(ag_ft_ent) == 16, "ag_ft_ent is 16 bytes (memory of race m
 #define AG_FT_SET 3u           /* ag_ft_loc.skind: s is an ag_ft_set* */
 
 /* One per location (per byte where a program accesses bytes), so kept to
-   24 bytes: the small fields and the two sites' numbers share a word.  A
-   number too large for its field (a program with 8M access sites, or
-   tests lowering ag_fasttrack_site_inline) is stored as AG_FT_SITE_ESC,
+   24 bytes: the small fields and the two sites' numbers share the word m,
+   read and written whole (one load, one store per update).  From bit 0:
+     asize  8 bits  part of an atomic object of this size (0: not)
+     aoff   8       which starts at this offset (an int8_t) from the
+                    location's 8-byte word
+     skind  2       AG_PR/AG_AR/AG_AW of s's epoch, or AG_FT_SET
+     wsite 23       the site numbers of w
+     ssite 23       and of s (0 when s is 0 or a set)
+   A site number too large for its field (a program with 8M access sites,
+   or tests lowering ag_fasttrack_site_inline) is stored as AG_FT_SITE_ESC,
    and the number itself in the engine's map `wide`, keyed by the cell's
-   address and field (ft_site_put, ft_site_get): slower, never wrong. */
-#define AG_FT_SITE_BITS 23
-#define AG_FT_SITE_ESC ((1u << AG_FT_SITE_BITS) - 1)
+   address and field: slower, never wrong. */
 typedef struct {
-   uint64_t w;                      /* epoch of the last plain write (0: none) */
-   uint64_t s;                      /* since then: one access's epoch, or ag_ft_set* */
-   uint64_t skind : 2;              /* AG_PR/AG_AR/AG_AW of that epoch, or AG_FT_SET */
-   uint64_t asize : 8;              /* part of an atomic object of this size (0: not) */
-   uint64_t aoff : 8;               /* which starts at this offset (an int8_t) from
-                                       the location's 8-byte word */
-   uint64_t wsite : AG_FT_SITE_BITS; /* the sites' numbers of w and of s */
-   uint64_t ssite : AG_FT_SITE_BITS;
+   uint64_t w;          /* epoch of the last plain write (0: none) */
+   uint64_t s;          /* since then: one access's epoch, or ag_ft_set* */
+   uint64_t m;          /* the fields above */
 } ag_ft_loc;
 _Static_assert(sizeof(ag_ft_loc) == 24, "ag_ft_loc is 24 bytes (memory of race mode)");
+
+#define AG_FT_SITE_BITS 23
+#define AG_FT_SITE_ESC ((1u << AG_FT_SITE_BITS) - 1)
+#define AG_FT_AOFF 8                                /* fields' first bits */
+#define AG_FT_SKIND 16
+#define AG_FT_WSITE 18
+#define AG_FT_SSITE (AG_FT_WSITE + AG_FT_SITE_BITS)
+_Static_assert(AG_FT_SSITE + AG_FT_SITE_BITS == 64, "m's fields fill it");
+
+static inline unsigned ft_asize(const ag_ft_loc *l) { return (unsigned)(l->m & 0xff); }
+static inline int64_t ft_aoff(const ag_ft_loc *l) { return (int8_t)(l->m >> AG_FT_AOFF); }
+static inline unsigned ft_skind(const ag_ft_loc *l) { return (unsigned)(l->m >> AG_FT_SKIND) & 3; }
+static inline uint32_t ft_wsite_field(const ag_ft_loc *l)
+{
+   return (uint32_t)(l->m >> AG_FT_WSITE) & AG_FT_SITE_ESC;
+}
+static inline uint32_t ft_ssite_field(const ag_ft_loc *l) { return (uint32_t)(l->m >> AG_FT_SSITE); }
+
+/* m with its `bits`-bit field at `at` set to v */
+static inline uint64_t ft_m_set(uint64_t m, unsigned at, unsigned bits, uint64_t v)
+{
+   uint64_t mask = ((uint64_t)1 << bits) - 1;
+   return (m & ~(mask << at)) | v << at;
+}
+static inline void ft_set_skind(ag_ft_loc *l, unsigned k)
+{
+   l->m = ft_m_set(l->m, AG_FT_SKIND, 2, k);
+}
 
 /* Site numbers from this one on are kept outside the location (tests
    lower it to exercise that; it must not exceed AG_FT_SITE_ESC). */
@@ -212,6 +240,7 @@ typedef struct { ag_vc w, rr; } ag_ft_lock;   /* write releases, read releases *
 typedef struct {
    ag_ctx *ctx;
    uint32_t site_inline;          /* ag_fasttrack_site_inline at creation */
+   int escaped;                   /* a site number was ever kept in `wide` */
    ag_vc *thr;          /* C_t, indexed by tid */
    uint32_t nthr;       /* capacity of thr */
    ag_map *locks;       /* lock/sync object/atomic object address -> ag_ft_lock */
@@ -289,19 +318,19 @@ static inline uint64_t ft_wide_key(const ag_ft_loc *l, unsigned field)
 static void ft_site_put_wide(ag_ft *f, ag_ft_loc *l, unsigned field, uint32_t id)
 {
    *(uint32_t *)ag_map_lookup(f->wide, ft_wide_key(l, field), NULL) = id;
-   if (field) l->ssite = AG_FT_SITE_ESC;
-   else l->wsite = AG_FT_SITE_ESC;
+   f->escaped = 1;
+   l->m = ft_m_set(l->m, field ? AG_FT_SSITE : AG_FT_WSITE, AG_FT_SITE_BITS, AG_FT_SITE_ESC);
 }
 
 static inline void ft_wsite_put(ag_ft *f, ag_ft_loc *l, uint32_t id)
 {
-   if (__builtin_expect(id < f->site_inline, 1)) l->wsite = id;
+   if (__builtin_expect(id < f->site_inline, 1)) l->m = ft_m_set(l->m, AG_FT_WSITE, AG_FT_SITE_BITS, id);
    else ft_site_put_wide(f, l, 0, id);
 }
 
 static inline void ft_ssite_put(ag_ft *f, ag_ft_loc *l, uint32_t id)
 {
-   if (__builtin_expect(id < f->site_inline, 1)) l->ssite = id;
+   if (__builtin_expect(id < f->site_inline, 1)) l->m = ft_m_set(l->m, AG_FT_SSITE, AG_FT_SITE_BITS, id);
    else ft_site_put_wide(f, l, 1, id);
 }
 
@@ -312,17 +341,17 @@ static uint32_t ft_site_get_wide(ag_ft *f, const ag_ft_loc *l, unsigned field)
    return *id;
 }
 
-static inline uint32_t ft_wsite(ag_ft *f, const ag_ft_loc *l)
+static uint32_t ft_wsite(ag_ft *f, const ag_ft_loc *l)
 {
-   return l->wsite != AG_FT_SITE_ESC ? (uint32_t)l->wsite : ft_site_get_wide(f, l, 0);
+   uint32_t id = ft_wsite_field(l);
+   return id != AG_FT_SITE_ESC ? id : ft_site_get_wide(f, l, 0);
 }
 
-static inline uint32_t ft_ssite(ag_ft *f, const ag_ft_loc *l)
+static uint32_t ft_ssite(ag_ft *f, const ag_ft_loc *l)
 {
-   return l->ssite != AG_FT_SITE_ESC ? (uint32_t)l->ssite : ft_site_get_wide(f, l, 1);
+   uint32_t id = ft_ssite_field(l);
+   return id != AG_FT_SITE_ESC ? id : ft_site_get_wide(f, l, 1);
 }
-
-static inline int64_t ft_aoff(const ag_ft_loc *l) { return (int8_t)(uint8_t)l->aoff; }
 
 /* ---- read sets --------------------------------------------------- */
 
@@ -364,10 +393,9 @@ static void ft_set_free(ag_ft *f, ag_ft_set *v)
 
 static void ft_set_drop(ag_ft *f, ag_ft_loc *l)
 {
-   if (l->skind == AG_FT_SET) ft_set_free(f, ft_set_of(l));
+   if (ft_skind(l) == AG_FT_SET) ft_set_free(f, ft_set_of(l));
    l->s = 0;
-   l->skind = 0;
-   l->ssite = 0;
+   l->m &= (((uint64_t)1 << AG_FT_SKIND) - 1) | (uint64_t)AG_FT_SITE_ESC << AG_FT_WSITE;
 }
 
 static inline uint32_t ft_key(ag_tid u, unsigned k) { return (uint32_t)u << 2 | k; }
@@ -506,11 +534,11 @@ static void ft_loc_copy(void *self, void *dst, const void *src)
    ag_ft_loc *d = dst;
    const ag_ft_loc *s = src;
    *d = *s;
-   if (__builtin_expect(s->wsite == AG_FT_SITE_ESC, 0))
-      ft_site_put_wide(f, d, 0, ft_site_get_wide(f, s, 0));
-   if (__builtin_expect(s->ssite == AG_FT_SITE_ESC, 0))
-      ft_site_put_wide(f, d, 1, ft_site_get_wide(f, s, 1));
-   if (s->skind == AG_FT_SET) {
+   if (__builtin_expect(f->escaped, 0)) {
+      if (ft_wsite_field(s) == AG_FT_SITE_ESC) ft_site_put_wide(f, d, 0, ft_site_get_wide(f, s, 0));
+      if (ft_ssite_field(s) == AG_FT_SITE_ESC) ft_site_put_wide(f, d, 1, ft_site_get_wide(f, s, 1));
+   }
+   if (ft_skind(s) == AG_FT_SET) {
       ag_ft_set *v = ft_set_of(s);
       ag_ft_set *c = ft_set_new(self, v->cap);
       ag_memcopy(c->e, v->e, v->n * sizeof(ag_ft_ent));
@@ -537,16 +565,19 @@ static int ft_set_equal(const ag_ft_set *a, const ag_ft_set *b)
 }
 
 /* Equal epochs, sites and atomic object: every check and update gives the
-   same result on both (a site kept beside a zero clock is never read). */
+   same result on both.  Equal words m hold equal fields and site numbers
+   unless a field holds AG_FT_SITE_ESC; unequal ones differ (a number kept
+   in its field is below every number kept beside it). */
 static int ft_loc_equal(void *self, const void *pa, const void *pb)
 {
    ag_ft *f = self;
    const ag_ft_loc *a = pa, *b = pb;
-   if (a->w != b->w || ft_wsite(f, a) != ft_wsite(f, b) || a->skind != b->skind
-       || a->asize != b->asize || a->aoff != b->aoff)
+   if (a->w != b->w || a->m != b->m) return 0;
+   if (__builtin_expect(f->escaped, 0)
+       && (ft_wsite(f, a) != ft_wsite(f, b) || ft_ssite(f, a) != ft_ssite(f, b)))
       return 0;
-   if (a->skind == AG_FT_SET) return ft_set_equal(ft_set_of(a), ft_set_of(b));
-   return a->s == b->s && ft_ssite(f, a) == ft_ssite(f, b);
+   if (ft_skind(a) == AG_FT_SET) return ft_set_equal(ft_set_of(a), ft_set_of(b));
+   return a->s == b->s;
 }
 
 /* ---- accesses ---------------------------------------------------- */
@@ -587,10 +618,10 @@ static void ft_check(ag_ft *f, ag_tid t, const ag_vc *c, const ag_ft_loc *l,
    }
    unsigned conf = ft_conflicts(flags);
    if (!conf || !l->s) return;
-   if (l->skind != AG_FT_SET) {
-      if ((conf >> l->skind & 1) && !ft_ep_leq(l->s, c))
-         ft_race(f, t, addr, flags, ft_ep_tid(l->s), ft_ssite(f, l),
-                 ag_kind_flags[l->skind]);
+   unsigned sk = ft_skind(l);
+   if (sk != AG_FT_SET) {
+      if ((conf >> sk & 1) && !ft_ep_leq(l->s, c))
+         ft_race(f, t, addr, flags, ft_ep_tid(l->s), ft_ssite(f, l), ag_kind_flags[sk]);
       return;
    }
    const ag_ft_set *v = ft_set_of(l);
@@ -606,17 +637,16 @@ static void ft_check(ag_ft *f, ag_tid t, const ag_vc *c, const ag_ft_loc *l,
 /* The location's accesses since its last plain write as a set. */
 static ag_ft_set *ft_setify(ag_ft *f, ag_ft_loc *l)
 {
-   if (l->skind != AG_FT_SET) {
+   if (ft_skind(l) != AG_FT_SET) {
       ag_ft_set *v = ft_set_new(f, 2);
       if (l->s) {
          v->e[0].ep = l->s;
          v->e[0].site = ft_ssite(f, l);
-         v->e[0].kind = l->skind;
+         v->e[0].kind = ft_skind(l);
          v->n = 1;
       }
       l->s = (uint64_t)(uintptr_t)v;
-      l->skind = AG_FT_SET;
-      l->ssite = 0;
+      l->m = ft_m_set(ft_m_set(l->m, AG_FT_SKIND, 2, AG_FT_SET), AG_FT_SSITE, AG_FT_SITE_BITS, 0);
    }
    return ft_set_of(l);
 }
@@ -626,8 +656,8 @@ static ag_ft_set *ft_setify(ag_ft *f, ag_ft_loc *l)
 static void ft_atomize(ag_ft *f, ag_ft_loc *l)
 {
    if (!l->w) {
-      if (l->skind == AG_PR) l->skind = AG_AR;
-      if (l->skind != AG_FT_SET) return;
+      if (ft_skind(l) == AG_PR) ft_set_skind(l, AG_AR);
+      if (ft_skind(l) != AG_FT_SET) return;
    } else {
       ag_tid u = ft_ep_tid(l->w);
       ag_ft_set *v = ft_setify(f, l);
@@ -635,7 +665,7 @@ static void ft_atomize(ag_ft *f, ag_ft_loc *l)
          v = ft_set_put(f, v, u, AG_AW, ft_ep_clk(l->w), ft_wsite(f, l));
       l->s = (uint64_t)(uintptr_t)v;
       l->w = 0;
-      l->wsite = 0;
+      l->m = ft_m_set(l->m, AG_FT_WSITE, AG_FT_SITE_BITS, 0);
    }
    /* each thread's plain read becomes its atomic read, unless that is
       later (a thread's AR entry directly follows its PR entry) */
@@ -660,8 +690,7 @@ static void ft_mark(ag_ft_loc *l, ag_addr loc_addr, ag_addr addr, unsigned size)
 {
    int64_t off = (int64_t)(addr - (loc_addr & ~(ag_addr)7));
    if (size > 255 || off < -128) return;        /* no such atomic access */
-   l->asize = (uint8_t)size;
-   l->aoff = (uint8_t)(int8_t)off;
+   l->m = ft_m_set(ft_m_set(l->m, 0, 8, size), AG_FT_AOFF, 8, (uint8_t)(int8_t)off);
 }
 
 static void ft_atomic_acquire(ag_ft *f, ag_tid t, ag_addr key)
@@ -685,7 +714,7 @@ static unsigned ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
    const ag_ctx *x = f->ctx;
    int first = addr == x->addr;           /* the access's first location */
    if (flags & AG_ATOMIC) {
-      if (!l->asize) ft_atomize(f, l);
+      if (!ft_asize(l)) ft_atomize(f, l);
       ft_mark(l, addr, x->addr, x->size);
       if (first) ft_atomic_acquire(f, t, x->addr);
       if (flags & AG_WRITE) ft_atomic_release(f, t, x->addr);
@@ -696,7 +725,7 @@ static unsigned ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
       f->up_event = x->event;
       f->up_key = obj;
       if (flags & AG_WRITE)
-         f->up = !(flags & AG_FREE) && obj == x->addr && l->asize == x->size;
+         f->up = !(flags & AG_FREE) && obj == x->addr && ft_asize(l) == x->size;
       else
          f->up = 1;            /* a load starting inside the object */
    }
@@ -719,7 +748,7 @@ static void ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
    ag_ft *f = self;
    ag_ft_loc *l = loc;
    ft_sync_pending(f);
-   if (__builtin_expect((flags & AG_ATOMIC) || l->asize, 0))
+   if (__builtin_expect((flags & AG_ATOMIC) || ft_asize(l), 0))
       flags = ft_atomic_access(f, t, l, addr, flags);
    ag_vc *c = ft_thr(f, t);
    uint64_t now = c->c[t];
@@ -735,10 +764,10 @@ static void ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
       return;
    }
    unsigned k = ft_kind(flags);
-   if (l->skind != AG_FT_SET
-       && (l->s == 0 || (ft_dominates(k, l->skind) && ft_ep_leq(l->s, c)))) {
+   unsigned sk = ft_skind(l);
+   if (sk != AG_FT_SET && (l->s == 0 || (ft_dominates(k, sk) && ft_ep_leq(l->s, c)))) {
       l->s = ft_ep(t, now);
-      l->skind = k;
+      ft_set_skind(l, k);
       ft_ssite_put(f, l, site);
       return;
    }

@@ -562,6 +562,17 @@ int main(void)
    ag_fasttrack_site_inline = site_inline;
    ag_shadow_compact_min = compact_min;
 
+   /* A 16-byte atomic object (cmpxchg16b): a plain load of its second
+      word starts inside it (the location's offset to the object is -8),
+      so it acquires the object and orders the data published before. */
+   start("16-byte atomic object", 2);
+   wr(0, Y);
+   acc(0, X, 16, AG_WRITE | AG_ATOMIC);
+   acc(1, X + 8, 8, 0);
+   rd(1, Y);
+   NONE();
+   done();
+
    /* A location is 24 bytes of shadow, carved at that size: a byte loop
       over 64 KiB (65536 locations) holds 1.5 MiB of slabs and a little
       more for the free blocks of the word being divided, not the 2 MiB
