@@ -507,9 +507,9 @@ int main(void)
 
    /* A byte loop by one thread leaves eight equal locations; the shadow
       joins them into one (sweeping here before every access that divides
-      a word), and the joined location reports as the bytes did. */
-   /* (the second time with every site number kept beside the location:
-      joining compares and copies those) */
+      a word), and the joined location reports as the bytes did.  The
+      second time every site number is kept beside the location: joining
+      compares and copies those. */
    const uint64_t compact_min = ag_shadow_compact_min;
    const uint32_t site_inline = ag_fasttrack_site_inline;
    ag_shadow_compact_min = 0;
