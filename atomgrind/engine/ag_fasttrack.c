@@ -315,7 +315,10 @@ static inline uint64_t ft_wide_key(const ag_ft_loc *l, unsigned field)
    return (uint64_t)(uintptr_t)l | field;          /* cells are 8-aligned */
 }
 
-static void ft_site_put_wide(ag_ft *f, ag_ft_loc *l, unsigned field, uint32_t id)
+/* (rare paths: kept out of line, away from the access path's code) */
+#define AG_FT_COLD __attribute__((noinline, cold))
+
+static AG_FT_COLD void ft_site_put_wide(ag_ft *f, ag_ft_loc *l, unsigned field, uint32_t id)
 {
    *(uint32_t *)ag_map_lookup(f->wide, ft_wide_key(l, field), NULL) = id;
    f->escaped = 1;
@@ -334,7 +337,7 @@ static inline void ft_ssite_put(ag_ft *f, ag_ft_loc *l, uint32_t id)
    else ft_site_put_wide(f, l, 1, id);
 }
 
-static uint32_t ft_site_get_wide(ag_ft *f, const ag_ft_loc *l, unsigned field)
+static AG_FT_COLD uint32_t ft_site_get_wide(ag_ft *f, const ag_ft_loc *l, unsigned field)
 {
    uint32_t *id = ag_map_get(f->wide, ft_wide_key(l, field));
    AG_ASSERT(id);
@@ -528,16 +531,20 @@ static void ft_loc_init(void *self, void *loc)
    ag_memzero(loc, sizeof(ag_ft_loc));
 }
 
+/* d's site numbers kept beside it are s's */
+static AG_FT_COLD void ft_copy_wide(ag_ft *f, ag_ft_loc *d, const ag_ft_loc *s)
+{
+   if (ft_wsite_field(s) == AG_FT_SITE_ESC) ft_site_put_wide(f, d, 0, ft_site_get_wide(f, s, 0));
+   if (ft_ssite_field(s) == AG_FT_SITE_ESC) ft_site_put_wide(f, d, 1, ft_site_get_wide(f, s, 1));
+}
+
 static void ft_loc_copy(void *self, void *dst, const void *src)
 {
    ag_ft *f = self;
    ag_ft_loc *d = dst;
    const ag_ft_loc *s = src;
    *d = *s;
-   if (__builtin_expect(f->escaped, 0)) {
-      if (ft_wsite_field(s) == AG_FT_SITE_ESC) ft_site_put_wide(f, d, 0, ft_site_get_wide(f, s, 0));
-      if (ft_ssite_field(s) == AG_FT_SITE_ESC) ft_site_put_wide(f, d, 1, ft_site_get_wide(f, s, 1));
-   }
+   if (__builtin_expect(f->escaped, 0)) ft_copy_wide(f, d, s);
    if (ft_skind(s) == AG_FT_SET) {
       ag_ft_set *v = ft_set_of(s);
       ag_ft_set *c = ft_set_new(self, v->cap);
