@@ -220,6 +220,12 @@ static inline void ft_set_skind(ag_ft_loc *l, unsigned k)
    l->m = ft_m_set(l->m, AG_FT_SKIND, 2, k);
 }
 
+/* s now holds no single access: kind k (0, or AG_FT_SET), no site */
+static inline void ft_set_skind_nosite(ag_ft_loc *l, unsigned k)
+{
+   l->m = ft_m_set(ft_m_set(l->m, AG_FT_SKIND, 2, k), AG_FT_SSITE, AG_FT_SITE_BITS, 0);
+}
+
 /* Site numbers from this one on are kept outside the location (tests
    lower it to exercise that; it must not exceed AG_FT_SITE_ESC). */
 uint32_t ag_fasttrack_site_inline = AG_FT_SITE_ESC;
@@ -398,7 +404,7 @@ static void ft_set_drop(ag_ft *f, ag_ft_loc *l)
 {
    if (ft_skind(l) == AG_FT_SET) ft_set_free(f, ft_set_of(l));
    l->s = 0;
-   l->m &= (((uint64_t)1 << AG_FT_SKIND) - 1) | (uint64_t)AG_FT_SITE_ESC << AG_FT_WSITE;
+   ft_set_skind_nosite(l, 0);
 }
 
 static inline uint32_t ft_key(ag_tid u, unsigned k) { return (uint32_t)u << 2 | k; }
@@ -653,7 +659,7 @@ static ag_ft_set *ft_setify(ag_ft *f, ag_ft_loc *l)
          v->n = 1;
       }
       l->s = (uint64_t)(uintptr_t)v;
-      l->m = ft_m_set(ft_m_set(l->m, AG_FT_SKIND, 2, AG_FT_SET), AG_FT_SSITE, AG_FT_SITE_BITS, 0);
+      ft_set_skind_nosite(l, AG_FT_SET);
    }
    return ft_set_of(l);
 }
