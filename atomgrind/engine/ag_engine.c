@@ -483,30 +483,12 @@ int ag_ev_thread_exit(ag_engine *e, ag_tid t)
 /* Forgetting the keys of a map that lie in a range: fn(e, key, rec) for
    each record that is still known. */
 typedef void (*ag_key_fn)(void *arg, uint64_t key, void *rec);
-typedef struct { ag_addr lo, hi; ag_key_fn fn; void *arg; } ag_key_range;
 
-static void ag_key_in(void *arg, uint64_t key, void *rec)
-{
-   ag_key_range *r = arg;
-   if (key >= r->lo && key < r->hi) r->fn(r->arg, key, rec);
-}
-
-/* fn(arg, key, rec) for each key of m in [addr, addr + len): probe each
-   address or visit each key ever seen, whichever is fewer, so a free
-   costs at most its length. */
+/* fn(arg, key, rec) for each key of m in [addr, addr + len) */
 static void ag_keys_in(ag_map *m, ag_addr addr, uint64_t len, ag_key_fn fn, void *arg)
 {
-   size_t n = ag_map_count(m);
-   if (n == 0 || len == 0) return;
-   if (len <= n) {
-      for (uint64_t i = 0; i < len; i++) {
-         void *rec = ag_map_get(m, addr + i);
-         if (rec) fn(arg, addr + i, rec);
-      }
-   } else {
-      ag_key_range r = { addr, addr + len < addr ? ~(ag_addr)0 : addr + len, fn, arg };
-      ag_map_foreach(m, ag_key_in, &r);
-   }
+   ag_addr hi = addr + len < addr ? ~(ag_addr)0 : addr + len;
+   ag_map_foreach_in(m, addr, hi, fn, arg);
 }
 
 typedef int (*ag_forget_fn)(ag_engine *e, ag_addr key, void *rec);

@@ -11,7 +11,11 @@ struct ag_map {
    size_t cap, count;
    char *chunk; size_t chunk_left;   /* record allocation */
    void **chunks; size_t nchunks;
+   struct ag_map *pages;             /* the pages (key >> AG_MAP_PAGE_BITS)
+                                        that hold keys, once ag_map_foreach_in ran */
 };
+
+#define AG_MAP_PAGE_BITS 12
 
 static inline size_t ag_hash(uint64_t k)
 {
@@ -32,6 +36,7 @@ ag_map *ag_map_new(size_t rec_size)
 void ag_map_delete(ag_map *m)
 {
    if (!m) return;
+   ag_map_delete(m->pages);
    for (size_t i = 0; i < m->nchunks; i++) ag_free(m->chunks[i]);
    ag_free(m->chunks);
    ag_free(m->slots);
@@ -90,6 +95,7 @@ void *ag_map_lookup(ag_map *m, uint64_t key, int *created)
    m->slots[j].key = key;
    m->slots[j].rec = ag_map_new_rec(m);
    m->count++;
+   if (m->pages) ag_map_lookup(m->pages, key >> AG_MAP_PAGE_BITS, NULL);
    if (created) *created = 1;
    return m->slots[j].rec;
 }
@@ -100,4 +106,51 @@ void ag_map_foreach(ag_map *m, void (*fn)(void *, uint64_t, void *), void *arg)
 {
    for (size_t i = 0; i < m->cap; i++)
       if (m->slots[i].rec) fn(arg, m->slots[i].key, m->slots[i].rec);
+}
+
+typedef struct { uint64_t lo, hi; void (*fn)(void *, uint64_t, void *); void *arg; } ag_range;
+
+static void ag_in_range(void *arg, uint64_t key, void *rec)
+{
+   ag_range *r = arg;
+   if (key >= r->lo && key < r->hi) r->fn(r->arg, key, rec);
+}
+
+static void ag_note_page(void *arg, uint64_t key, void *rec)
+{
+   (void)rec;
+   ag_map_lookup(arg, key >> AG_MAP_PAGE_BITS, NULL);
+}
+
+/* Pages that hold keys are indexed from the first call on, so that a free
+   of a block with no key in its pages (nearly every free) costs a probe or
+   two, whatever the number of keys. */
+void ag_map_foreach_in(ag_map *m, uint64_t lo, uint64_t hi,
+                       void (*fn)(void *, uint64_t, void *), void *arg)
+{
+   if (m->count == 0 || lo >= hi) return;
+   if (!m->pages) {
+      m->pages = ag_map_new(1);
+      ag_map_foreach(m, ag_note_page, m->pages);
+   }
+   uint64_t first = lo >> AG_MAP_PAGE_BITS, last = (hi - 1) >> AG_MAP_PAGE_BITS;
+   ag_range all = { lo, hi, fn, arg };
+   if (last - first >= m->pages->count) {   /* more pages than hold keys */
+      ag_map_foreach(m, ag_in_range, &all);
+      return;
+   }
+   for (uint64_t pg = first; pg <= last; pg++) {
+      if (!ag_map_get(m->pages, pg)) continue;
+      uint64_t base = pg << AG_MAP_PAGE_BITS, top = base + ((uint64_t)1 << AG_MAP_PAGE_BITS);
+      uint64_t from = lo > base ? lo : base, to = top && hi > top ? top : hi;
+      if (to - from > m->count) {           /* one walk for the rest of the range */
+         ag_range rest = { from, hi, fn, arg };
+         ag_map_foreach(m, ag_in_range, &rest);
+         return;
+      }
+      for (uint64_t k = from; k < to; k++) {
+         void *rec = ag_map_get(m, k);
+         if (rec) fn(arg, k, rec);
+      }
+   }
 }

@@ -17,5 +17,9 @@ void *ag_map_lookup(ag_map *m, uint64_t key, int *created); /* creates zeroed */
 size_t ag_map_count(const ag_map *m);
 /* visit every record (order unspecified) */
 void ag_map_foreach(ag_map *m, void (*fn)(void *arg, uint64_t key, void *rec), void *arg);
+/* visit every record whose key is in [lo, hi) (order unspecified); costs
+   what the keys in the range's pages cost, not the map's size */
+void ag_map_foreach_in(ag_map *m, uint64_t lo, uint64_t hi,
+                       void (*fn)(void *arg, uint64_t key, void *rec), void *arg);
 
 #endif

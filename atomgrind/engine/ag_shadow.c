@@ -307,7 +307,7 @@ static void ag_forget_page_rec(void *arg, uint64_t key, void *rec)
 
 void ag_shadow_forget(ag_shadow *s, ag_addr addr, uint64_t len)
 {
-   if (!ag_clamp(addr, &len)) return;
+   if (!ag_clamp(addr, &len) || ag_map_count(s->pages) == 0) return;
    ag_addr end = addr + len;
    uint64_t first = addr >> AG_PAGE_BITS, last = (end - 1) >> AG_PAGE_BITS;
    if (last - first >= ag_map_count(s->pages)) {

@@ -7,6 +7,7 @@
  *   (not ag_shim_host.c) tests/engine/ag_test_shim.c tests/engine/test_lock_forget.c
  */
 #include "ag_check.h"
+#include "ag_map.h"            /* ag_map_foreach_in, the range visit forgets use */
 #include <string.h>
 
 enum { L = 0, L2 = 8, Y = 0 };
@@ -22,8 +23,53 @@ static int reports_of(const char *engine, const ev *tr, int n, int forget)
    return r.n;
 }
 
+/* ag_map_foreach_in against a scan of every key: keys in a few pages
+   (and at the top of the address space), ranges within a page, across
+   pages, empty and wide. */
+typedef struct { uint64_t lo, hi, n, sum; } visit;
+
+static void count_key(void *arg, uint64_t key, void *rec)
+{
+   visit *v = arg;
+   CHECK(key >= v->lo && key < v->hi, "key %llx visited outside [%llx, %llx)",
+         (unsigned long long)key, (unsigned long long)v->lo, (unsigned long long)v->hi);
+   CHECK(*(uint64_t *)rec == key, "record of %llx is not its own", (unsigned long long)key);
+   v->n++;
+   v->sum += key;
+}
+
+static void map_ranges(void)
+{
+   static const uint64_t pages[] = { 0x10, 0x11, 0x4000, 0x4002, 0xfffffffffffffull };
+   uint64_t seed = 12345, keys[200];
+   ag_map *m = ag_map_new(sizeof(uint64_t));
+   for (int round = 0; round < 2000; round++) {
+      int nk = (int)ag_map_count(m);
+      if (round % 10 == 0 && nk < 200) {       /* one more key (maybe a repeat) */
+         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+         uint64_t k = (pages[(seed >> 33) % 5] << 12) | ((seed >> 20) & 0xfff);
+         int created;
+         *(uint64_t *)ag_map_lookup(m, k, &created) = k;
+         if (created) keys[nk] = k;
+      }
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      uint64_t lo = (pages[(seed >> 33) % 5] << 12) + ((seed >> 8) & 0x1fff) - 0x800;
+      uint64_t len = (seed >> 40) % 4 == 0 ? (seed >> 24) % 0x80000 : (seed >> 24) % 300;
+      uint64_t hi = lo + len < lo ? ~0ull : lo + len;
+      visit v = { lo, hi, 0, 0 }, want = { lo, hi, 0, 0 };
+      ag_map_foreach_in(m, lo, hi, count_key, &v);
+      for (int i = 0; i < (int)ag_map_count(m); i++)
+         if (keys[i] >= lo && keys[i] < hi) { want.n++; want.sum += keys[i]; }
+      CHECK(v.n == want.n && v.sum == want.sum, "[%llx, %llx): %llu keys visited, %llu in it",
+            (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)v.n,
+            (unsigned long long)want.n);
+   }
+   ag_map_delete(m);
+}
+
 int main(void)
 {
+   map_ranges();
    /* T0's region releases L; T1 acquires it (so follows T0), writes y;
       T0 reads y: a cycle -- unless L was re-initialised in between */
    static const ev cycle[] = {
