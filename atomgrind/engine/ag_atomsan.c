@@ -489,6 +489,9 @@ static void as_loc_fini(void *self, void *loc)
    if (as_tagged(l->r)) as_untag_free(self, l->r);
 }
 
+/* as_destroy frees every reader set still indexed */
+static int as_locs_die(void *self) { (void)self; return 1; }
+
 /* The readers of a location, in order: a set's entries, or the one
    record (0: none). */
 static const uint64_t *as_readers(const as_t *s, const uint64_t *r, uint32_t *n)
@@ -721,6 +724,7 @@ const ag_engine_ops ag_atomsan_ops = {
    .loc_init = as_loc_init,
    .loc_copy = as_loc_copy,
    .loc_fini = as_loc_fini,
+   .locs_die_with_engine = as_locs_die,
    .loc_equal = as_loc_equal,
    .thread_new = as_thread_new,
    .thread_exit = as_thread_exit,

@@ -67,6 +67,10 @@ struct ag_engine_ops {
    void  (*loc_init)(void *self, void *loc);              /* fresh, never accessed */
    void  (*loc_copy)(void *self, void *dst, const void *src); /* dst is uninitialised */
    void  (*loc_fini)(void *self, void *loc);              /* memory freed/reused */
+   /* Does destroy free whatever the locations hold, so that the shadow
+      may drop its cells without loc_fini (an RPT window's end)?  May be
+      NULL (no). */
+   int   (*locs_die_with_engine)(void *self);
    /* a and b are interchangeable: every later event sequence gives the same
       reports and states whether it meets a or b, so the shadow may merge
       adjacent locations of a word that hold them.  May be NULL (never). */

@@ -479,8 +479,8 @@ static void ft_destroy(void *self)
    ag_map_delete(f->site_ids);
    ag_map_delete(f->wide);
    ag_free(f->sites);
-   /* sets of live locations were freed by loc_fini (the shadow is deleted
-      first); the slabs hold the rest */
+   /* the shadow is deleted first: sets too big for the slabs were freed
+      by loc_fini (ft_locs_die), the slabs hold the rest */
    ag_slab_release(&f->sets);
    ag_free(f);
 }
@@ -564,6 +564,10 @@ static void ft_loc_fini(void *self, void *loc)
 {
    ft_set_drop(self, loc);
 }
+
+/* ft_destroy releases the slabs; a set too big for them is the
+   location's own */
+static int ft_locs_die(void *self) { return ((ag_ft *)self)->big_bytes == 0; }
 
 /* Entries are kept in one order and never with a zero clock: equal sets
    have equal arrays. */
@@ -869,6 +873,7 @@ const ag_engine_ops ag_fasttrack_ops = {
    .loc_init = ft_loc_init,
    .loc_copy = ft_loc_copy,
    .loc_fini = ft_loc_fini,
+   .locs_die_with_engine = ft_locs_die,
    .loc_equal = ft_loc_equal,
    .thread_new = ft_thread_new,
    .begin = ft_nop,

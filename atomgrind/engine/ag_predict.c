@@ -353,6 +353,9 @@ static void pd_loc_fini(void *self, void *loc)
    r->more = NULL;
 }
 
+/* pd_destroy releases the slabs every further entry comes from */
+static int pd_locs_die(void *self) { (void)self; return 1; }
+
 /* The number of entries, and entry i. */
 static inline uint32_t pd_n(const pd_rec *r)
 {
@@ -791,6 +794,7 @@ const ag_engine_ops ag_predict_ops = {
    .loc_init = pd_loc_init,
    .loc_copy = pd_loc_copy,
    .loc_fini = pd_loc_fini,
+   .locs_die_with_engine = pd_locs_die,
    .thread_new = pd_thread_new,
    .thread_exit = pd_thread_exit,
    .begin = pd_nop,

@@ -346,10 +346,19 @@ static void ag_page_fini(void *arg, uint64_t key, void *rec)
    ag_free(p);
 }
 
+static void ag_page_free(void *arg, uint64_t key, void *rec)
+{
+   (void)arg; (void)key;
+   ag_free(*(ag_page **)rec);
+}
+
 void ag_shadow_delete(ag_shadow *s)
 {
    if (!s) return;
-   ag_map_foreach(s->pages, ag_page_fini, s);
+   /* finalising each location reads every cell: skipped when the engine's
+      destroy frees what they hold anyway */
+   int fini = !s->ops->locs_die_with_engine || !s->ops->locs_die_with_engine(s->self);
+   ag_map_foreach(s->pages, fini ? ag_page_fini : ag_page_free, s);
    ag_map_delete(s->pages);
    ag_slab_release(&s->cells);
    ag_free(s);

@@ -635,6 +635,9 @@ int main(void)
    w0 = wr(0, X);
    WANT(w0);
    expect_detail(w0, 0, AG_WRITE, 1, r_first, 0);
+   /* one still held when the engine goes: its shadow must finalise the
+      location rather than leave the set to the slabs' release */
+   for (int t = 1; t <= 99; t++) rd(t, Y);
    done();
 
    if (failures) { printf("%d failure(s)\n", failures); return 1; }
