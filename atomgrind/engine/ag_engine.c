@@ -38,6 +38,8 @@ int ag_engine_kind(const ag_engine_ops *ops) { return ops->kind; }
 
 /* ---- instance ---------------------------------------------------- */
 
+int ag_engine_join_bytes = 1;
+
 /* What the dispatcher keeps per lock: whether the engine has state for it
    (see ag_forget_locks), and for reports closed by an acquire, who last
    acquired and released it.  An exclusive holder releases what it
@@ -80,6 +82,12 @@ struct ag_engine {
    ag_map *atomics;
    uint64_t atomic_seq;
    uint32_t atomic_max;        /* the largest atomic object's size */
+   /* a byte loop's word is joined at its last byte (ag_shadow_join_bytes):
+      for the race engine, whose byte loops (one thread, one epoch, one
+      instruction) leave equal locations; AtomSanitizer's do only inside a
+      region, and outside them the attempts cost 4-9 % of every-access
+      runs (perf/results/joinbytes.md) */
+   int join_bytes;
 };
 
 /* The atomic objects at one address: up to AG_ATOMIC_SIZES sizes (more is
@@ -125,6 +133,7 @@ ag_engine *ag_engine_new(const ag_engine_ops *ops, const ag_config *cfg,
    e->cookie = cookie;
    e->active = 1;
    e->quiesce = ops->kind == AG_KIND_ATOMICITY && !e->ctx.cfg.keep_quiescent;
+   e->join_bytes = ag_engine_join_bytes && ops->kind == AG_KIND_RACE && ops->loc_equal != NULL;
    if (ops->atomic_mark) e->atomics = ag_map_new(sizeof(ag_atomic_rec));
    ag_engine_start(e);
    return e;
@@ -398,6 +407,8 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
    if (__builtin_expect(loc != NULL, 1)) ops->access(e->self, t, loc, addr, flags);
    else ag_shadow_access(e->shadow, addr, size, t, flags);
    if (ops->access_done) ops->access_done(e->self, t);
+   if (__builtin_expect((addr & 7) == 7 && size == 1, 0) && e->join_bytes)
+      ag_shadow_join_bytes(e->shadow, addr);
    e->ctx.size = 0;
    return AG_OK;
 }

@@ -420,3 +420,27 @@ void ag_shadow_compact(ag_shadow *s)
    uint64_t min = ag_shadow_compact_min, next = s->bytes + s->bytes / 2;
    s->compact_at = !min ? 0 : next > min ? next : min;
 }
+
+/* A byte loop has just reached the last byte of addr's word: if the word
+   is divided into bytes and all eight hold equal states, make it one
+   location now (as a sweep would, later).  Each byte was touched alone,
+   so nothing but a sweep would ever join them; joined, the word costs one
+   cell, and a next byte loop divides it again in one step (the hint). */
+void ag_shadow_join_bytes(ag_shadow *s, ag_addr addr)
+{
+   ag_addr w = addr & ~(ag_addr)7;
+   if (w >= AG_SHADOW_TOP) return;
+   ag_page *p = ag_page_of(s, w, 0);
+   if (!p) return;
+   void **slot = &p->slot[(w >> 3) & (AG_PAGE_WORDS - 1)];
+   uintptr_t v = (uintptr_t)*slot;
+   if (!(v & AG_SPLIT) || ag_cuts(v) != 0xff) return;
+   char *b = ag_block(v);
+   unsigned cuts = 0xff, n = 8;
+   for (unsigned k = 1; k < n; k++)
+      if (!s->ops->loc_equal(s->self, AG_LOC(s, b, 0), AG_LOC(s, b, k))) return;
+   char *nb = ag_cell_alloc(s, 1);
+   s->ops->loc_copy(s->self, nb, b);
+   ag_block_free(s, v);
+   *slot = (void *)((uintptr_t)nb | (uintptr_t)cuts << AG_CUT_SHIFT);
+}

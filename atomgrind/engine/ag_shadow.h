@@ -64,6 +64,9 @@ void ag_shadow_compact(ag_shadow *s);
 /* Shadow bytes below which no sweep is made, read by ag_shadow_new; 0
    sweeps before every general access (tests: every trace exercises it). */
 extern uint64_t ag_shadow_compact_min;
+/* addr is the last byte of its word: join the word now if it is divided
+   into eight equal locations (needs ops->loc_equal). */
+void ag_shadow_join_bytes(ag_shadow *s, ag_addr addr);
 
 /* ---- inline fast path (the layout is private to ag_shadow.c) --------
  *

@@ -534,6 +534,31 @@ int main(void)
       done();
    }
 
+   /* With no sweep at all, the dispatcher joins the word at the byte
+      loop's last byte; a later read of one byte by another thread divides
+      it again and reports as the bytes would.  A loop whose bytes were
+      stored by two instructions leaves unequal locations, kept apart. */
+   ag_shadow_compact_min = compact_min;
+   for (int pass = 0; pass < 2; pass++) {
+      start(pass ? "byte loop, two sites" : "byte loop joined at once", 2);
+      for (int i = 0; i < 8; i++) {
+         ev++;
+         ag_ev_access(E, 0, X + i, 1, AG_WRITE, pass && i == 3 ? 5001 : 5000);
+      }
+      const uint64_t cell = (ag_engine_find("fasttrack")->loc_size + 7) & ~7u;
+      const uint64_t want = sizeof(ag_page) + (pass ? 8 : 1) * cell;
+      if (ag_engine_shadow_bytes(E) != want)
+         fail("%ld shadow bytes after the loop, expected %ld", (long)ag_engine_shadow_bytes(E),
+              (long)want);
+      r1 = acc(1, X + 5, 1, 0);
+      WANT(r1);
+      const ag_violation *v = report_at(r1);
+      if (v && (v->other_site != 5000 || v->addr != X + 5 || v->size != 1))
+         fail("report names site %ld at %#lx", (long)v->other_site, (long)v->addr);
+      done();
+   }
+   ag_shadow_compact_min = 0;
+
    /* Site numbers too large for the location's fields (here: all of them)
       are kept beside it, and reports name them: through a division of
       the word, a read set, an atomic object taking over a plain write,

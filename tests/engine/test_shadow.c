@@ -48,8 +48,11 @@ static void visit(void *arg, void *loc, ag_addr a)
 
 /* Random accesses and forgets over a few words against a byte-level model:
    every byte's location must have seen exactly the accesses that covered
-   that byte since it was last forgotten. */
-static void random_model(ag_shadow *s)
+   that byte since it was last forgotten.  With join, each access that ends
+   a word asks for it to be joined (ag_shadow_join_bytes), as the engine
+   dispatcher does after a byte loop's last byte: a word of eight equal
+   counts becomes one location, which nothing may tell apart. */
+static void random_model(ag_shadow *s, int join)
 {
    enum { BASE = 0x10000, LEN = 48 };
    long ref[LEN] = { 0 };
@@ -86,6 +89,7 @@ static void random_model(ag_shadow *s)
       }
       if (nvisits == 1 && size <= 8 && (off & 7) + size <= 8)
          CHECK(ag_shadow_loc1(s, BASE + off, size) != NULL);
+      if (join && ((off + size) & 7) == 0) ag_shadow_join_bytes(s, BASE + off + size - 1);
    }
 }
 
@@ -116,6 +120,26 @@ static void joining(void)
    CHECK(nvisited(s, 0x5003, 1) == 1 && last_count == 3);
    CHECK(live == live0 + 8);
    CHECK(nvisited(s, 0x5000, 8) == 8 && vcount[0] == 3 && vcount[3] == 4);
+
+   /* a byte loop's last byte joins the word at once, with no sweep, if its
+      eight locations are equal; the cuts are kept as a hint, as above */
+   for (ag_addr a = 0x5800; a < 0x5808; a++) nvisited(s, a, 1);
+   uint64_t before = ag_shadow_bytes(s);
+   ag_shadow_join_bytes(s, 0x5807);
+   CHECK(ag_shadow_bytes(s) == before - 7 * sizeof(long));
+   CHECK(ag_shadow_loc1(s, 0x5800, 8) != NULL && live == live0 + 8 + 1);
+   CHECK(nvisited(s, 0x5805, 1) == 1 && last_count == 2);
+   CHECK(ag_shadow_loc1(s, 0x5801, 1) != NULL && live == live0 + 8 + 8);
+   /* ... not if they differ (byte 5 now has 2), nor a word in other parts */
+   ag_shadow_join_bytes(s, 0x5807);
+   CHECK(ag_shadow_loc1(s, 0x5800, 8) == NULL && live == live0 + 16);
+   nvisited(s, 0x5900, 4); nvisited(s, 0x5904, 4);
+   ag_shadow_join_bytes(s, 0x5907);
+   CHECK(nvisited(s, 0x5900, 8) == 2);
+   ag_shadow_join_bytes(s, 0x5a07);               /* a fresh word: nothing */
+   CHECK(ag_shadow_loc1(s, 0x5a00, 8) == NULL);
+   ag_shadow_forget(s, 0x5800, 0x300);
+   CHECK(live == live0 + 8);
 
    /* unequal locations stay apart, equal neighbours are joined */
    nvisited(s, 0x6000, 4); nvisited(s, 0x6000, 4);
@@ -222,7 +246,12 @@ int main(void)
    nvisits = 0; ag_shadow_visit(s, 0x1000, 4, visit, NULL);
    CHECK(nvisits == 1 && last_count == 1);
 
-   random_model(s);
+   random_model(s, 0);
+   int live_s = live;
+   ag_shadow *j = ag_shadow_new(&join_ops, NULL);
+   random_model(j, 1);
+   ag_shadow_delete(j);
+   CHECK(live == live_s);
 
    /* the top of the address space: clamped, no wrap-around, no hang */
    nvisits = 0; ag_shadow_visit(s, ~(ag_addr)0 - 3, 8, visit, NULL);
@@ -241,10 +270,11 @@ int main(void)
 
    joining();
    pages_freed();
-   /* the same model with equal locations joined before every visit */
+   /* the same model with equal locations joined before every visit, and
+      at words' ends */
    ag_shadow_compact_min = 0;
    s = ag_shadow_new(&join_ops, NULL);
-   random_model(s);
+   random_model(s, 1);
    ag_shadow_delete(s);
    CHECK(live == 0);
 

@@ -214,7 +214,10 @@ static int pool(void)
 }
 
 /* ---- signals: handlers run in threads that are inside regions ---- */
-static volatile sig_atomic_t hits;
+/* per thread: a count shared by the handlers of two threads would be a real
+   race, and hits++ a read and a write that the other thread's handler could
+   come between (prediction reports it) */
+static _Thread_local volatile sig_atomic_t hits;
 static void on_usr1(int s) { (void)s; hits++; }
 static void *sig_worker(void *arg)
 {
