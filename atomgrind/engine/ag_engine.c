@@ -82,11 +82,10 @@ struct ag_engine {
    ag_map *atomics;
    uint64_t atomic_seq;
    uint32_t atomic_max;        /* the largest atomic object's size */
-   /* a byte loop's word is joined at its last byte (ag_shadow_join_bytes):
-      for the race engine, whose byte loops (one thread, one epoch, one
-      instruction) leave equal locations; AtomSanitizer's do only inside a
-      region, and outside them the attempts cost 4-9 % of every-access
-      runs (perf/results/joinbytes.md) */
+   /* a byte loop's word is joined at its last byte (ag_shadow_join_bytes),
+      if the engine can tell equal locations (ops->loc_equal): FastTrack's
+      byte loops leave equal ones (one thread, one epoch, one instruction),
+      AtomSanitizer's inside a region (one transaction) */
    int join_bytes;
 };
 
@@ -133,7 +132,7 @@ ag_engine *ag_engine_new(const ag_engine_ops *ops, const ag_config *cfg,
    e->cookie = cookie;
    e->active = 1;
    e->quiesce = ops->kind == AG_KIND_ATOMICITY && !e->ctx.cfg.keep_quiescent;
-   e->join_bytes = ag_engine_join_bytes && ops->kind == AG_KIND_RACE && ops->loc_equal != NULL;
+   e->join_bytes = ag_engine_join_bytes && ops->loc_equal != NULL;
    if (ops->atomic_mark) e->atomics = ag_map_new(sizeof(ag_atomic_rec));
    ag_engine_start(e);
    return e;

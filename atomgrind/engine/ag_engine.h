@@ -136,8 +136,8 @@ void ag_engine_delete(ag_engine *e);
 const ag_engine_ops *ag_engine_ops_of(const ag_engine *e);
 
 /* Whether an engine made from now on joins a byte loop's word at its last
-   byte (the race engine: see ag_engine.c).  On by default; tests switch it
-   off to show that joining changes no report. */
+   byte (engines with loc_equal: see ag_engine.c).  On by default; tests
+   switch it off to show that joining changes no report. */
 extern int ag_engine_join_bytes;
 
 /* Misuse codes returned by the event calls (0 = fine). */
