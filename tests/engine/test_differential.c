@@ -375,6 +375,16 @@ static int build_ring(hev *ev)
    return n;
 }
 
+/* e's shadow is one page and n cells. */
+static void want_cells(ag_engine *e, unsigned n, const char *what)
+{
+   const uint64_t cell = (ag_engine_ops_of(e)->loc_size + 7) & ~(uint64_t)7;
+   const uint64_t want = sizeof(ag_page) + n * cell;
+   if (ag_engine_shadow_bytes(e) != want)
+      FAIL(NULL, "byte loop: %llu shadow bytes, want %llu (%s)",
+           (unsigned long long)ag_engine_shadow_bytes(e), (unsigned long long)want, what);
+}
+
 /* A byte loop inside one transaction leaves a word of eight equal
    AtomSanitizer locations: the shadow joins them into one cell (sweeping
    here before every access that divides a word). */
@@ -389,11 +399,7 @@ static void check_byte_loop_joined(void)
    for (int i = 0; i < 8; i++) ag_ev_access(e, 0, X + i, 1, AG_WRITE, 2);
    ag_ev_access(e, 0, Y, 1, AG_WRITE, 3);        /* sweeps: marks X's word cold */
    ag_ev_access(e, 0, Y + 4, 1, AG_WRITE, 3);    /* joins it */
-   const uint64_t cell = (ops->loc_size + 7) & ~(uint64_t)7;
-   const uint64_t want = sizeof(ag_page) + (1 + 4) * cell;   /* X: 1, Y: 4 */
-   if (ag_engine_shadow_bytes(e) != want)
-      FAIL(NULL, "byte loop: %llu shadow bytes, want %llu (X's word joined)",
-           (unsigned long long)ag_engine_shadow_bytes(e), (unsigned long long)want);
+   want_cells(e, 1 + 4, "X's word joined; Y: 4");
    ag_engine_delete(e);
    ag_shadow_compact_min = compact_min;
 }
@@ -411,11 +417,7 @@ static void check_byte_loop_joined_at_once(void)
    for (int i = 0; i < 8; i++) ag_ev_access(e, 0, X + i, 1, AG_WRITE, 2);
    ag_ev_end(e, 0, 1);
    for (int i = 0; i < 8; i++) ag_ev_access(e, 0, Y + i, 1, AG_WRITE, 2);
-   const uint64_t cell = (ops->loc_size + 7) & ~(uint64_t)7;
-   const uint64_t want = sizeof(ag_page) + (1 + 8) * cell;   /* X: 1, Y: 8 */
-   if (ag_engine_shadow_bytes(e) != want)
-      FAIL(NULL, "byte loop: %llu shadow bytes, want %llu (X's word joined at its end)",
-           (unsigned long long)ag_engine_shadow_bytes(e), (unsigned long long)want);
+   want_cells(e, 1 + 8, "X's word joined at its end; Y: 8");
    ag_engine_delete(e);
 }
 
