@@ -436,11 +436,10 @@ void ag_shadow_join_bytes(ag_shadow *s, ag_addr addr)
    uintptr_t v = (uintptr_t)*slot;
    if (!(v & AG_SPLIT) || ag_cuts(v) != 0xff) return;
    char *b = ag_block(v);
-   unsigned cuts = 0xff, n = 8;
-   for (unsigned k = 1; k < n; k++)
+   for (unsigned k = 1; k < 8; k++)
       if (!s->ops->loc_equal(s->self, AG_LOC(s, b, 0), AG_LOC(s, b, k))) return;
    char *nb = ag_cell_alloc(s, 1);
    s->ops->loc_copy(s->self, nb, b);
    ag_block_free(s, v);
-   *slot = (void *)((uintptr_t)nb | (uintptr_t)cuts << AG_CUT_SHIFT);
+   *slot = (void *)((uintptr_t)nb | (uintptr_t)0xff << AG_CUT_SHIFT);
 }

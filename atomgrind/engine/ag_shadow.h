@@ -18,7 +18,10 @@
  * them -- a later partial access divides them again, each part taking a
  * copy of the same state, so no engine can see the difference.  Only
  * words joinable at two sweeps in a row and not divided in between are
- * joined (a cheap filter against joining a word an access is dividing). */
+ * joined (a cheap filter against joining a word an access is dividing).
+ * A word divided into bytes is also joined as soon as a byte loop reaches
+ * its last byte with eight equal states (ag_shadow_join_bytes): buffers
+ * filled or scanned once are seldom swept before they are freed. */
 #ifndef AG_SHADOW_H
 #define AG_SHADOW_H
 
