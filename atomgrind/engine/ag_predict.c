@@ -47,7 +47,7 @@
  * of its kind in the region; with a before e1, a is u's last access of its
  * kind before e2; with a after e2, e2 is t's last access of its kind
  * before a (and must still lie in that region).  Locksets are interned.
- * A location's first entry (136 bytes) lives in its shadow cell, the
+ * A location's first entry (80 bytes) lives in its shadow cell, the
  * others in an array: nearly every location is touched by one thread.
  * One report per (region instance, other thread).  A prediction against a
  * region that is still open waits for the region's end (and is then
@@ -135,20 +135,34 @@ typedef struct {
 typedef struct { uint64_t site; uint32_t ls, flags; } pd_desc;
 typedef struct { uint64_t site; uint32_t ls, flags, id; } pd_desc_cached;
 typedef struct { uint32_t id; } pd_desc_slot;
+typedef struct { uint32_t s[2][2]; } pd_h12;
+typedef struct { uint32_t id; } pd_h12_slot;
 #define PD_DCACHE 256                     /* recent descriptors, direct-mapped */
 
+/* A thread's entry for a location, 80 bytes (most of prediction's
+   memory: one per location a thread touched).  Its first accesses of the
+   region keep no clock (no check reads e1's), and the four sets of locks
+   held from first[i] through last[j] are interned together as one id
+   (pd_state.h12s: nearly always all empty, id 0). */
 typedef struct {
    ag_tid tid;             /* PD_NOTID: none (an empty inline entry) */
-   uint32_t h12[2][2];     /* locks held from first[i] through last[j] */
+   uint32_t h12;           /* pd_state.h12s: the held-lock set ids [i][j] */
    uint32_t rbsite;        /* the region first[] belong to: its begin's
                               site (a descriptor), and event */
+   uint32_t fdesc[2];      /* first[i]: its descriptor ... */
    uint64_t rbegin;
+   uint64_t fev[2];        /* ... and event (0: none) */
    pd_acc last[2];         /* [0] read, [1] write */
-   pd_acc first[2];
 } pd_ent;
 
 #define PD_NOTID ((ag_tid)0xffffffffu)
-_Static_assert(sizeof(pd_ent) == 96, "pd_ent is 96 bytes (memory of prediction)");
+_Static_assert(sizeof(pd_ent) == 80, "pd_ent is 80 bytes (memory of prediction)");
+
+/* first[i] of an entry, as an access (its clock unknown: never read) */
+static inline pd_acc pd_first(const pd_ent *e, int i)
+{
+   return (pd_acc){ e->fev[i], 0, e->fdesc[i] };
+}
 
 /* Per location: the entries of the threads remembered, in order; the
    first inline in the shadow cell, so that a location only one thread
@@ -171,6 +185,9 @@ typedef struct {
    pd_desc *descs;         /* id -> descriptor */
    uint32_t ndescs, capdescs;
    pd_desc_cached dcache[PD_DCACHE];
+   ag_map *h12_idx;        /* hash -> pd_h12_slot */
+   pd_h12 *h12s;           /* id -> the four set ids; id 0 = all empty */
+   uint32_t nh12s, caph12s;
    /* pd_more arrays: carved from slabs, no allocator header each (a
       location two threads touched is common: a buffer handed over) */
    ag_slab_pool more;                     /* size class: capacity */
@@ -303,6 +320,30 @@ static inline uint32_t pd_desc_id(pd_state *pd, uint64_t site, uint32_t ls, uint
    uint32_t id = pd_desc_slow(pd, site, ls, flags, h);
    *c = (pd_desc_cached){ site, ls, flags, id };
    return id;
+}
+
+/* The id of the four held-lock set ids q. */
+static uint32_t pd_h12_id(pd_state *pd, const pd_h12 *q)
+{
+   const uint64_t k[4] = { q->s[0][0], q->s[0][1], q->s[1][0], q->s[1][1] };
+   for (uint64_t h = pd_hash(k, 4);; h++) {   /* linear probing on the hash */
+      int created;
+      pd_h12_slot *sl = ag_map_lookup(pd->h12_idx, h, &created);
+      if (!created) {
+         const pd_h12 *o = &pd->h12s[sl->id];
+         if (o->s[0][0] == q->s[0][0] && o->s[0][1] == q->s[0][1]
+             && o->s[1][0] == q->s[1][0] && o->s[1][1] == q->s[1][1])
+            return sl->id;
+         continue;
+      }
+      if (pd->nh12s == pd->caph12s) {
+         pd->caph12s *= 2;
+         pd->h12s = ag_realloc(pd->h12s, pd->caph12s * sizeof(pd_h12));
+      }
+      pd->h12s[pd->nh12s] = *q;
+      sl->id = pd->nh12s++;
+      return sl->id;
+   }
 }
 
 static inline const pd_desc *pd_d(const pd_state *pd, const pd_acc *a) { return &pd->descs[a->desc]; }
@@ -545,7 +586,7 @@ static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k
 {
    pd_thread *th = &pd->th[t];
    for (int i = 0; i < 2; i++) {
-      const pd_acc *e1 = &me->first[i];
+      const pd_acc e1v = pd_first(me, i), *e1 = &e1v;
       if (!e1->event) continue;
       for (uint32_t n = 0, nent = pd_n(r); n < nent; n++) {
          const pd_ent *o = pd_at(r, n);
@@ -585,7 +626,7 @@ static void pd_check_after(pd_state *pd, pd_rec *r, ag_tid t, int ka, const pd_a
       const pd_ent *o = pd_at(r, n);
       if (o->tid == t || !o->rbegin) continue;
       for (int i = 0; i < 2; i++) {
-         const pd_acc *e1 = &o->first[i];
+         const pd_acc e1v = pd_first(o, i), *e1 = &e1v;
          if (!e1->event) continue;
          for (int j = 0; j < 2; j++) {
             const pd_acc *e2 = &o->last[j];
@@ -593,7 +634,7 @@ static void pd_check_after(pd_state *pd, pd_rec *r, ag_tid t, int ka, const pd_a
                 || pd_one_rmw(pd, e1, e2))
                continue;
             if (pd_vc_get(&th->vc, o->tid) >= e2->clock) continue;   /* e2 hb a */
-            if (pd_lset_exclude(pd, o->h12[i][j], pd_d(pd, a)->ls)) continue;
+            if (pd_lset_exclude(pd, pd->h12s[o->h12].s[i][j], pd_d(pd, a)->ls)) continue;
             if (pd_rf_other(th, o->tid, addr) > e2->event) continue;   /* u read past e2 */
             pd_report(pd, t, o, e1, e2, t, a);
          }
@@ -630,11 +671,17 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
       if (me->rbegin != rb) {
          me->rbegin = rb;
          me->rbsite = pd_desc_id(pd, ctx->regions[t].begin_site, 0, 0);
-         me->first[0].event = me->first[1].event = 0;
+         me->fev[0] = me->fev[1] = 0;
       }
-      if (!me->first[k].event) me->first[k] = cur;
+      if (!me->fev[k]) {
+         me->fev[k] = cur.event;
+         me->fdesc[k] = cur.desc;
+      }
+      pd_h12 q = pd->h12s[me->h12];
       for (int i = 0; i < 2; i++)
-         if (me->first[i].event) me->h12[i][k] = pd_held_since(th, me->first[i].event);
+         if (me->fev[i]) q.s[i][k] = pd_held_since(th, me->fev[i]);
+      if (q.s[0][k] != pd->h12s[me->h12].s[0][k] || q.s[1][k] != pd->h12s[me->h12].s[1][k])
+         me->h12 = pd_h12_id(pd, &q);
    }
    me->last[k] = cur;
 }
@@ -753,6 +800,10 @@ static void *pd_create(ag_ctx *ctx)
    pd->caplsets = 16;
    pd->lsets = ag_calloc(pd->caplsets, sizeof(pd_lset));
    pd->nlsets = 1;                           /* id 0: the empty set */
+   pd->h12_idx = ag_map_new(sizeof(pd_h12_slot));
+   pd->caph12s = 16;
+   pd->h12s = ag_calloc(pd->caph12s, sizeof(pd_h12));
+   pd->nh12s = 1;                            /* id 0: all four empty */
    return pd;
 }
 
@@ -777,6 +828,8 @@ static void pd_destroy(void *self)
    ag_map_delete(pd->done);
    ag_map_delete(pd->lset_idx);
    ag_map_delete(pd->desc_idx);
+   ag_map_delete(pd->h12_idx);
+   ag_free(pd->h12s);
    ag_free(pd->descs);
    ag_slab_release(&pd->more);
    for (uint32_t i = 0; i < pd->nlsets; i++) ag_free(pd->lsets[i].keys);
