@@ -47,7 +47,7 @@
  * of its kind in the region; with a before e1, a is u's last access of its
  * kind before e2; with a after e2, e2 is t's last access of its kind
  * before a (and must still lie in that region).  Locksets are interned.
- * A location's first entry (80 bytes) lives in its shadow cell, the
+ * A location's first entry (64 bytes) lives in its shadow cell, the
  * others in an array: nearly every location is touched by one thread.
  * One report per (region instance, other thread).  A prediction against a
  * region that is still open waits for the region's end (and is then
@@ -132,36 +132,38 @@ typedef struct {
 
 #define PD_INREG 0x10000u                /* desc flag: made inside a region */
 
-typedef struct { uint64_t site; uint32_t ls, flags; } pd_desc;
-typedef struct { uint64_t site; uint32_t ls, flags, id; } pd_desc_cached;
+/* rb: for a region's first access, its region's begin site (a
+   descriptor); 0 otherwise. */
+typedef struct { uint64_t site; uint32_t ls, flags, rb; } pd_desc;
+typedef struct { uint64_t site; uint32_t ls, flags, rb, id; } pd_desc_cached;
 typedef struct { uint32_t id; } pd_desc_slot;
 typedef struct { uint32_t s[2][2]; } pd_h12;
 typedef struct { uint32_t id; } pd_h12_slot;
 #define PD_DCACHE 256                     /* recent descriptors, direct-mapped */
 
-/* A thread's entry for a location, 80 bytes (most of prediction's
+/* A thread's entry for a location, 64 bytes (most of prediction's
    memory: one per location a thread touched).  Its first accesses of the
-   region keep no clock (no check reads e1's), and the four sets of locks
-   held from first[i] through last[j] are interned together as one id
-   (pd_state.h12s: nearly always all empty, id 0). */
+   region keep no clock (no check reads e1's), their events are offsets
+   from the region's begin event, and their descriptors also name the
+   region's begin site; the four sets of locks held from first[i] through
+   last[j] are interned together as one id (pd_state.h12s: nearly always
+   all empty, id 0). */
 typedef struct {
    ag_tid tid;             /* PD_NOTID: none (an empty inline entry) */
    uint32_t h12;           /* pd_state.h12s: the held-lock set ids [i][j] */
-   uint32_t rbsite;        /* the region first[] belong to: its begin's
-                              site (a descriptor), and event */
-   uint32_t fdesc[2];      /* first[i]: its descriptor ... */
-   uint64_t rbegin;
-   uint64_t fev[2];        /* ... and event (0: none) */
+   uint32_t fdesc[2];      /* first[i]: its descriptor (with rb) ... */
+   uint32_t foff[2];       /* ... and event - rbegin (0: none) */
+   uint64_t rbegin;        /* the region first[] belong to: its begin event */
    pd_acc last[2];         /* [0] read, [1] write */
 } pd_ent;
 
 #define PD_NOTID ((ag_tid)0xffffffffu)
-_Static_assert(sizeof(pd_ent) == 80, "pd_ent is 80 bytes (memory of prediction)");
+_Static_assert(sizeof(pd_ent) == 64, "pd_ent is 64 bytes (memory of prediction)");
 
 /* first[i] of an entry, as an access (its clock unknown: never read) */
 static inline pd_acc pd_first(const pd_ent *e, int i)
 {
-   return (pd_acc){ e->fev[i], 0, e->fdesc[i] };
+   return (pd_acc){ e->foff[i] ? e->rbegin + e->foff[i] : 0, 0, e->fdesc[i] };
 }
 
 /* Per location: the entries of the threads remembered, in order; the
@@ -290,35 +292,38 @@ static uint32_t pd_held_since(const pd_thread *th, uint64_t e1)
 
 /* ---- access descriptors ------------------------------------------ */
 
-/* The id of descriptor (site, ls, flags): a direct-mapped cache in front
-   of a hash map (linear probing on the hash, as for locksets). */
-static uint32_t pd_desc_slow(pd_state *pd, uint64_t site, uint32_t ls, uint32_t flags, uint64_t h)
+/* The id of descriptor (site, ls, flags, rb): a direct-mapped cache in
+   front of a hash map (linear probing on the hash, as for locksets). */
+static uint32_t pd_desc_slow(pd_state *pd, uint64_t site, uint32_t ls, uint32_t flags,
+                             uint32_t rb, uint64_t h)
 {
    for (h = h ? h : 1;; h++) {
       int created;
       pd_desc_slot *sl = ag_map_lookup(pd->desc_idx, h, &created);
       if (!created) {
          const pd_desc *d = &pd->descs[sl->id];
-         if (d->site == site && d->ls == ls && d->flags == flags) return sl->id;
+         if (d->site == site && d->ls == ls && d->flags == flags && d->rb == rb) return sl->id;
          continue;
       }
       if (pd->ndescs == pd->capdescs) {
          pd->capdescs = pd->capdescs ? 2 * pd->capdescs : 64;
          pd->descs = ag_realloc(pd->descs, pd->capdescs * sizeof(pd_desc));
       }
-      pd->descs[pd->ndescs] = (pd_desc){ site, ls, flags };
+      pd->descs[pd->ndescs] = (pd_desc){ site, ls, flags, rb };
       sl->id = pd->ndescs++;
       return sl->id;
    }
 }
 
-static inline uint32_t pd_desc_id(pd_state *pd, uint64_t site, uint32_t ls, uint32_t flags)
+static inline uint32_t pd_desc_id(pd_state *pd, uint64_t site, uint32_t ls, uint32_t flags,
+                                  uint32_t rb)
 {
-   uint64_t h = (site ^ ((uint64_t)ls << 20) ^ ((uint64_t)flags << 52)) * 0x9e3779b97f4a7c15ull;
+   uint64_t h = (site ^ ((uint64_t)ls << 20) ^ ((uint64_t)flags << 52) ^ ((uint64_t)rb << 36))
+                * 0x9e3779b97f4a7c15ull;
    pd_desc_cached *c = &pd->dcache[h >> 56 & (PD_DCACHE - 1)];
-   if (c->site == site && c->ls == ls && c->flags == flags) return c->id;
-   uint32_t id = pd_desc_slow(pd, site, ls, flags, h);
-   *c = (pd_desc_cached){ site, ls, flags, id };
+   if (c->site == site && c->ls == ls && c->flags == flags && c->rb == rb) return c->id;
+   uint32_t id = pd_desc_slow(pd, site, ls, flags, rb, h);
+   *c = (pd_desc_cached){ site, ls, flags, rb, id };
    return id;
 }
 
@@ -543,7 +548,7 @@ static void pd_report(pd_state *pd, ag_tid reporter, const pd_ent *loc,
    v.tid = reporter;
    v.local_tid = loc->tid;
    v.begin_event = loc->rbegin;
-   v.begin_site = pd->descs[loc->rbsite].site;
+   v.begin_site = pd->descs[pd_d(pd, e1)->rb].site;
    v.e1_event = e1->event;
    v.e1_site = pd_d(pd, e1)->site;
    v.e1_flags = pd_fl(pd, e1);
@@ -656,7 +661,7 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
    uint64_t rb = ctx->regions[t].depth ? ctx->regions[t].begin_event : 0;
    AG_ASSERT(!(flags & PD_INREG));
    pd_acc cur = { ctx->event, pd_vc_get(&th->vc, t),
-                  pd_desc_id(pd, ctx->site, pd_lockset(th), flags | (rb ? PD_INREG : 0)) };
+                  pd_desc_id(pd, ctx->site, pd_lockset(th), flags | (rb ? PD_INREG : 0), 0) };
    /* only t has touched the location: nothing to check (the common case) */
    if (r->e0.tid != PD_NOTID && (r->e0.tid != t || r->more)) {
       pd_ent *me = NULL;
@@ -670,16 +675,18 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
    if (rb) {
       if (me->rbegin != rb) {
          me->rbegin = rb;
-         me->rbsite = pd_desc_id(pd, ctx->regions[t].begin_site, 0, 0);
-         me->fev[0] = me->fev[1] = 0;
+         me->foff[0] = me->foff[1] = 0;
       }
-      if (!me->fev[k]) {
-         me->fev[k] = cur.event;
-         me->fdesc[k] = cur.desc;
+      /* (a first access more than 2^32 events into its region is not
+         kept: only fewer patterns are seen) */
+      if (!me->foff[k] && cur.event - rb <= 0xffffffffu) {
+         me->foff[k] = (uint32_t)(cur.event - rb);
+         me->fdesc[k] = pd_desc_id(pd, ctx->site, pd_lockset(th), flags | PD_INREG,
+                                   pd_desc_id(pd, ctx->regions[t].begin_site, 0, 0, 0));
       }
       pd_h12 q = pd->h12s[me->h12];
       for (int i = 0; i < 2; i++)
-         if (me->fev[i]) q.s[i][k] = pd_held_since(th, me->fev[i]);
+         if (me->foff[i]) q.s[i][k] = pd_held_since(th, pd_first(me, i).event);
       if (q.s[0][k] != pd->h12s[me->h12].s[0][k] || q.s[1][k] != pd->h12s[me->h12].s[1][k])
          me->h12 = pd_h12_id(pd, &q);
    }
