@@ -370,10 +370,31 @@ uint64_t ag_shadow_slab_bytes(const ag_shadow *s) { return s->cells.bytes; }
 
 /* ---- joining equal locations ------------------------------------- */
 
+/* Make the divided word at slot the locations starting at ncuts (a subset
+   of its cuts, with 0), each keeping the state of the location that
+   started there: the others are equal to the one before them.  The kept
+   ones move to a new block of their size: blocks are freed at the size
+   they were allocated with, so that the free lists keep serving the same
+   mix of sizes. */
+static void ag_keep_cuts(ag_shadow *s, void **slot, unsigned ncuts)
+{
+   uintptr_t v = (uintptr_t)*slot;
+   unsigned cuts = ag_cuts(v);
+   char *b = ag_block(v), *nb = ag_cell_alloc(s, AG_POP(ncuts));
+   for (unsigned i = 0, k = 0, j = 0; i < 8; i++) {
+      if (!(cuts & (1u << i))) continue;
+      if (ncuts & (1u << i)) s->ops->loc_copy(s->self, AG_LOC(s, nb, j++), AG_LOC(s, b, k));
+      k++;
+   }
+   ag_block_free(s, v);
+   /* a word joined whole keeps its cuts as a hint: a byte loop divides
+      it again in one step, not seven */
+   *slot = (void *)(ncuts == 1u ? (uintptr_t)nb | (uintptr_t)cuts << AG_CUT_SHIFT
+                    : ag_with_cuts(nb, ncuts));
+}
+
 /* Join the word's adjacent locations with equal states (if the word is
-   cold: see ag_shadow.h).  The kept ones move to a new block of their
-   size: blocks are freed at the size they were allocated with, so that
-   the free lists keep serving the same mix of sizes. */
+   cold: see ag_shadow.h). */
 static void ag_join_word(ag_shadow *s, void **slot)
 {
    uintptr_t v = (uintptr_t)*slot;
@@ -390,17 +411,7 @@ static void ag_join_word(ag_shadow *s, void **slot)
       *slot = (void *)(ncuts == cuts ? v & ~AG_COLD : v | AG_COLD);
       return;
    }
-   char *nb = ag_cell_alloc(s, AG_POP(ncuts));
-   for (unsigned i = 0, k = 0, j = 0; i < 8; i++) {
-      if (!(cuts & (1u << i))) continue;
-      if (ncuts & (1u << i)) s->ops->loc_copy(s->self, AG_LOC(s, nb, j++), AG_LOC(s, b, k));
-      k++;
-   }
-   ag_block_free(s, v);
-   /* a word joined whole keeps its cuts as a hint: a byte loop divides
-      it again in one step, not seven */
-   *slot = (void *)(ncuts == 1u ? (uintptr_t)nb | (uintptr_t)cuts << AG_CUT_SHIFT
-                    : ag_with_cuts(nb, ncuts));
+   ag_keep_cuts(s, slot, ncuts);
 }
 
 static void ag_join_page(void *arg, uint64_t key, void *rec)
@@ -438,8 +449,5 @@ void ag_shadow_join_bytes(ag_shadow *s, ag_addr addr)
    char *b = ag_block(v);
    for (unsigned k = 1; k < 8; k++)
       if (!s->ops->loc_equal(s->self, AG_LOC(s, b, 0), AG_LOC(s, b, k))) return;
-   char *nb = ag_cell_alloc(s, 1);
-   s->ops->loc_copy(s->self, nb, b);
-   ag_block_free(s, v);
-   *slot = (void *)((uintptr_t)nb | (uintptr_t)0xff << AG_CUT_SHIFT);
+   ag_keep_cuts(s, slot, 1u);
 }

@@ -120,6 +120,7 @@ static void done(void)
 #define L 0x9000
 #define L2 0x9100
 #define WANT(...) do { uint64_t w_[] = { __VA_ARGS__, 0 }; expect(w_); } while (0)
+#define NONE() do { uint64_t w_[] = { 0 }; expect(w_); } while (0)
 
 /* Thread 1 reads byte 5 of X after thread 0's byte loop (the store
    instruction of site 5000) wrote it: the race names that store, there. */
@@ -131,7 +132,6 @@ static void loop_report_at_x5(void)
    if (v && (v->other_site != 5000 || v->addr != X + 5 || v->size != 1))
       fail("report names site %ld at %#lx", (long)v->other_site, (long)v->addr);
 }
-#define NONE() do { uint64_t w_[] = { 0 }; expect(w_); } while (0)
 
 int main(void)
 {
