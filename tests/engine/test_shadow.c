@@ -166,6 +166,33 @@ static void joining(void)
    CHECK(live == live0);
 }
 
+/* A loop over a word's bytes (or 2-byte items) is cut into all of them
+   at its second item, each taking the state of the rest of the word; a
+   different second access cuts at its bounds only. */
+static void loop_cut_at_once(void)
+{
+   ag_shadow *s = ag_shadow_new(&ops, NULL);
+   int live0 = live;
+   nvisited(s, 0x8000, 8); nvisited(s, 0x8000, 8);            /* count 2 */
+   nvisited(s, 0x8000, 1);
+   CHECK(live == live0 + 2 && ag_shadow_loc1(s, 0x8005, 1) == NULL);
+   nvisited(s, 0x8001, 1);
+   CHECK(live == live0 + 8 && ag_shadow_loc1(s, 0x8005, 1) != NULL);
+   CHECK(nvisited(s, 0x8000, 8) == 8 && vcount[0] == 4 && vcount[1] == 4
+         && vcount[2] == 3 && vcount[7] == 3);
+   nvisited(s, 0x8100, 2); nvisited(s, 0x8102, 2);
+   CHECK(ag_shadow_loc1(s, 0x8106, 2) != NULL && ag_shadow_loc1(s, 0x8104, 4) == NULL);
+   CHECK(nvisited(s, 0x8100, 8) == 4 && vcount[0] == 2 && vcount[2] == 1);
+   /* not a loop: the second byte is not the next one, a 2-byte item after
+      a byte */
+   nvisited(s, 0x8200, 1); nvisited(s, 0x8202, 1);
+   CHECK(nvisited(s, 0x8200, 8) == 4);
+   nvisited(s, 0x8300, 1); nvisited(s, 0x8301, 2);
+   CHECK(nvisited(s, 0x8300, 8) == 3);
+   ag_shadow_delete(s);
+   CHECK(live == live0);
+}
+
 /* A page that a forget covers entirely is freed, and made again, fresh,
    by a later access; partly covered pages stay. */
 static void pages_freed(void)
@@ -197,6 +224,7 @@ static void pages_freed(void)
 
 int main(void)
 {
+   loop_cut_at_once();
    ag_shadow *s = ag_shadow_new(&ops, NULL);
 
    /* an aligned word is one location; a partial access divides it at the
