@@ -844,6 +844,9 @@ static void pd_destroy(void *self)
    ag_free(pd);
 }
 
+/* The further entries' slabs (kept until pd_destroy: their peak) */
+static uint64_t pd_heap_peak(void *self) { return ((pd_state *)self)->more.bytes; }
+
 const ag_engine_ops ag_predict_ops = {
    .name = "predict",
    .help = "predicted atomicity violations (AVIO patterns under hb and locks)",
@@ -867,4 +870,5 @@ const ag_engine_ops ag_predict_ops = {
    .join = pd_join,
    .access_done = NULL,
    .lock_forget = pd_lock_forget,
+   .heap_peak = pd_heap_peak,
 };

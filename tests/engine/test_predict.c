@@ -624,6 +624,28 @@ static void random_traces(int ntraces)
    free(tr);
 }
 
+/* A location a second thread touches keeps that thread's entry in a
+   further array, whose slabs the engine reports as its own memory. */
+static void entries_memory(void)
+{
+   static const ag_config cfg = { 0 };
+   ag_engine *e = ag_engine_new(ag_engine_find("predict"), &cfg, NULL, NULL);
+   ag_ev_thread_new(e, 0);
+   ag_ev_thread_new(e, 1);
+   ag_ev_access(e, 0, 0x1000, 4, AG_WRITE, 0x10);
+   if (ag_engine_heap_peak(e) != 0) {
+      printf("FAIL entries_memory: %llu bytes with one thread\n",
+             (unsigned long long)ag_engine_heap_peak(e));
+      failures++;
+   }
+   ag_ev_access(e, 1, 0x1000, 4, 0, 0x20);
+   if (ag_engine_heap_peak(e) == 0) {
+      printf("FAIL entries_memory: a second thread's entry is not counted\n");
+      failures++;
+   }
+   ag_engine_delete(e);
+}
+
 int main(int argc, char **argv)
 {
    const char *what = argc > 1 ? argv[1] : "all";
@@ -632,7 +654,10 @@ int main(int argc, char **argv)
       printf("engine 'predict' is not registered\n");
       return 77;
    }
-   if (!strcmp(what, "hand") || !strcmp(what, "all")) hand_traces();
+   if (!strcmp(what, "hand") || !strcmp(what, "all")) {
+      hand_traces();
+      entries_memory();
+   }
    if (!strcmp(what, "random") || !strcmp(what, "all")) random_traces(n);
    if (failures) {
       fprintf(stderr, "%d failure(s)\n", failures);
