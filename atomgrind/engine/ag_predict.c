@@ -169,9 +169,13 @@ static inline pd_acc pd_first(const pd_ent *e, int i)
 /* Per location: the entries of the threads remembered, in order; the
    first inline in the shadow cell, so that a location only one thread
    touched (nearly all of them) costs no allocation, the others in an
-   array of up to PD_MAXENT - 1. */
-typedef struct { uint32_t n, cap; pd_ent e[]; } pd_more;
-typedef struct { pd_ent e0; pd_more *more; } pd_rec;
+   array of exactly their number (up to PD_MAXENT - 1), 64-byte aligned
+   (ag_slab.h): one cache line per entry.  `more` holds the array's
+   address and, from bit PD_MORE_SHIFT, that number, so the record alone
+   tells how many entries there are. */
+typedef struct { pd_ent e0; uintptr_t more; } pd_rec;
+#define PD_MORE_SHIFT 56
+_Static_assert(PD_MAXENT - 1 < 256, "the number of further entries fits above PD_MORE_SHIFT");
 
 typedef struct {
    ag_ctx *ctx;
@@ -190,9 +194,9 @@ typedef struct {
    ag_map *h12_idx;        /* hash -> pd_h12_slot */
    pd_h12 *h12s;           /* id -> the four set ids; id 0 = all empty */
    uint32_t nh12s, caph12s;
-   /* pd_more arrays: carved from slabs, no allocator header each (a
+   /* further entries: carved from slabs, no allocator header each (a
       location two threads touched is common: a buffer handed over) */
-   ag_slab_pool more;                     /* size class: capacity */
+   ag_slab_pool more;                     /* size class: their number */
 } pd_state;
 
 static pd_thread *pd_th(pd_state *pd, ag_tid t)
@@ -361,23 +365,27 @@ static void pd_loc_init(void *self, void *loc)
    (void)self;
    pd_rec *r = loc;
    r->e0.tid = PD_NOTID;
-   r->more = NULL;
+   r->more = 0;
 }
 
-static size_t pd_more_bytes(uint32_t cap) { return sizeof(pd_more) + cap * sizeof(pd_ent); }
-
-/* An empty array for cap entries (1 <= cap < PD_MAXENT). */
-static pd_more *pd_more_new(pd_state *pd, uint32_t cap)
+static inline uint32_t pd_more_n(const pd_rec *r) { return (uint32_t)(r->more >> PD_MORE_SHIFT); }
+static inline pd_ent *pd_more_at(uintptr_t more)
 {
-   pd_more *m = ag_slab_alloc(&pd->more, cap, pd_more_bytes(cap));
-   m->n = 0;
-   m->cap = cap;
-   return m;
+   return (pd_ent *)(more & (((uintptr_t)1 << PD_MORE_SHIFT) - 1));
+}
+static inline pd_ent *pd_more_e(const pd_rec *r) { return pd_more_at(r->more); }
+
+/* An array of n further entries (1 <= n < PD_MAXENT), as r->more. */
+static uintptr_t pd_more_new(pd_state *pd, uint32_t n)
+{
+   pd_ent *e = ag_slab_alloc(&pd->more, n, n * sizeof(pd_ent));
+   AG_ASSERT(((uintptr_t)e >> PD_MORE_SHIFT) == 0);
+   return (uintptr_t)e | (uintptr_t)n << PD_MORE_SHIFT;
 }
 
-static void pd_more_free(pd_state *pd, pd_more *m)
+static void pd_more_free(pd_state *pd, const pd_rec *r)
 {
-   if (m) ag_slab_free(&pd->more, m->cap, m);
+   if (r->more) ag_slab_free(&pd->more, pd_more_n(r), pd_more_e(r));
 }
 
 static void pd_loc_copy(void *self, void *dst, const void *src)
@@ -385,18 +393,18 @@ static void pd_loc_copy(void *self, void *dst, const void *src)
    const pd_rec *s = src;
    pd_rec *d = dst;
    d->e0 = s->e0;
-   d->more = NULL;
+   d->more = 0;
    if (s->more) {
-      d->more = pd_more_new(self, s->more->cap);
-      ag_memcopy(d->more, s->more, pd_more_bytes(s->more->n));
+      d->more = pd_more_new(self, pd_more_n(s));
+      ag_memcopy(pd_more_e(d), pd_more_e(s), pd_more_n(s) * sizeof(pd_ent));
    }
 }
 
 static void pd_loc_fini(void *self, void *loc)
 {
    pd_rec *r = loc;
-   pd_more_free(self, r->more);
-   r->more = NULL;
+   pd_more_free(self, r);
+   r->more = 0;
 }
 
 /* pd_destroy releases the slabs every further entry comes from */
@@ -405,10 +413,10 @@ static int pd_locs_die(void *self) { (void)self; return 1; }
 /* The number of entries, and entry i. */
 static inline uint32_t pd_n(const pd_rec *r)
 {
-   return r->e0.tid == PD_NOTID ? 0 : 1 + (r->more ? r->more->n : 0);
+   return r->e0.tid == PD_NOTID ? 0 : 1 + pd_more_n(r);
 }
 
-static inline pd_ent *pd_at(pd_rec *r, uint32_t i) { return i ? &r->more->e[i - 1] : &r->e0; }
+static inline pd_ent *pd_at(pd_rec *r, uint32_t i) { return i ? &pd_more_e(r)[i - 1] : &r->e0; }
 
 static uint64_t pd_recency(const pd_ent *e)
 {
@@ -429,18 +437,16 @@ static pd_ent *pd_entry(pd_state *pd, pd_rec *r, ag_tid t)
       for (uint32_t i = 1; i < n; i++)
          if (pd_recency(pd_at(r, i)) < pd_recency(pd_at(r, old))) old = i;
       *pd_at(r, old) = *pd_at(r, n - 1);
-      r->more->n--;
       n--;
-   } else if (n > 0 && (!r->more || r->more->n == r->more->cap)) {
-      pd_more *m = pd_more_new(pd, r->more ? r->more->cap + 1 : 1);   /* at most PD_MAXENT - 1 */
+   } else if (n > 0) {
+      uintptr_t m = pd_more_new(pd, n);
       if (r->more) {
-         ag_memcopy(m->e, r->more->e, r->more->n * sizeof(pd_ent));
-         m->n = r->more->n;
-         pd_more_free(pd, r->more);
+         ag_memcopy(pd_more_at(m), pd_more_e(r), (n - 1) * sizeof(pd_ent));
+         pd_more_free(pd, r);
       }
       r->more = m;
    }
-   pd_ent *e = n ? &r->more->e[r->more->n++] : &r->e0;
+   pd_ent *e = pd_at(r, n);
    ag_memzero(e, sizeof *e);
    e->tid = t;
    return e;

@@ -5,8 +5,11 @@
 struct ag_slab_free { struct ag_slab_free *next; };
 typedef struct ag_slab_chunk { struct ag_slab_chunk *next; } ag_slab_chunk;
 
-/* blocks start 16-byte aligned after the chunk's link */
-#define AG_SLAB_HEAD ((sizeof(ag_slab_chunk) + 15) & ~(size_t)15)
+/* Blocks start 64-byte aligned after the chunk's link, so blocks of a
+   multiple of 64 bytes are whole cache lines; AG_SLAB_HEAD bounds the
+   bytes skipped. */
+#define AG_SLAB_ALIGN 64
+#define AG_SLAB_HEAD (sizeof(ag_slab_chunk) + AG_SLAB_ALIGN - 1)
 
 void *ag_slab_alloc(ag_slab_pool *p, unsigned cls, size_t size)
 {
@@ -21,8 +24,8 @@ void *ag_slab_alloc(ag_slab_pool *p, unsigned cls, size_t size)
       ag_slab_chunk *c = ag_malloc(AG_SLAB_BYTES);
       c->next = p->chunks;
       p->chunks = c;
-      p->cur = (char *)c + AG_SLAB_HEAD;
-      p->left = AG_SLAB_BYTES - AG_SLAB_HEAD;
+      p->cur = (char *)(((uintptr_t)(c + 1) + AG_SLAB_ALIGN - 1) & ~(uintptr_t)(AG_SLAB_ALIGN - 1));
+      p->left = AG_SLAB_BYTES - (size_t)(p->cur - (char *)c);
       p->bytes += AG_SLAB_BYTES;
    }
    void *b = p->cur;
