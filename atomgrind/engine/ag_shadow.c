@@ -46,13 +46,42 @@ static void ag_cell_free(ag_shadow *s, void *c, unsigned n)
    ag_slab_free(&s->cells, n - 1, c);
 }
 
+/* Freed pages, made fresh, for the next shadow page made: a sampling
+   window (--sample=rpt) starts from a new shadow and makes a hundred or
+   so pages, each of which would be allocated and cleared whole, then
+   freed at the window's end.  A recycled page has only the lines it used
+   cleared (ag_page.dirty).  At most AG_PAGE_POOL are kept (1 MiB). */
+#define AG_PAGE_POOL 256
+static ag_page *ag_page_pool[AG_PAGE_POOL];
+static unsigned ag_page_pooled;
+
+static ag_page *ag_page_new(void)
+{
+   if (ag_page_pooled) return ag_page_pool[--ag_page_pooled];
+   return ag_calloc(1, sizeof(ag_page));
+}
+
+static void ag_page_recycle(ag_page *p)
+{
+   if (ag_page_pooled == AG_PAGE_POOL) {
+      ag_free(p);
+      return;
+   }
+   for (uint64_t d = p->dirty; d; d &= d - 1) {
+      void **line = &p->slot[8 * __builtin_ctzll(d)];
+      for (unsigned i = 0; i < 8; i++) line[i] = NULL;
+   }
+   p->dirty = 0;
+   ag_page_pool[ag_page_pooled++] = p;
+}
+
 ag_page *ag_page_slow(ag_shadow *s, uint64_t key, int create)
 {
    ag_page **pp;
    if (create) {
       pp = ag_map_lookup(s->pages, key, NULL);
       if (!*pp) {
-         *pp = ag_calloc(1, sizeof(ag_page));
+         *pp = ag_page_new();
          s->bytes += sizeof(ag_page);
          if (s->bytes > s->peak) s->peak = s->bytes;
       }
@@ -142,6 +171,7 @@ void ag_shadow_visit(ag_shadow *s, ag_addr addr, uint64_t size,
    for (ag_addr w = addr & ~(ag_addr)7; w < end; w += 8) {
       ag_page *p = ag_page_of(s, w, 1);
       void **slot = &p->slot[(w >> 3) & (AG_PAGE_WORDS - 1)];
+      p->dirty |= (uint64_t)1 << ((w >> 6) & 63);
       unsigned lo = addr > w ? (unsigned)(addr - w) : 0;
       unsigned hi = end < w + 8 ? (unsigned)(end - w) : 8;
       uintptr_t v = (uintptr_t)*slot;
@@ -254,7 +284,7 @@ static void ag_page_drop(ag_shadow *s, ag_page **pp, uint64_t key)
 {
    ag_cache_ent *ce = &s->cache[key & (AG_CACHE_SIZE - 1)];
    if (ce->key == key) ce->key = ~(uint64_t)0;
-   ag_free(*pp);
+   ag_page_recycle(*pp);
    *pp = NULL;
    s->bytes -= sizeof(ag_page);
 }
@@ -349,13 +379,13 @@ static void ag_page_fini(void *arg, uint64_t key, void *rec)
          s->ops->loc_fini(s->self, ag_block(v));
       }
    }
-   ag_free(p);
+   ag_page_recycle(p);
 }
 
 static void ag_page_free(void *arg, uint64_t key, void *rec)
 {
    (void)arg; (void)key;
-   ag_free(*(ag_page **)rec);
+   if (*(ag_page **)rec) ag_page_recycle(*(ag_page **)rec);
 }
 
 void ag_shadow_delete(ag_shadow *s)

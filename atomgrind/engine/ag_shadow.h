@@ -95,7 +95,10 @@ void ag_shadow_join_bytes(ag_shadow *s, ag_addr addr);
 #define AG_CACHE_BITS 10                  /* page cache entries (direct-mapped) */
 #define AG_CACHE_SIZE (1u << AG_CACHE_BITS)
 
-typedef struct ag_page { void *slot[AG_PAGE_WORDS]; } ag_page;
+/* dirty: bit i set if a slot of the i-th 64-byte line of slot[] may be
+   non-zero (ag_shadow_visit, which makes every location, sets it), so a
+   page is made fresh again by clearing those lines only. */
+typedef struct ag_page { void *slot[AG_PAGE_WORDS]; uint64_t dirty; } ag_page;
 typedef struct { uint64_t key; ag_page *page; } ag_cache_ent;
 
 struct ag_shadow {

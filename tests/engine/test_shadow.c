@@ -193,6 +193,27 @@ static void loop_cut_at_once(void)
    CHECK(live == live0);
 }
 
+/* A deleted shadow's pages are recycled, each cleared where it was used:
+   a page made afterwards, at another address, is wholly fresh. */
+static void pages_recycled(void)
+{
+   enum { P = 1u << AG_PAGE_BITS };
+   ag_shadow *a = ag_shadow_new(&ops, NULL);
+   for (unsigned w = 0; w < P / 8; w += 3) {
+      nvisited(a, 0x200000 + 8 * w + (w & 7), 1);       /* divided words */
+      nvisited(a, 0x200000 + 8 * w, 8);
+   }
+   nvisited(a, 0x200000 + 8, 8);                         /* whole words */
+   nvisited(a, 0x200000 + P - 8, 8);
+   ag_shadow_delete(a);
+   ag_shadow *b = ag_shadow_new(&ops, NULL);
+   int stale = 0;
+   for (ag_addr w = 0x300000; w < 0x300000 + P; w += 8)
+      if (nvisited(b, w, 8) != 1 || last_count != 1) stale++;
+   CHECK(stale == 0);
+   ag_shadow_delete(b);
+}
+
 /* A page that a forget covers entirely is freed, and made again, fresh,
    by a later access; partly covered pages stay. */
 static void pages_freed(void)
@@ -298,6 +319,7 @@ int main(void)
 
    joining();
    pages_freed();
+   pages_recycled();
    /* the same model with equal locations joined before every visit, and
       at words' ends */
    ag_shadow_compact_min = 0;
