@@ -31,19 +31,24 @@ static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
 /* On the running thread's own stack or in the red zone below SP, and
    --check-stack-var=no: the test ag_emit makes inline.  SP is exact at a
    helper call before an access, as the unwind registers are. */
+static inline Bool ag_own_stack_sp(const ag_thread *th, Addr a, Addr sp)
+{
+   return !ag_clo_check_stack_var && a <= th->stack_max && sp <= a + VG_STACK_REDZONE_SZB;
+}
+
 static inline Bool ag_own_stack(const ag_thread *th, Addr a)
 {
-   return !ag_clo_check_stack_var && a <= th->stack_max
-          && VG_(get_SP)(VG_(get_running_tid)()) <= a + VG_STACK_REDZONE_SZB;
+   return ag_own_stack_sp(th, a, VG_(get_SP)(VG_(get_running_tid)()));
 }
 
 /* With --sample=rpt the gate is shut most of the time (between windows),
    so the stack test is made here instead of inline: a shut gate then
-   costs the guarded call alone. */
-static VG_REGPARM(3) void ag_h_access_rpt(Addr a, UWord szfl, Addr ip)
+   costs the guarded call alone.  The IR passes SP (asking the core for
+   it was a tenth of this helper's time). */
+static void ag_h_access_rpt(Addr a, UWord szfl, Addr ip, Addr sp)
 {
    ag_thread *th = ag_cur;
-   if (th->ignore || !ag_an_gate || ag_own_stack(th, a)) return;
+   if (th->ignore || !ag_an_gate || ag_own_stack_sp(th, a, sp)) return;
    ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
    if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
 }
@@ -108,11 +113,15 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
       cond = IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_And1, cond, guard)));
    IRExpr **args = mkIRExprVec_3(addr, mkIRExpr_HWord(size | (flags << 16)),
                                  mkIRExpr_HWord(ir->ip));
-   IRDirty *di = ungated
-      ? unsafeIRDirty_0_N(3, "ag_h_atomic", VG_(fnptr_to_fnentry)(ag_h_atomic), args)
-      : ag_clo_sample_rpt
-      ? unsafeIRDirty_0_N(3, "ag_h_access_rpt", VG_(fnptr_to_fnentry)(ag_h_access_rpt), args)
-      : unsafeIRDirty_0_N(3, "ag_h_access", VG_(fnptr_to_fnentry)(ag_h_access), args);
+   IRDirty *di;
+   if (ungated)
+      di = unsafeIRDirty_0_N(3, "ag_h_atomic", VG_(fnptr_to_fnentry)(ag_h_atomic), args);
+   else if (ag_clo_sample_rpt)
+      di = unsafeIRDirty_0_N(0, "ag_h_access_rpt", VG_(fnptr_to_fnentry)(ag_h_access_rpt),
+                             mkIRExprVec_4(args[0], args[1], args[2], IRExpr_RdTmp(
+                                ag_tmp(ir, Ity_I64, IRExpr_Get(ir->offset_SP, Ity_I64)))));
+   else
+      di = unsafeIRDirty_0_N(3, "ag_h_access", VG_(fnptr_to_fnentry)(ag_h_access), args);
    di->guard = cond;
    addStmtToIRSB(ir->out, IRStmt_Dirty(di));
 }
