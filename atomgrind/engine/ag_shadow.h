@@ -9,7 +9,8 @@
  * location, while a whole-word, or a 4-byte access to an int array, costs
  * one engine call.  Pages of 512 word slots hang off a hash table keyed by
  * addr >> 12, with a direct-mapped cache in front; a page that a forget
- * (a free, an munmap) covers entirely is freed.
+ * (a free, an munmap) covers entirely is freed (to a pool of fresh pages:
+ * sampling windows each start from a new shadow).
  *
  * Dividing is forever unless the engine can tell equal states apart
  * (ops->loc_equal): then, each time the shadow has grown by half, a sweep

@@ -1,7 +1,9 @@
 /* ag_slab.h -- small blocks of a few fixed sizes carved from 64 KiB slabs,
  * with a free list per size class: engines' per-location arrays (read
  * sets, prediction entries) cost no allocator header each, and freed ones
- * are reused.  Blocks live until the pool is released. */
+ * are reused.  Blocks live until the pool is released.  A slab's blocks
+ * start on a cache line: in a pool whose sizes are all multiples of 64
+ * bytes, every block is whole lines. */
 #ifndef AG_SLAB_H
 #define AG_SLAB_H
 
