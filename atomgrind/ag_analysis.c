@@ -203,12 +203,14 @@ void ag_analysis_fini(void)
       if (VG_(clo_verbosity) >= 2 || VG_(clo_stats)) {
          const ag_engine_ops *ops = ag_engine_ops_of(ag_eng[i]);
          VG_(umsg)("atomgrind: %s: %llu events, %llu analysed, %llu reports, %u threads, "
-                   "%llu bytes of shadow memory (peak %llu, slabs %llu; engine's own peak %llu)\n",
+                   "%llu bytes of shadow memory (peak %llu, slabs %llu; engine's own peak %llu), "
+                   "%llu cache misses\n",
                    ag_engine_name(ops),
                    (ULong)ag_engine_events(ag_eng[i]), (ULong)ag_engine_analysed(ag_eng[i]),
                    (ULong)ag_engine_reports(ag_eng[i]), ag_engine_threads(ag_eng[i]),
                    (ULong)ag_engine_shadow_bytes(ag_eng[i]), (ULong)ag_engine_shadow_peak(ag_eng[i]),
-                   (ULong)ag_engine_shadow_slabs(ag_eng[i]), (ULong)ag_engine_heap_peak(ag_eng[i]));
+                   (ULong)ag_engine_shadow_slabs(ag_eng[i]), (ULong)ag_engine_heap_peak(ag_eng[i]),
+                   (ULong)ag_engine_cache_misses(ag_eng[i]));
       }
    }
 }

@@ -73,6 +73,7 @@ struct ag_engine {
    uint64_t analysed, reports;
    uint64_t shadow_peak;       /* of the shadows already deleted (sampling) */
    uint64_t heap_peak;         /* of the engine instances already destroyed */
+   uint64_t cache_misses;      /* of the engine instances already destroyed */
    uint64_t last_report_event;
    ag_addr acq_lock;           /* the acquire being dispatched, 0 if none */
    int acq_shared;
@@ -115,6 +116,7 @@ static void ag_engine_stop(ag_engine *e)
    ag_shadow_delete(e->shadow);
    ag_map_delete(e->locks);
    e->heap_peak = ag_engine_heap_peak(e);
+   e->cache_misses = ag_engine_cache_misses(e);
    e->ops->destroy(e->self);
    e->shadow = NULL;
    e->locks = NULL;
@@ -642,6 +644,12 @@ uint64_t ag_engine_shadow_peak(const ag_engine *e)
    uint64_t p = e->shadow ? ag_shadow_peak(e->shadow) : 0;
    return p > e->shadow_peak ? p : e->shadow_peak;
 }
+uint64_t ag_engine_cache_misses(const ag_engine *e)
+{
+   if (!e->self || !e->ops->cache_misses) return e->cache_misses;
+   return e->cache_misses + e->ops->cache_misses(e->self);
+}
+
 uint64_t ag_engine_heap_peak(const ag_engine *e)
 {
    uint64_t p = e->self && e->ops->heap_peak ? e->ops->heap_peak(e->self) : 0;

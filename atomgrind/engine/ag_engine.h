@@ -188,6 +188,7 @@ uint64_t ag_engine_shadow_bytes(const ag_engine *e); /* shadow memory in use */
 uint64_t ag_engine_shadow_peak(const ag_engine *e);  /* ... the most at once */
 uint64_t ag_engine_shadow_slabs(const ag_engine *e); /* ... held for cells */
 uint64_t ag_engine_heap_peak(const ag_engine *e);    /* engine's own, most at once */
+uint64_t ag_engine_cache_misses(const ag_engine *e); /* its per-access cache's, all runs */
 uint32_t ag_engine_threads(const ag_engine *e);
 /* threads inside a region now */
 uint32_t ag_engine_open_regions(const ag_engine *e);

@@ -106,6 +106,10 @@ struct ag_engine_ops {
    /* The most bytes of per-location state the engine held at once outside
       the shadow's cells (FastTrack's read sets), for --stats.  May be NULL. */
    uint64_t (*heap_peak)(void *self);
+   /* Lookups that missed the engine's per-access cache (FastTrack's site
+      numbers, prediction's access descriptors), for --stats and tests.
+      May be NULL. */
+   uint64_t (*cache_misses)(void *self);
 };
 
 /* FastTrack keeps site numbers below this in its 24-byte location, larger

@@ -268,6 +268,7 @@ typedef struct {
    uint64_t *sites;
    uint32_t nsites, site_cap;
    struct { uint64_t site; uint32_t id; } site_cache[AG_FT_SITE_CACHE];
+   uint64_t site_misses;          /* lookups that missed site_cache */
    ag_map *wide;                  /* cell address | field -> site number
                                      (field 0: wsite, 1: ssite) */
    /* read sets of up to AG_FT_SLAB_CAP entries: carved from slabs, free
@@ -298,6 +299,7 @@ static inline uint32_t ft_site_id(ag_ft *f, uint64_t site)
    unsigned h = (unsigned)((site * 0x9e3779b97f4a7c15ull) >> (64 - AG_FT_SITE_CACHE_BITS));
    if (__builtin_expect(f->site_cache[h].id && f->site_cache[h].site == site, 1))
       return f->site_cache[h].id - 1;
+   f->site_misses++;
    int created;
    uint32_t *id = ag_map_lookup(f->site_ids, site, &created);
    if (created) {
@@ -464,6 +466,8 @@ static uint64_t ft_heap_peak(void *self)
 {
    return ((ag_ft *)self)->set_peak;
 }
+
+static uint64_t ft_cache_misses(void *self) { return ((ag_ft *)self)->site_misses; }
 
 static void ft_free_lock(void *arg, uint64_t key, void *rec)
 {
@@ -892,4 +896,5 @@ const ag_engine_ops ag_fasttrack_ops = {
    .lock_forget = ft_lock_forget,
    .atomic_mark = ft_atomic_mark,
    .heap_peak = ft_heap_peak,
+   .cache_misses = ft_cache_misses,
 };

@@ -198,6 +198,7 @@ typedef struct {
    pd_desc *descs;         /* id -> descriptor */
    uint32_t ndescs, capdescs;
    pd_desc_cached dcache[PD_DCACHE];
+   uint64_t dmisses;       /* lookups that missed dcache */
    ag_map *h12_idx;        /* hash -> pd_h12_slot */
    pd_h12 *h12s;           /* id -> the four set ids; id 0 = all empty */
    uint32_t nh12s, caph12s;
@@ -337,6 +338,7 @@ static inline __attribute__((always_inline)) uint32_t pd_desc_id(pd_state *pd, u
                 * 0x9e3779b97f4a7c15ull;
    pd_desc_cached *c = &pd->dcache[h >> (64 - PD_DCACHE_BITS)];
    if (c->site == site && c->ls == ls && c->flags == flags && c->rb == rb) return c->id;
+   pd->dmisses++;
    uint32_t id = pd_desc_slow(pd, site, ls, flags, rb, h);
    *c = (pd_desc_cached){ site, ls, flags, rb, id };
    return id;
@@ -863,6 +865,7 @@ static void pd_destroy(void *self)
 
 /* The further entries' slabs (kept until pd_destroy: their peak) */
 static uint64_t pd_heap_peak(void *self) { return ((pd_state *)self)->more.bytes; }
+static uint64_t pd_cache_misses(void *self) { return ((pd_state *)self)->dmisses; }
 
 const ag_engine_ops ag_predict_ops = {
    .name = "predict",
@@ -888,4 +891,5 @@ const ag_engine_ops ag_predict_ops = {
    .access_done = NULL,
    .lock_forget = pd_lock_forget,
    .heap_peak = pd_heap_peak,
+   .cache_misses = pd_cache_misses,
 };

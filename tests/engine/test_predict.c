@@ -646,6 +646,28 @@ static void entries_memory(void)
    ag_engine_delete(e);
 }
 
+/* The descriptor cache keeps a site made both inside and outside a
+   region apart (the in-region flag is part of its key): 1000 rounds of
+   a region around one access and one more access after it miss a few
+   times, not at every access. */
+static void desc_cache(void)
+{
+   static const ag_config cfg = { 0 };
+   ag_engine *e = ag_engine_new(ag_engine_find("predict"), &cfg, NULL, NULL);
+   ag_ev_thread_new(e, 0);
+   for (int i = 0; i < 1000; i++) {
+      ag_ev_begin(e, 0, 0x50);
+      ag_ev_access(e, 0, 0x1000, 4, AG_WRITE, 0x10);
+      ag_ev_end(e, 0, 0x60);
+      ag_ev_access(e, 0, 0x1000, 4, AG_WRITE, 0x10);
+   }
+   if (ag_engine_cache_misses(e) > 10) {
+      printf("FAIL desc_cache: %llu misses\n", (unsigned long long)ag_engine_cache_misses(e));
+      failures++;
+   }
+   ag_engine_delete(e);
+}
+
 int main(int argc, char **argv)
 {
    const char *what = argc > 1 ? argv[1] : "all";
@@ -657,6 +679,7 @@ int main(int argc, char **argv)
    if (!strcmp(what, "hand") || !strcmp(what, "all")) {
       hand_traces();
       entries_memory();
+      desc_cache();
    }
    if (!strcmp(what, "random") || !strcmp(what, "all")) random_traces(n);
    if (failures) {
