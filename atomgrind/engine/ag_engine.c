@@ -644,6 +644,7 @@ uint64_t ag_engine_shadow_peak(const ag_engine *e)
    uint64_t p = e->shadow ? ag_shadow_peak(e->shadow) : 0;
    return p > e->shadow_peak ? p : e->shadow_peak;
 }
+
 uint64_t ag_engine_cache_misses(const ag_engine *e)
 {
    if (!e->self || !e->ops->cache_misses) return e->cache_misses;

@@ -309,8 +309,9 @@ static uint32_t pd_held_since(const pd_thread *th, uint64_t e1)
    Every access asks for one: the cache's test is inlined, the rest kept
    out of line (left to the compiler, pd_desc_id was a call with the slow
    path's long prologue: 6% of a spec'd pigz run). */
-static __attribute__((noinline)) uint32_t pd_desc_slow(pd_state *pd, uint64_t site, uint32_t ls, uint32_t flags,
-                             uint32_t rb, uint64_t h)
+static __attribute__((noinline))
+uint32_t pd_desc_slow(pd_state *pd, uint64_t site, uint32_t ls, uint32_t flags, uint32_t rb,
+                      uint64_t h)
 {
    for (h = h ? h : 1;; h++) {
       int created;
@@ -330,8 +331,8 @@ static __attribute__((noinline)) uint32_t pd_desc_slow(pd_state *pd, uint64_t si
    }
 }
 
-static inline __attribute__((always_inline)) uint32_t pd_desc_id(pd_state *pd, uint64_t site, uint32_t ls, uint32_t flags,
-                                  uint32_t rb)
+static inline __attribute__((always_inline))
+uint32_t pd_desc_id(pd_state *pd, uint64_t site, uint32_t ls, uint32_t flags, uint32_t rb)
 {
    /* every field in the key (flags has 17 bits), the top bits index */
    uint64_t h = (site ^ ((uint64_t)ls << 20) ^ ((uint64_t)rb << 34) ^ ((uint64_t)flags << 47))
