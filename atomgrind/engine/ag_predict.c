@@ -167,22 +167,79 @@ typedef struct {
 #define PD_NOTID ((ag_tid)0xffffffffu)
 _Static_assert(sizeof(pd_ent) == 64, "pd_ent is 64 bytes (memory of prediction)");
 
+/* Events stay below 2^48 (pd_access checks): the top 16 bits of an
+   entry's three event fields are free, and the first entry of a location
+   keeps its further entries there (pd_more).  So every read of rbegin or
+   of a last[] event masks them, and every write keeps them. */
+#define PD_EV_BITS 48
+#define PD_EV_MASK (((uint64_t)1 << PD_EV_BITS) - 1)
+
+static inline uint64_t pd_rbegin(const pd_ent *e) { return e->rbegin & PD_EV_MASK; }
+
+static inline void pd_set_rbegin(pd_ent *e, uint64_t ev)
+{
+   e->rbegin = (e->rbegin & ~PD_EV_MASK) | ev;
+}
+
+/* last[k] of an entry, its event masked */
+static inline pd_acc pd_last(const pd_ent *e, int k)
+{
+   pd_acc a = e->last[k];
+   a.event &= PD_EV_MASK;
+   return a;
+}
+
+static inline void pd_set_last(pd_ent *e, int k, pd_acc a)
+{
+   a.event |= e->last[k].event & ~PD_EV_MASK;
+   e->last[k] = a;
+}
+
+/* *dst = *src, keeping dst's free bits */
+static inline void pd_ent_put(pd_ent *dst, const pd_ent *src)
+{
+   uint64_t hi[3] = { dst->rbegin, dst->last[0].event, dst->last[1].event };
+   *dst = *src;
+   dst->rbegin = (dst->rbegin & PD_EV_MASK) | (hi[0] & ~PD_EV_MASK);
+   dst->last[0].event = (dst->last[0].event & PD_EV_MASK) | (hi[1] & ~PD_EV_MASK);
+   dst->last[1].event = (dst->last[1].event & PD_EV_MASK) | (hi[2] & ~PD_EV_MASK);
+}
+
 /* first[i] of an entry, as an access (its clock unknown: never read) */
 static inline pd_acc pd_first(const pd_ent *e, int i)
 {
-   return (pd_acc){ e->foff[i] ? e->rbegin + e->foff[i] : 0, 0, e->fdesc[i] };
+   return (pd_acc){ e->foff[i] ? pd_rbegin(e) + e->foff[i] : 0, 0, e->fdesc[i] };
 }
 
 /* Per location: the entries of the threads remembered, in order; the
    first inline in the shadow cell, so that a location only one thread
    touched (nearly all of them) costs no allocation, the others in an
    array of exactly their number (up to PD_MAXENT - 1), 64-byte aligned
-   (ag_slab.h): one cache line per entry.  `more` holds the array's
-   address and, from bit PD_MORE_SHIFT, that number, so the record alone
-   tells how many entries there are. */
-typedef struct { pd_ent e0; uintptr_t more; } pd_rec;
-#define PD_MORE_SHIFT 56
-_Static_assert(PD_MAXENT - 1 < 256, "the number of further entries fits above PD_MORE_SHIFT");
+   (ag_slab.h): one cache line per entry.  The record is the first entry
+   alone, one cache line too (the shadow's blocks are 64-byte aligned):
+   the array's address (a multiple of 64 below 2^48: 42 bits) and, from
+   bit PD_MORE_SHIFT, the array's length make a 48-bit value kept in the
+   entry's free bits, 16 in each event field.  (With the value in a field
+   of its own, the record was 72 bytes: two lines to load on most
+   accesses.) */
+typedef struct { pd_ent e0; } pd_rec;
+#define PD_MORE_SHIFT 42
+_Static_assert(PD_MAXENT - 1 < 64, "the number of further entries fits above PD_MORE_SHIFT");
+
+static inline uint64_t pd_more(const pd_rec *r)
+{
+   const pd_ent *e = &r->e0;
+   return e->rbegin >> PD_EV_BITS | e->last[0].event >> PD_EV_BITS << 16
+          | e->last[1].event >> PD_EV_BITS << 32;
+}
+
+static inline void pd_set_more(pd_rec *r, uint64_t m)
+{
+   pd_ent *e = &r->e0;
+   e->rbegin = (e->rbegin & PD_EV_MASK) | (m & 0xffff) << PD_EV_BITS;
+   e->last[0].event = (e->last[0].event & PD_EV_MASK) | (m >> 16 & 0xffff) << PD_EV_BITS;
+   e->last[1].event = (e->last[1].event & PD_EV_MASK) | (m >> 32 & 0xffff) << PD_EV_BITS;
+}
 
 typedef struct {
    ag_ctx *ctx;
@@ -378,47 +435,47 @@ static void pd_loc_init(void *self, void *loc)
 {
    (void)self;
    pd_rec *r = loc;
+   ag_memzero(r, sizeof *r);
    r->e0.tid = PD_NOTID;
-   r->more = 0;
 }
 
-static inline uint32_t pd_more_n(const pd_rec *r) { return (uint32_t)(r->more >> PD_MORE_SHIFT); }
-static inline pd_ent *pd_more_at(uintptr_t more)
+static inline uint32_t pd_more_n(uint64_t more) { return (uint32_t)(more >> PD_MORE_SHIFT); }
+static inline pd_ent *pd_more_at(uint64_t more)
 {
-   return (pd_ent *)(more & (((uintptr_t)1 << PD_MORE_SHIFT) - 1));
+   return (pd_ent *)(uintptr_t)((more & (((uint64_t)1 << PD_MORE_SHIFT) - 1)) << 6);
 }
-static inline pd_ent *pd_more_e(const pd_rec *r) { return pd_more_at(r->more); }
 
-/* An array of n further entries (1 <= n < PD_MAXENT), as r->more. */
-static uintptr_t pd_more_new(pd_state *pd, uint32_t n)
+/* An array of n further entries (1 <= n < PD_MAXENT), as pd_more. */
+static uint64_t pd_more_new(pd_state *pd, uint32_t n)
 {
    pd_ent *e = ag_slab_alloc(&pd->more, n, n * sizeof(pd_ent));
-   AG_ASSERT(((uintptr_t)e >> PD_MORE_SHIFT) == 0);
-   return (uintptr_t)e | (uintptr_t)n << PD_MORE_SHIFT;
+   AG_ASSERT(((uintptr_t)e & 63) == 0 && ((uintptr_t)e >> (PD_MORE_SHIFT + 6)) == 0);
+   return (uint64_t)(uintptr_t)e >> 6 | (uint64_t)n << PD_MORE_SHIFT;
 }
 
-static void pd_more_free(pd_state *pd, const pd_rec *r)
+static void pd_more_free(pd_state *pd, uint64_t more)
 {
-   if (r->more) ag_slab_free(&pd->more, pd_more_n(r), pd_more_e(r));
+   if (more) ag_slab_free(&pd->more, pd_more_n(more), pd_more_at(more));
 }
 
 static void pd_loc_copy(void *self, void *dst, const void *src)
 {
    const pd_rec *s = src;
    pd_rec *d = dst;
-   d->e0 = s->e0;
-   d->more = 0;
-   if (s->more) {
-      d->more = pd_more_new(self, pd_more_n(s));
-      ag_memcopy(pd_more_e(d), pd_more_e(s), pd_more_n(s) * sizeof(pd_ent));
+   uint64_t sm = pd_more(s);
+   *d = *s;
+   if (sm) {
+      uint64_t dm = pd_more_new(self, pd_more_n(sm));
+      ag_memcopy(pd_more_at(dm), pd_more_at(sm), pd_more_n(sm) * sizeof(pd_ent));
+      pd_set_more(d, dm);
    }
 }
 
 static void pd_loc_fini(void *self, void *loc)
 {
    pd_rec *r = loc;
-   pd_more_free(self, r);
-   r->more = 0;
+   pd_more_free(self, pd_more(r));
+   pd_set_more(r, 0);
 }
 
 /* pd_destroy releases the slabs every further entry comes from */
@@ -427,14 +484,17 @@ static int pd_locs_die(void *self) { (void)self; return 1; }
 /* The number of entries, and entry i. */
 static inline uint32_t pd_n(const pd_rec *r)
 {
-   return r->e0.tid == PD_NOTID ? 0 : 1 + pd_more_n(r);
+   return r->e0.tid == PD_NOTID ? 0 : 1 + pd_more_n(pd_more(r));
 }
 
-static inline pd_ent *pd_at(pd_rec *r, uint32_t i) { return i ? &pd_more_e(r)[i - 1] : &r->e0; }
+static inline pd_ent *pd_at(pd_rec *r, uint32_t i)
+{
+   return i ? &pd_more_at(pd_more(r))[i - 1] : &r->e0;
+}
 
 static uint64_t pd_recency(const pd_ent *e)
 {
-   uint64_t r = e->last[0].event, w = e->last[1].event;
+   uint64_t r = pd_last(e, 0).event, w = pd_last(e, 1).event;
    return r > w ? r : w;
 }
 
@@ -450,19 +510,19 @@ static pd_ent *pd_entry(pd_state *pd, pd_rec *r, ag_tid t)
       uint32_t old = 0;
       for (uint32_t i = 1; i < n; i++)
          if (pd_recency(pd_at(r, i)) < pd_recency(pd_at(r, old))) old = i;
-      *pd_at(r, old) = *pd_at(r, n - 1);
+      pd_ent_put(pd_at(r, old), pd_at(r, n - 1));
       n--;
    } else if (n > 0) {
-      uintptr_t m = pd_more_new(pd, n);
-      if (r->more) {
-         ag_memcopy(pd_more_at(m), pd_more_e(r), (n - 1) * sizeof(pd_ent));
-         pd_more_free(pd, r);
+      uint64_t m = pd_more_new(pd, n), old = pd_more(r);
+      if (old) {
+         ag_memcopy(pd_more_at(m), pd_more_at(old), (n - 1) * sizeof(pd_ent));
+         pd_more_free(pd, old);
       }
-      r->more = m;
+      pd_set_more(r, m);
    }
    pd_ent *e = pd_at(r, n);
-   ag_memzero(e, sizeof *e);
-   e->tid = t;
+   const pd_ent fresh = { .tid = t };
+   pd_ent_put(e, &fresh);
    return e;
 }
 
@@ -493,14 +553,17 @@ static uint64_t pd_rf_when(const pd_state *pd, const pd_thread *th, const pd_acc
 static void pd_rf_note(const pd_state *pd, pd_thread *th, pd_rec *r, ag_tid t, ag_addr addr)
 {
    const pd_ent *w = NULL;
+   uint64_t wev = 0;
    for (uint32_t i = 0, n = pd_n(r); i < n; i++) {
       const pd_ent *e = pd_at(r, i);
-      if (e->last[1].event && (!w || e->last[1].event > w->last[1].event)) w = e;
+      uint64_t ev = pd_last(e, 1).event;
+      if (ev > wev) { w = e; wev = ev; }
    }
    if (!w || w->tid == t) return;
    if (!th->rf) th->rf = ag_map_new(sizeof(pd_rf));
    pd_rf *f = ag_map_lookup(th->rf, w->tid, NULL);
-   uint64_t ev = pd_rf_when(pd, th, &w->last[1]);
+   const pd_acc wl = pd_last(w, 1);
+   uint64_t ev = pd_rf_when(pd, th, &wl);
    if (f->ev[0] && f->addr[0] == addr) {
       if (ev > f->ev[0]) f->ev[0] = ev;
    } else if (ev > f->ev[0]) {
@@ -556,7 +619,7 @@ static void pd_observed(pd_state *pd, uint64_t rbegin, ag_tid u)
 static void pd_report(pd_state *pd, ag_tid reporter, const pd_ent *loc,
                       const pd_acc *e1, const pd_acc *e2, ag_tid u, const pd_acc *a)
 {
-   uint8_t *st = pd_state_of(pd, loc->rbegin, u);
+   uint8_t *st = pd_state_of(pd, pd_rbegin(loc), u);
    if (*st != PD_NEW) return;
    *st = PD_PREDICTED;
    ag_ctx *ctx = pd->ctx;
@@ -567,7 +630,7 @@ static void pd_report(pd_state *pd, ag_tid reporter, const pd_ent *loc,
    v.flags = ctx->flags;
    v.tid = reporter;
    v.local_tid = loc->tid;
-   v.begin_event = loc->rbegin;
+   v.begin_event = pd_rbegin(loc);
    v.begin_site = pd->descs[pd_d(pd, e1)->rb].site;
    v.e1_event = e1->event;
    v.e1_site = pd_d(pd, e1)->site;
@@ -581,7 +644,7 @@ static void pd_report(pd_state *pd, ag_tid reporter, const pd_ent *loc,
    v.other_flags = pd_fl(pd, a);
    ag_region *r = &ctx->regions[loc->tid];
    pd_thread *th = &pd->th[loc->tid];
-   if (r->depth && r->begin_event == loc->rbegin) {     /* still open: wait */
+   if (r->depth && r->begin_event == v.begin_event) {     /* still open: wait */
       if (th->npend < PD_MAXPEND) th->pend[th->npend++] = v;
       return;
    }
@@ -617,10 +680,10 @@ static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k
          const pd_ent *o = pd_at(r, n);
          if (o->tid == t) continue;
          for (int ka = 0; ka < 2; ka++) {
-            const pd_acc *a = &o->last[ka];
+            const pd_acc av = pd_last(o, ka), *a = &av;
             if (!a->event || !pd_pattern(i, ka, k) || pd_one_rmw(pd, e1, cur)) continue;
             if (a->event > e1->event) {          /* observed between e1 and e2 */
-               pd_observed(pd, me->rbegin, o->tid);
+               pd_observed(pd, pd_rbegin(me), o->tid);
                continue;
             }
             if (pd_vc_get(&th->vc, o->tid) >= a->clock) continue;   /* a hb e2 */
@@ -638,7 +701,7 @@ static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k
    a region is one interval of o's events. */
 static inline int pd_in_region(const pd_state *pd, const pd_ent *o, const pd_acc *e)
 {
-   return (pd_d(pd, e)->flags & PD_INREG) && e->event > o->rbegin;
+   return (pd_d(pd, e)->flags & PD_INREG) && e->event > pd_rbegin(o);
 }
 
 /* The current access of t (kind ka) as the remote access a, after e2, for
@@ -649,12 +712,12 @@ static void pd_check_after(pd_state *pd, pd_rec *r, ag_tid t, int ka, const pd_a
    pd_thread *th = &pd->th[t];
    for (uint32_t n = 0, nent = pd_n(r); n < nent; n++) {
       const pd_ent *o = pd_at(r, n);
-      if (o->tid == t || !o->rbegin) continue;
+      if (o->tid == t || !pd_rbegin(o)) continue;
       for (int i = 0; i < 2; i++) {
          const pd_acc e1v = pd_first(o, i), *e1 = &e1v;
          if (!e1->event) continue;
          for (int j = 0; j < 2; j++) {
-            const pd_acc *e2 = &o->last[j];
+            const pd_acc e2v = pd_last(o, j), *e2 = &e2v;
             if (!pd_in_region(pd, o, e2) || e2->event <= e1->event || !pd_pattern(i, ka, j)
                 || pd_one_rmw(pd, e1, e2))
                continue;
@@ -679,22 +742,22 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
    ag_addr addr = ctx->addr;
    int k = (flags & AG_WRITE) ? 1 : 0;
    uint64_t rb = ctx->regions[t].depth ? ctx->regions[t].begin_event : 0;
-   AG_ASSERT(!(flags & PD_INREG));
+   AG_ASSERT(!(flags & PD_INREG) && ctx->event <= PD_EV_MASK);
    pd_acc cur = { ctx->event, pd_vc_get(&th->vc, t),
                   pd_desc_id(pd, ctx->site, pd_lockset(th), flags | (rb ? PD_INREG : 0), 0) };
    /* only t has touched the location: nothing to check (the common case) */
-   if (r->e0.tid != PD_NOTID && (r->e0.tid != t || r->more)) {
+   if (r->e0.tid != PD_NOTID && (r->e0.tid != t || pd_more(r))) {
       pd_ent *me = NULL;
       for (uint32_t i = 0, n = pd_n(r); i < n; i++)
          if (pd_at(r, i)->tid == t) me = pd_at(r, i);
-      if (rb && me && me->rbegin == rb) pd_check_before(pd, r, me, t, k, &cur, addr);
+      if (rb && me && pd_rbegin(me) == rb) pd_check_before(pd, r, me, t, k, &cur, addr);
       pd_check_after(pd, r, t, k, &cur, addr);
       if (!k) pd_rf_note(pd, th, r, t, addr);
    }
    pd_ent *me = pd_entry(pd, r, t);
    if (rb) {
-      if (me->rbegin != rb) {
-         me->rbegin = rb;
+      if (pd_rbegin(me) != rb) {
+         pd_set_rbegin(me, rb);
          me->foff[0] = me->foff[1] = 0;
       }
       /* (a first access more than 2^32 events into its region is not
@@ -710,7 +773,7 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
       if (q.s[0][k] != pd->h12s[me->h12].s[0][k] || q.s[1][k] != pd->h12s[me->h12].s[1][k])
          me->h12 = pd_h12_id(pd, &q);
    }
-   me->last[k] = cur;
+   pd_set_last(me, k, cur);
 }
 
 /* ---- synchronisation --------------------------------------------- */
