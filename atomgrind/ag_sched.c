@@ -41,6 +41,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"          /* futex ops, struct vki_timespec */
 #include "pub_tool_vkiscnums.h"    /* __NR_* */
+#include "pub_tool_libcassert.h"   /* tl_assert */
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_libcproc.h"     /* VG_(atfork), clocks, VG_(getpid) */
@@ -146,7 +147,35 @@ static ULong ag_sc_rand(void)
    return z ^ (z >> 31);
 }
 
-static Bool ag_sc_one_in(UInt n) { return ag_sc_rand() % n == 0; }
+/* ag_sc_rand() % n == 0, without the 64-bit division that was half of
+   ag_sched_access (every access inside a region asks): for n = m 2^k, m
+   odd, r is a multiple of n iff r times m's inverse mod 2^64, rotated
+   right by k, is at most (2^64 - 1) / n (Hacker's Delight, 10-17).  The
+   same answers, so a seed keeps its schedule.  n changes seldom (the
+   rates and their damping): the last one's constants are kept. */
+static UInt  ag_sc_div_n, ag_sc_div_k;
+static ULong ag_sc_div_inv, ag_sc_div_max;
+
+static void ag_sc_div_set(UInt n)
+{
+   tl_assert(n > 0);
+   UInt k = (UInt)__builtin_ctz(n);
+   ULong m = n >> k, inv = m;               /* right to 3 bits: m m = 1 mod 8 */
+   for (Int i = 0; i < 5; i++) inv *= 2 - m * inv;   /* Newton: 6, 12, ..., 96 bits */
+   ag_sc_div_n = n;
+   ag_sc_div_k = k;
+   ag_sc_div_inv = inv;
+   ag_sc_div_max = ~0ULL / n;
+}
+
+static Bool ag_sc_one_in(UInt n)
+{
+   ULong r = ag_sc_rand();
+   if (UNLIKELY(n != ag_sc_div_n)) ag_sc_div_set(n);
+   ULong q = r * ag_sc_div_inv;
+   if (ag_sc_div_k) q = q >> ag_sc_div_k | q << (64 - ag_sc_div_k);
+   return q <= ag_sc_div_max;
+}
 
 static Bool ag_sc_is_enabled(ThreadId t)
 {
