@@ -492,6 +492,19 @@ static inline pd_ent *pd_at(pd_rec *r, uint32_t i)
    return i ? &pd_more_at(pd_more(r))[i - 1] : &r->e0;
 }
 
+/* A record's entries in order, the array's address decoded once (the
+   checks walk them on every access to a location two threads touched). */
+typedef struct { uint32_t n; pd_ent *e[PD_MAXENT]; } pd_ents;
+
+static inline void pd_list(pd_rec *r, pd_ents *l)
+{
+   uint64_t m = pd_more(r);
+   pd_ent *more = pd_more_at(m);
+   l->n = pd_n(r);
+   l->e[0] = &r->e0;
+   for (uint32_t i = 1; i < l->n; i++) l->e[i] = &more[i - 1];
+}
+
 static uint64_t pd_recency(const pd_ent *e)
 {
    uint64_t r = pd_last(e, 0).event, w = pd_last(e, 1).event;
@@ -550,12 +563,13 @@ static uint64_t pd_rf_when(const pd_state *pd, const pd_thread *th, const pd_acc
 
 /* t reads the location at addr; its last write (latest by event among the
    threads the record remembers) was by another thread. */
-static void pd_rf_note(const pd_state *pd, pd_thread *th, pd_rec *r, ag_tid t, ag_addr addr)
+static void pd_rf_note(const pd_state *pd, pd_thread *th, const pd_ents *l, ag_tid t,
+                       ag_addr addr)
 {
    const pd_ent *w = NULL;
    uint64_t wev = 0;
-   for (uint32_t i = 0, n = pd_n(r); i < n; i++) {
-      const pd_ent *e = pd_at(r, i);
+   for (uint32_t i = 0; i < l->n; i++) {
+      const pd_ent *e = l->e[i];
       uint64_t ev = pd_last(e, 1).event;
       if (ev > wev) { w = e; wev = ev; }
    }
@@ -669,15 +683,15 @@ static void pd_end(void *self, ag_tid t)
 
 /* The current access (kind k, event ev) of t as e2 of its region `me`,
    with a remote access a of another thread observed before e1. */
-static void pd_check_before(pd_state *pd, pd_rec *r, pd_ent *me, ag_tid t, int k,
+static void pd_check_before(pd_state *pd, const pd_ents *l, pd_ent *me, ag_tid t, int k,
                             const pd_acc *cur, ag_addr addr)
 {
    pd_thread *th = &pd->th[t];
    for (int i = 0; i < 2; i++) {
       const pd_acc e1v = pd_first(me, i), *e1 = &e1v;
       if (!e1->event) continue;
-      for (uint32_t n = 0, nent = pd_n(r); n < nent; n++) {
-         const pd_ent *o = pd_at(r, n);
+      for (uint32_t n = 0; n < l->n; n++) {
+         const pd_ent *o = l->e[n];
          if (o->tid == t) continue;
          for (int ka = 0; ka < 2; ka++) {
             const pd_acc av = pd_last(o, ka), *a = &av;
@@ -706,12 +720,12 @@ static inline int pd_in_region(const pd_state *pd, const pd_ent *o, const pd_acc
 
 /* The current access of t (kind ka) as the remote access a, after e2, for
    the latest regions of other threads that touched this location. */
-static void pd_check_after(pd_state *pd, pd_rec *r, ag_tid t, int ka, const pd_acc *a,
+static void pd_check_after(pd_state *pd, const pd_ents *l, ag_tid t, int ka, const pd_acc *a,
                            ag_addr addr)
 {
    pd_thread *th = &pd->th[t];
-   for (uint32_t n = 0, nent = pd_n(r); n < nent; n++) {
-      const pd_ent *o = pd_at(r, n);
+   for (uint32_t n = 0; n < l->n; n++) {
+      const pd_ent *o = l->e[n];
       if (o->tid == t || !pd_rbegin(o)) continue;
       for (int i = 0; i < 2; i++) {
          const pd_acc e1v = pd_first(o, i), *e1 = &e1v;
@@ -746,15 +760,19 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
    pd_acc cur = { ctx->event, pd_vc_get(&th->vc, t),
                   pd_desc_id(pd, ctx->site, pd_lockset(th), flags | (rb ? PD_INREG : 0), 0) };
    /* only t has touched the location: nothing to check (the common case) */
+   pd_ent *me = NULL;
    if (r->e0.tid != PD_NOTID && (r->e0.tid != t || pd_more(r))) {
-      pd_ent *me = NULL;
-      for (uint32_t i = 0, n = pd_n(r); i < n; i++)
-         if (pd_at(r, i)->tid == t) me = pd_at(r, i);
-      if (rb && me && pd_rbegin(me) == rb) pd_check_before(pd, r, me, t, k, &cur, addr);
-      pd_check_after(pd, r, t, k, &cur, addr);
-      if (!k) pd_rf_note(pd, th, r, t, addr);
+      pd_ents l;
+      pd_list(r, &l);
+      for (uint32_t i = 0; i < l.n; i++)
+         if (l.e[i]->tid == t) me = l.e[i];
+      if (rb && me && pd_rbegin(me) == rb) pd_check_before(pd, &l, me, t, k, &cur, addr);
+      pd_check_after(pd, &l, t, k, &cur, addr);
+      if (!k) pd_rf_note(pd, th, &l, t, addr);
+   } else if (r->e0.tid == t) {
+      me = &r->e0;
    }
-   pd_ent *me = pd_entry(pd, r, t);
+   if (!me) me = pd_entry(pd, r, t);
    if (rb) {
       if (pd_rbegin(me) != rb) {
          pd_set_rbegin(me, rb);
