@@ -264,15 +264,19 @@ typedef struct {
    ag_slab_pool more;                     /* size class: their number */
 } pd_state;
 
-static pd_thread *pd_th(pd_state *pd, ag_tid t)
+static __attribute__((noinline)) void pd_th_grow(pd_state *pd, ag_tid t)
 {
-   if (t >= pd->nth) {
-      uint32_t n = pd->nth ? pd->nth : 8;
-      while (n <= t) n *= 2;
-      pd->th = ag_realloc(pd->th, n * sizeof(pd_thread));
-      ag_memzero(pd->th + pd->nth, (n - pd->nth) * sizeof(pd_thread));
-      pd->nth = n;
-   }
+   uint32_t n = pd->nth ? pd->nth : 8;
+   while (n <= t) n *= 2;
+   pd->th = ag_realloc(pd->th, n * sizeof(pd_thread));
+   ag_memzero(pd->th + pd->nth, (n - pd->nth) * sizeof(pd_thread));
+   pd->nth = n;
+}
+
+/* t's state (every access asks: the test inlined, the growth not) */
+static inline pd_thread *pd_th(pd_state *pd, ag_tid t)
+{
+   if (__builtin_expect(t >= pd->nth, 0)) pd_th_grow(pd, t);
    return &pd->th[t];
 }
 
