@@ -195,14 +195,26 @@ static inline void pd_set_last(pd_ent *e, int k, pd_acc a)
    e->last[k] = a;
 }
 
+/* The 48 free bits of an entry, 16 from each event field */
+static inline uint64_t pd_word(const pd_ent *e)
+{
+   return e->rbegin >> PD_EV_BITS | e->last[0].event >> PD_EV_BITS << 16
+          | e->last[1].event >> PD_EV_BITS << 32;
+}
+
+static inline void pd_set_word(pd_ent *e, uint64_t m)
+{
+   e->rbegin = (e->rbegin & PD_EV_MASK) | (m & 0xffff) << PD_EV_BITS;
+   e->last[0].event = (e->last[0].event & PD_EV_MASK) | (m >> 16 & 0xffff) << PD_EV_BITS;
+   e->last[1].event = (e->last[1].event & PD_EV_MASK) | (m >> 32 & 0xffff) << PD_EV_BITS;
+}
+
 /* *dst = *src, keeping dst's free bits */
 static inline void pd_ent_put(pd_ent *dst, const pd_ent *src)
 {
-   uint64_t hi[3] = { dst->rbegin, dst->last[0].event, dst->last[1].event };
+   uint64_t w = pd_word(dst);
    *dst = *src;
-   dst->rbegin = (dst->rbegin & PD_EV_MASK) | (hi[0] & ~PD_EV_MASK);
-   dst->last[0].event = (dst->last[0].event & PD_EV_MASK) | (hi[1] & ~PD_EV_MASK);
-   dst->last[1].event = (dst->last[1].event & PD_EV_MASK) | (hi[2] & ~PD_EV_MASK);
+   pd_set_word(dst, w);
 }
 
 /* first[i] of an entry, as an access (its clock unknown: never read) */
@@ -226,20 +238,8 @@ typedef struct { pd_ent e0; } pd_rec;
 #define PD_MORE_SHIFT 42
 _Static_assert(PD_MAXENT - 1 < 64, "the number of further entries fits above PD_MORE_SHIFT");
 
-static inline uint64_t pd_more(const pd_rec *r)
-{
-   const pd_ent *e = &r->e0;
-   return e->rbegin >> PD_EV_BITS | e->last[0].event >> PD_EV_BITS << 16
-          | e->last[1].event >> PD_EV_BITS << 32;
-}
-
-static inline void pd_set_more(pd_rec *r, uint64_t m)
-{
-   pd_ent *e = &r->e0;
-   e->rbegin = (e->rbegin & PD_EV_MASK) | (m & 0xffff) << PD_EV_BITS;
-   e->last[0].event = (e->last[0].event & PD_EV_MASK) | (m >> 16 & 0xffff) << PD_EV_BITS;
-   e->last[1].event = (e->last[1].event & PD_EV_MASK) | (m >> 32 & 0xffff) << PD_EV_BITS;
-}
+static inline uint64_t pd_more(const pd_rec *r) { return pd_word(&r->e0); }
+static inline void pd_set_more(pd_rec *r, uint64_t m) { pd_set_word(&r->e0, m); }
 
 typedef struct {
    ag_ctx *ctx;
@@ -515,19 +515,19 @@ static uint64_t pd_recency(const pd_ent *e)
    return r > w ? r : w;
 }
 
-/* t's entry in the record, made if needed (dropping the least recently
-   active thread's when PD_MAXENT are kept: the last entry takes its
-   place, the new one comes last). */
-static pd_ent *pd_entry(pd_state *pd, pd_rec *r, ag_tid t)
+/* A new entry for t, which has none in the record (pd_access looked):
+   when PD_MAXENT are kept, the least recently active thread's is dropped,
+   the last entry takes its place and the new one comes last. */
+static pd_ent *pd_new_entry(pd_state *pd, pd_rec *r, ag_tid t)
 {
    uint32_t n = pd_n(r);
-   for (uint32_t i = 0; i < n; i++)
-      if (pd_at(r, i)->tid == t) return pd_at(r, i);
    if (n == PD_MAXENT) {
+      pd_ents l;
+      pd_list(r, &l);
       uint32_t old = 0;
       for (uint32_t i = 1; i < n; i++)
-         if (pd_recency(pd_at(r, i)) < pd_recency(pd_at(r, old))) old = i;
-      pd_ent_put(pd_at(r, old), pd_at(r, n - 1));
+         if (pd_recency(l.e[i]) < pd_recency(l.e[old])) old = i;
+      pd_ent_put(l.e[old], l.e[n - 1]);
       n--;
    } else if (n > 0) {
       uint64_t m = pd_more_new(pd, n), old = pd_more(r);
@@ -763,8 +763,8 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
    AG_ASSERT(!(flags & PD_INREG) && ctx->event <= PD_EV_MASK);
    pd_acc cur = { ctx->event, pd_vc_get(&th->vc, t),
                   pd_desc_id(pd, ctx->site, pd_lockset(th), flags | (rb ? PD_INREG : 0), 0) };
-   /* only t has touched the location: nothing to check (the common case) */
    pd_ent *me = NULL;
+   /* only t has touched the location: nothing to check (the common case) */
    if (r->e0.tid != PD_NOTID && (r->e0.tid != t || pd_more(r))) {
       pd_ents l;
       pd_list(r, &l);
@@ -776,7 +776,7 @@ static void pd_access(void *self, ag_tid t, void *loc, ag_addr loc_addr, unsigne
    } else if (r->e0.tid == t) {
       me = &r->e0;
    }
-   if (!me) me = pd_entry(pd, r, t);
+   if (!me) me = pd_new_entry(pd, r, t);
    if (rb) {
       if (pd_rbegin(me) != rb) {
          pd_set_rbegin(me, rb);
