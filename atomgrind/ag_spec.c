@@ -17,8 +17,9 @@
  *
  * Frames are tracked when a spec is given or atomicity is checked (so a
  * C++ throw out of a marked region is caught with no option), or with
- * --track-frames=yes: die_mem_stack costs a helper call at every rise of
- * SP, measured at 1-2% of a run. */
+ * --track-frames=yes.  SP's rises are found in the IR (ag_spec_instrument_sp),
+ * not by the core's die_mem_stack: that calls a helper at every rise of SP,
+ * 2-3% of a run, even while no frame is tracked. */
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"          /* VKI_PROT_READ */
 #include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client) */
@@ -185,24 +186,56 @@ static void ag_sp_rise(Addr old_sp, Addr new_sp)
    }
 }
 
-static void ag_sp_die(Addr a, SizeT len)
-{
-   if (LIKELY(ag_sp_open == 0)) return;
-   ag_sp_rise(a, a + len);
-}
-
-/* The common SP steps, without the core's generic stack-switch checks. */
-#define AG_SP_DIE_N(n) \
-   static VG_REGPARM(1) void ag_sp_die_##n(Addr new_sp) \
-   { if (UNLIKELY(ag_sp_open != 0)) ag_sp_rise(new_sp - n, new_sp); }
-AG_SP_DIE_N(4) AG_SP_DIE_N(8) AG_SP_DIE_N(12) AG_SP_DIE_N(16) AG_SP_DIE_N(32)
-AG_SP_DIE_N(112) AG_SP_DIE_N(128) AG_SP_DIE_N(144) AG_SP_DIE_N(160)
-
-/* --check-stack-var=yes forgets dead stack memory: one handler does both. */
+/* --check-stack-var=yes forgets dead stack memory, which needs the core's
+   die_mem_stack anyway: its handler also ends the frames. */
 static void ag_sp_die_forget(Addr a, SizeT len)
 {
    ag_an_forget(a, len);
-   ag_sp_die(a, len);
+   if (ag_sp_open != 0) ag_sp_rise(a, a + len);
+}
+
+static VG_REGPARM(2) void ag_h_sp_rise(Addr old_sp, Addr new_sp)
+{
+   ag_sp_rise(old_sp, new_sp);
+}
+
+Bool ag_spec_instruments_sp(void)
+{
+   return ag_sp_tracking && !ag_clo_check_stack_var;
+}
+
+/* Before a write of SP (new_sp, an atom) that rises, or may (rises=False:
+   not known): call ag_h_sp_rise if a frame is tracked and SP rises, with
+   SP still the old one (as the core's SP pass does).  While no frame is
+   tracked a rise costs a load and a compare. */
+void ag_spec_instrument_sp(IRSB *out, IRExpr *new_sp, Int offset_SP, Bool rises)
+{
+   IRTemp old = newIRTemp(out->tyenv, Ity_I64);
+   addStmtToIRSB(out, IRStmt_WrTmp(old, IRExpr_Get(offset_SP, Ity_I64)));
+   IRTemp open = newIRTemp(out->tyenv, Ity_I32);
+   addStmtToIRSB(out, IRStmt_WrTmp(open, IRExpr_Load(Iend_LE, Ity_I32,
+                                                     mkIRExpr_HWord((HWord)&ag_sp_open))));
+   IRTemp any = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(any, IRExpr_Binop(Iop_CmpNE32, IRExpr_RdTmp(open),
+                                                     IRExpr_Const(IRConst_U32(0)))));
+   IRTemp guard = any;
+   if (!rises) {
+      IRTemp up = newIRTemp(out->tyenv, Ity_I1);
+      addStmtToIRSB(out, IRStmt_WrTmp(up, IRExpr_Binop(Iop_CmpLT64U, IRExpr_RdTmp(old), new_sp)));
+      guard = newIRTemp(out->tyenv, Ity_I1);
+      addStmtToIRSB(out, IRStmt_WrTmp(guard, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(any),
+                                                          IRExpr_RdTmp(up))));
+   }
+   IRDirty *di = unsafeIRDirty_0_N(2, "ag_h_sp_rise", VG_(fnptr_to_fnentry)(ag_h_sp_rise),
+                                   mkIRExprVec_2(IRExpr_RdTmp(old), new_sp));
+   di->guard = IRExpr_RdTmp(guard);
+   di->nFxState = 1;
+   di->fxState[0].fx = Ifx_Read;
+   di->fxState[0].offset = offset_SP;
+   di->fxState[0].size = sizeof(Addr);
+   di->fxState[0].nRepeats = 0;
+   di->fxState[0].repeatLen = 0;
+   addStmtToIRSB(out, IRStmt_Dirty(di));
 }
 
 /* ---- source markers ------------------------------------------------ */
@@ -260,22 +293,11 @@ void ag_spec_init(void)
          be chased into its callee's block (callgrind does the same) */
       VG_(clo_vex_control).guest_chase = False;
    }
-   if (ag_sp_tracking) {
-      VG_(track_die_mem_stack)(ag_clo_check_stack_var ? ag_sp_die_forget : ag_sp_die);
-      if (!ag_clo_check_stack_var) {
-         VG_(track_die_mem_stack_4)(ag_sp_die_4);
-         VG_(track_die_mem_stack_8)(ag_sp_die_8);
-         VG_(track_die_mem_stack_12)(ag_sp_die_12);
-         VG_(track_die_mem_stack_16)(ag_sp_die_16);
-         VG_(track_die_mem_stack_32)(ag_sp_die_32);
-         VG_(track_die_mem_stack_112)(ag_sp_die_112);
-         VG_(track_die_mem_stack_128)(ag_sp_die_128);
-         VG_(track_die_mem_stack_144)(ag_sp_die_144);
-         VG_(track_die_mem_stack_160)(ag_sp_die_160);
-      }
-   } else if (ag_clo_check_stack_var) {
-      VG_(track_die_mem_stack)(ag_an_forget);
-   }
+   /* --check-stack-var=yes forgets dead stack, with the core's
+      die_mem_stack; otherwise ag_instrument finds SP's rises itself
+      (ag_spec_instrument_sp) */
+   if (ag_clo_check_stack_var)
+      VG_(track_die_mem_stack)(ag_sp_tracking ? ag_sp_die_forget : ag_an_forget);
 }
 
 void ag_spec_fini(void)
