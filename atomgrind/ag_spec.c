@@ -28,7 +28,7 @@
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_machine.h"      /* VG_(fnptr_to_fnentry) */
 #include "pub_tool_mallocfree.h"   /* VG_(calloc) */
-#include "pub_tool_options.h"      /* VG_(clo_vex_control) */
+#include "pub_tool_options.h"      /* VG_(clo_vex_control), VG_(clo_stats) */
 #include "pub_tool_stacktrace.h"   /* VG_(get_StackTrace) */
 #include "pub_tool_threadstate.h"  /* VG_N_THREADS, VG_(get_running_tid) */
 #include "pub_tool_tooliface.h"    /* VG_(track_*), IR */
@@ -194,8 +194,11 @@ static void ag_sp_die_forget(Addr a, SizeT len)
    if (ag_sp_open != 0) ag_sp_rise(a, a + len);
 }
 
+static ULong ag_sp_rises;             /* ag_h_sp_rise's calls, for --stats */
+
 static VG_REGPARM(2) void ag_h_sp_rise(Addr old_sp, Addr new_sp)
 {
+   ag_sp_rises++;
    ag_sp_rise(old_sp, new_sp);
 }
 
@@ -302,5 +305,8 @@ void ag_spec_init(void)
 
 void ag_spec_fini(void)
 {
+   if (VG_(clo_stats) && ag_spec_instruments_sp())
+      VG_(umsg)("atomgrind: frames: %llu rises of SP checked against open frames\n",
+                ag_sp_rises);
    ag_fnspec_fini();
 }

@@ -105,6 +105,19 @@ class FunctionRegions(unittest.TestCase):
     def test_shared_library_through_plt(self):
         self.assert_found(self.run_mode("plt", "--atomic-fns=lib_withdraw"), "lib_withdraw")
 
+    def test_sp_rises_cost_nothing_while_no_frame_is_open(self):
+        # frames are tracked in both runs (atomicity is checked), but SP's
+        # rises reach the tool only while some frame is open: none without
+        # a spec, though the program returns from hundreds of calls
+        counts = []
+        for opts in ([], ["--atomic-fns=withdraw"]):
+            r = self.run_mode("plain", "--stats=yes", *opts)
+            m = re.search(r"frames: (\d+) rises of SP checked", r.text)
+            self.assertIsNotNone(m, r)
+            counts.append(int(m.group(1)))
+        self.assertEqual(counts[0], 0)
+        self.assertGreater(counts[1], 0)
+
     def test_longjmp_ends_the_call(self):
         r = self.run_mode("longjmp", "--atomic-fns=withdraw_jump")
         self.assertEqual(r.errors, 0, r)
