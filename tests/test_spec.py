@@ -121,6 +121,10 @@ class FunctionRegions(unittest.TestCase):
     def test_longjmp_ends_the_call(self):
         r = self.run_mode("longjmp", "--atomic-fns=withdraw_jump")
         self.assertEqual(r.errors, 0, r)
+        # --check-stack-var=yes tracks frames with the core's die_mem_stack
+        # instead of the tool's own test in the IR
+        r = self.run_mode("longjmp", "--atomic-fns=withdraw_jump", "--check-stack-var=yes")
+        self.assertEqual(r.errors, 0, r)
         # without frame tracking the region would stay open: the control
         r = self.run_mode("longjmp", "--atomic-fns=withdraw_jump", "--track-frames=no")
         self.assertEqual(r.atomicity, 1, r)
@@ -150,8 +154,9 @@ class Exceptions(unittest.TestCase):
         cls.exe = build_throw()
 
     def test_call_left_by_exception(self):
-        r = valgrind(self.exe, "--atomic-fns=withdraw_throw", args=["spec"])
-        self.assertEqual(r.errors, 0, r)
+        for opts in ([], ["--check-stack-var=yes"]):    # the tool's SP test, the core's
+            r = valgrind(self.exe, "--atomic-fns=withdraw_throw", *opts, args=["spec"])
+            self.assertEqual(r.errors, 0, r)
         r = valgrind(self.exe, "--atomic-fns=withdraw_throw", "--track-frames=no", args=["spec"])
         self.assertEqual(r.atomicity, 1, r)
         self.assertRegex(r.text, r"\(call of withdraw_throw\(int\)\)", r)
