@@ -65,15 +65,38 @@ static Bool ag_an_region_seen;       /* ... and a region has begun */
 Bool ag_an_instrument_accesses = True;
 
 /* Core-private, not in the tool headers (as VG_(vg_yield) in
-   ag_clientreq.c): True while a client request is handled, the only time
-   translations may be discarded. */
+   ag_clientreq.c): True while a client request is handled, when the core
+   lets tools discard translations; and the discard itself, which the
+   scheduler also makes between runs of generated code. */
 extern Bool VG_(ok_to_discard_translations);
+extern void VG_(discard_translations)(Addr start, ULong range, const HChar *who);
+
+/* A region opened by an atomic function's entry (ag_spec.c) opens the gate
+   from a helper, inside the translation of the entry's superblock, which
+   must not be discarded then.  The entry's superblock tests ag_an_leave
+   right after the helper and leaves to the scheduler before running any
+   of the function's code; the discard is made there (ag_an_stopped), and
+   the block runs again instrumented (the entry, at the same SP, opens
+   nothing twice).  Not at the next run's start: the core has looked the
+   code up by then. */
+volatile UWord ag_an_leave;
+static Bool ag_an_discard_pending;
+
+static void ag_an_discard(void)
+{
+   VG_(discard_translations)((Addr)0x1000, ~(ULong)0xfff, "atomgrind");
+}
 
 static void ag_an_instrument_now(void)
 {
-   if (ag_an_instrument_accesses || !VG_(ok_to_discard_translations)) return;
+   if (ag_an_instrument_accesses) return;
    ag_an_instrument_accesses = True;
-   VG_(discard_translations_safely)((Addr)0x1000, ~(SizeT)0xfff, "atomgrind");
+   if (VG_(ok_to_discard_translations)) {
+      ag_an_discard();
+   } else {
+      ag_an_discard_pending = True;
+      ag_an_leave = 1;
+   }
 }
 
 static void ag_an_update_gate(void)
@@ -171,11 +194,7 @@ void ag_analysis_init(void)
    ag_an_every_access = (ag_clo_check & AG_CHECK_RACES) || ag_clo_record_trace
                         || !ag_clo_skip_quiescent;
    ag_an_update_gate();
-   /* function specs open regions from instrumented code, where
-      translations cannot be discarded: no floor with them */
-   ag_an_instrument_accesses = ag_an_gate || ag_clo_sample_rpt || ag_clo_atomic_fns
-                               || ag_clo_atomic_spec || ag_clo_atomic_objs
-                               || ag_clo_infer_spec;
+   ag_an_instrument_accesses = ag_an_gate || ag_clo_sample_rpt;
    if (ag_clo_sample_rpt) {
       ag_sampler_init(&ag_smp, ag_clo_rpt_epsilon_ppm / 1e6, ag_clo_rpt_delta_ppm / 1e6,
                       ag_clo_sample_seed);
@@ -218,6 +237,15 @@ void ag_analysis_fini(void)
 Bool ag_an_in_region(ag_tid t) { return ag_neng > 0 && ag_engine_depth(ag_eng[0], t) > 0; }
 
 void ag_an_running(ThreadId vgtid) { ag_an_vgtid = vgtid; }
+
+void ag_an_stopped(void)
+{
+   if (UNLIKELY(ag_an_discard_pending)) {
+      ag_an_discard_pending = False;
+      ag_an_leave = 0;
+      ag_an_discard();
+   }
+}
 
 static void ag_an_announce(ag_tid t)
 {

@@ -10,6 +10,7 @@
 void ag_analysis_init(void);
 void ag_analysis_fini(void);
 void ag_an_running(ThreadId vgtid);       /* this thread runs from now on */
+void ag_an_stopped(void);                 /* it left generated code: none in use */
 void ag_an_thread_new(ag_tid t);
 void ag_an_fork(ag_tid parent, ag_tid child);
 void ag_an_join(ag_tid joiner, ag_tid child);
@@ -39,6 +40,8 @@ void ag_an_disable(void);                 /* nothing is analysed from now on */
 extern volatile UWord ag_an_gate;         /* 0: accesses need not be reported */
 extern Bool ag_an_instrument_accesses;    /* read at translation: False while
                                              no region has opened yet */
+extern volatile UWord ag_an_leave;        /* tested after an atomic function's
+                                             entry: leave to retranslate */
 extern ULong ag_an_clock, ag_an_next;     /* RPT time, and when to tick */
 void ag_an_tick(void);
 

@@ -172,6 +172,30 @@ static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here)
    addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield, IRConst_U64(here), offset_IP));
 }
 
+/* An atomic function's entry in code translated without accesses (the
+   floor): if the region it opened made the tool instrument accesses
+   (ag_an_leave, ag_analysis.c), leave to the scheduler at once, to run
+   this very block again once retranslated.  Nothing of it has run.  A
+   preemption the entry asked for (ag_sched_region_enter) is taken there,
+   as ag_emit_stop would take it at the next block. */
+static void ag_emit_leave(IRSB *out, Int offset_IP, Addr here)
+{
+   IRTemp l = ag_load64(out, (void *)&ag_an_leave);
+   IRTemp set = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(set, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(l),
+                                                      IRExpr_Const(IRConst_U64(0)))));
+   IRTemp s = ag_load64(out, (void *)&ag_sched_stop);
+   IRTemp asked = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(asked, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(s),
+                                                        IRExpr_Const(IRConst_U64(0)))));
+   IRTemp stop = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(stop, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(set),
+                                                       IRExpr_RdTmp(asked))));
+   addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&ag_sched_stopping),
+                                    IRExpr_Const(IRConst_U64(1)), IRExpr_RdTmp(stop)));
+   addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield, IRConst_U64(here), offset_IP));
+}
+
 static void ag_h_tick(void) { ag_an_tick(); }
 
 /* RPT time: ag_an_clock += n inline; call ag_h_tick only when the clock
@@ -344,8 +368,10 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       if (!st || st->tag == Ist_NoOp) continue;
       if (!gate_done) {
          /* first, so that the gate read below sees the region open */
-         if (st->tag == Ist_IMark)
-            ag_spec_instrument_entry(ir.out, (Addr)st->Ist.IMark.addr, ir.offset_SP);
+         if (st->tag == Ist_IMark
+             && ag_spec_instrument_entry(ir.out, (Addr)st->Ist.IMark.addr, ir.offset_SP)
+             && !ag_an_instrument_accesses)
+            ag_emit_leave(ir.out, layout->offset_IP, (Addr)vge->base[0]);
          /* only instrumented accesses and atomic functions' entries (which
             make code instrumented: ag_analysis.c) ask for stops */
          if (ag_clo_sched != AG_SCHED_NATIVE && ag_an_instrument_accesses)

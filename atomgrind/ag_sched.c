@@ -524,9 +524,8 @@ void ag_sched_access(ThreadId vgtid)
    between superblocks, nothing of its translation is in use), preempt it
    here; a stop asked for but overtaken by a client request, a system call
    or a translation miss is dropped. */
-static void ag_sc_stop_client_code(ThreadId vgtid, ULong bbs_done)
+void ag_sched_stopped(ThreadId vgtid)
 {
-   (void)bbs_done;
    ag_sched_stop = 0;
    if (!ag_sched_stopping) return;
    ag_sched_stopping = 0;
@@ -747,7 +746,6 @@ void ag_sched_init(void)
       for (UInt i = 0; i < ag_sc_nchange; i++)
          ag_sc_change[i] = 1 + ag_sc_rand() % AG_SC_PCT_K;
    }
-   VG_(track_stop_client_code)(ag_sc_stop_client_code);
    VG_(track_pre_thread_first_insn)(ag_sc_first_insn);
    VG_(atfork)(NULL, NULL, ag_sc_fork_child);
    if (VG_(clo_verbosity) >= 2 && ag_sc_on())

@@ -30,6 +30,9 @@ void ag_sched_init(void);             /* after the options are known */
 void ag_sched_fini(void);             /* the line that says what was checked */
 void ag_sched_thread_new(ThreadId parent, ThreadId child);
 void ag_sched_thread_exit(ThreadId vgtid);
+/* The running thread has left generated code (every return to the
+   scheduler): a stop exit taken preempts it here. */
+void ag_sched_stopped(ThreadId vgtid);
 
 /* A scheduling point of the running thread: it may wait here (the big lock
    released) until the scheduler gives it the turn.  Only from a client

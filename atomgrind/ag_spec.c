@@ -129,10 +129,10 @@ static VG_REGPARM(2) void ag_h_enter(UWord fn, Addr sp)
    ag_sched_region_enter(vgtid, (Addr)fn, th->ignore == 0);
 }
 
-void ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
+Bool ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
 {
    Int fn = ag_fnspec_match(a);
-   if (fn == AG_NO_FN) return;
+   if (fn == AG_NO_FN) return False;
    IRTemp sp = newIRTemp(out->tyenv, Ity_I64);
    addStmtToIRSB(out, IRStmt_WrTmp(sp, IRExpr_Get(offset_SP, Ity_I64)));
    IRExpr **args = mkIRExprVec_2(mkIRExpr_HWord((HWord)fn), IRExpr_RdTmp(sp));
@@ -145,6 +145,7 @@ void ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
    di->fxState[0].nRepeats = 0;
    di->fxState[0].repeatLen = 0;
    addStmtToIRSB(out, IRStmt_Dirty(di));
+   return True;
 }
 
 

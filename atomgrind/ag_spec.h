@@ -10,8 +10,9 @@
 void ag_spec_init(void);                 /* post_clo_init: patterns, tracking */
 Bool ag_spec_tracking(void);             /* frames are tracked */
 /* At translation time, before the superblock's own statements: if the
-   block starts at the entry of an atomic function, open its region. */
-void ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP);
+   block starts at the entry of an atomic function, open its region
+   (returns True: the call is emitted). */
+Bool ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP);
 /* Frames end where SP rises: ag_instrument calls ag_spec_instrument_sp
    before every write of SP that rises, or may (rises: it is known to),
    in every object, if this says so. */

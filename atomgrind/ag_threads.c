@@ -34,6 +34,16 @@ static void ag_start_client_code(ThreadId vgtid, ULong bbs_done)
       ag_cur->stack_max = VG_(thread_get_stack_max)(vgtid);
 }
 
+/* After a thread's run of generated code: first the analysis (it may
+   discard translations: none is in use, and the next run looks its code
+   up afresh), then the scheduler (it may hand the turn to another). */
+static void ag_stop_client_code(ThreadId vgtid, ULong bbs_done)
+{
+   (void)bbs_done;
+   ag_an_stopped();
+   ag_sched_stopped(vgtid);
+}
+
 static void ag_thread_create(ThreadId parent, ThreadId child)
 {
    ag_thread *c = &ag_threads[child];
@@ -93,6 +103,7 @@ void ag_threads_init(void)
    ag_threads = VG_(calloc)("ag.threads", VG_N_THREADS, sizeof(ag_thread));
    ag_by_pthread = ag_map_new(sizeof(ag_tid));
    VG_(track_start_client_code)(ag_start_client_code);
+   VG_(track_stop_client_code)(ag_stop_client_code);
    VG_(track_pre_thread_ll_create)(ag_thread_create);
    VG_(atfork)(NULL, NULL, ag_threads_fork_child);
 }
