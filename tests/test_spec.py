@@ -105,6 +105,17 @@ class FunctionRegions(unittest.TestCase):
     def test_shared_library_through_plt(self):
         self.assert_found(self.run_mode("plt", "--atomic-fns=lib_withdraw"), "lib_withdraw")
 
+    def test_code_runs_uninstrumented_until_the_first_call(self):
+        # the floor holds with a spec too: accesses are instrumented from
+        # withdraw's first call on, when every translation is discarded once
+        # (the call's own first block runs again, instrumented: the other
+        # tests find the violation its read begins)
+        r = self.run_mode("plain", "--atomic-fns=withdraw", "--stats=yes")
+        self.assert_found(r, "withdraw")
+        m = re.search(r"transtab: discarded\s+([\d,]+)", r.text)
+        self.assertIsNotNone(m, r)
+        self.assertGreater(int(m.group(1).replace(",", "")), 100, r)
+
     def test_sp_rises_cost_nothing_while_no_frame_is_open(self):
         # frames are tracked in both runs (atomicity is checked), but SP's
         # rises reach the tool only while some frame is open: none without
