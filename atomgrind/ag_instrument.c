@@ -133,15 +133,23 @@ static IRTemp ag_load64(IRSB *out, void *addr)
    return t;
 }
 
+/* A new I1 temp: the 64-bit word at addr is not 0. */
+static IRTemp ag_nonzero(IRSB *out, volatile void *addr)
+{
+   IRTemp w = ag_load64(out, (void *)addr);
+   IRTemp nz = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(nz, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(w),
+                                                     IRExpr_Const(IRConst_U64(0)))));
+   return nz;
+}
+
 /* ir->gate := (ag_an_gate != 0), once per superblock: the gate only
    changes at client requests (which end a superblock) or in ag_an_tick,
    and a stale value for the rest of one superblock only moves a window
    edge by a few accesses. */
 static void ag_emit_gate(ag_ir *ir)
 {
-   IRTemp g64 = ag_load64(ir->out, (void *)&ag_an_gate);
-   addStmtToIRSB(ir->out, IRStmt_WrTmp(ir->gate,
-      IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(g64), IRExpr_Const(IRConst_U64(0)))));
+   ir->gate = ag_nonzero(ir->out, &ag_an_gate);
 }
 
 /* ir->stack_max := ag_cur->stack_max, once per superblock: threads switch
@@ -163,10 +171,7 @@ static void ag_emit_stack_max(ag_ir *ir)
    a guarded store and an exit. */
 static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here)
 {
-   IRTemp s = ag_load64(out, (void *)&ag_sched_stop);
-   IRTemp set = newIRTemp(out->tyenv, Ity_I1);
-   addStmtToIRSB(out, IRStmt_WrTmp(set, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(s),
-                                                      IRExpr_Const(IRConst_U64(0)))));
+   IRTemp set = ag_nonzero(out, &ag_sched_stop);
    addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&ag_sched_stopping),
                                     IRExpr_Const(IRConst_U64(1)), IRExpr_RdTmp(set)));
    addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield, IRConst_U64(here), offset_IP));
@@ -180,14 +185,8 @@ static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here)
    as ag_emit_stop would take it at the next block. */
 static void ag_emit_leave(IRSB *out, Int offset_IP, Addr here)
 {
-   IRTemp l = ag_load64(out, (void *)&ag_an_leave);
-   IRTemp set = newIRTemp(out->tyenv, Ity_I1);
-   addStmtToIRSB(out, IRStmt_WrTmp(set, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(l),
-                                                      IRExpr_Const(IRConst_U64(0)))));
-   IRTemp s = ag_load64(out, (void *)&ag_sched_stop);
-   IRTemp asked = newIRTemp(out->tyenv, Ity_I1);
-   addStmtToIRSB(out, IRStmt_WrTmp(asked, IRExpr_Binop(Iop_CmpNE64, IRExpr_RdTmp(s),
-                                                        IRExpr_Const(IRConst_U64(0)))));
+   IRTemp set = ag_nonzero(out, &ag_an_leave);
+   IRTemp asked = ag_nonzero(out, &ag_sched_stop);
    IRTemp stop = newIRTemp(out->tyenv, Ity_I1);
    addStmtToIRSB(out, IRStmt_WrTmp(stop, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(set),
                                                        IRExpr_RdTmp(asked))));
@@ -349,7 +348,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    ir.ip = 0;
    ir.len = 0;
    ir.touched = False;
-   ir.gate = newIRTemp(ir.out->tyenv, Ity_I1);
+   ir.gate = IRTemp_INVALID;            /* ag_emit_gate, before any access */
    ir.stack_max = IRTemp_INVALID;
    Bool gate_done = False;
    ag_sp_values sp;
