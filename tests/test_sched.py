@@ -14,7 +14,7 @@ import sys
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 
-from agtest import REPO, build_corpus, compile_prog, tool_built, valgrind, vg_in_place
+from agtest import BUILD, REPO, build_corpus, compile_prog, tool_built, valgrind, vg_in_place
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs"))
 import corpus  # noqa: E402
@@ -88,23 +88,44 @@ class Seeds(unittest.TestCase):
         return valgrind(exe, "--sched-seed=%d" % seed, "--sched-timeout=10000",
                         "--record-trace=" + path, "--trace-reports=yes")
 
+    @staticmethod
+    def events(path):
+        # the recorded trace as text, one event a line
+        std = path + ".std"
+        subprocess.run([os.path.join(BUILD, "atomgrind-trace"), "--engine=none",
+                        "--convert=" + std, "--convert-format=std", path],
+                       check=True, stdout=subprocess.DEVNULL)
+        with open(std) as f:
+            return f.read().splitlines()
+
     def test_same_seed_same_trace_and_reports(self):
         # lock-free regions (lazy_init) and a read-modify-write split over
         # two lock holds (rmw_split: contended mutex, futex waits): the same
         # seed gives the same recorded events and the same reports at the
-        # same event index
+        # same event index -- up to the first join.  A joiner comes back
+        # from its futex wait when the kernel ends the thread it joins,
+        # which no scheduling point announces: if the exit left nobody
+        # holding the turn, the joiner and a thread woken by the exiting
+        # thread's last unlock run by timing (ag_sched.c: threads back from
+        # a blocking call).  Seen once in 8 CI runs, at rmw_split's end.
         import tempfile
         for name, seed in (("lazy_init", 1), ("rmw_split", 3), ("config_reload", 1)):
             exe = build_corpus(next(p for p in corpus.PROGRAMS if p.name == name))
             with tempfile.TemporaryDirectory() as d:
                 paths = [os.path.join(d, "t%d" % i) for i in range(2)]
                 runs = [self.record(exe, seed, p) for p in paths]
-                traces = [open(p, "rb").read() for p in paths]
+                traces = [self.events(p) for p in paths]
+            joins = [next((i for i, e in enumerate(t) if "|join(" in e), len(t)) for t in traces]
+            end = min(joins)
             reports = [re.findall(r"report: .*", r.text) for r in runs]
+            before = [[x for x in rep if int(re.search(r"event=(\d+)", x).group(1)) < end]
+                      for rep in reports]
             with self.subTest(prog=name):
-                self.assertTrue(reports[0], runs[0])
-                self.assertEqual(reports[0], reports[1])
-                self.assertTrue(traces[0] == traces[1], "%s: traces differ" % name)
+                self.assertTrue(before[0], runs[0])
+                self.assertGreater(end, 0.8 * len(traces[0]), "%s: the first join comes "
+                                   "early: the comparison would not decide" % name)
+                self.assertEqual(before[0], before[1])
+                self.assertTrue(traces[0][:end] == traces[1][:end], "%s: traces differ" % name)
                 self.assertIn("repeat with --sched-seed=%d" % seed, runs[0].text)
 
     def test_polling_thread_follows_the_seed(self):
