@@ -254,80 +254,16 @@ static Bool ag_insn_has_cas(IRSB *bb, Int i)
    return False;
 }
 
-/* SP's known values in a superblock, as the core's SP pass keeps them:
-   temps that hold SP + d, d relative to SP at the block's start (or at
-   the last write of SP whose value was not known), and SP's own d. */
-#define AG_SP_ALIASES 16
-typedef struct {
-   struct { IRTemp t; Long d; } a[AG_SP_ALIASES];   /* a ring */
-   UInt next;
-   Long cur;
-} ag_sp_values;
-
-static void ag_sp_alias(ag_sp_values *v, IRTemp t, Long d)
-{
-   v->a[v->next].t = t;
-   v->a[v->next].d = d;
-   v->next = (v->next + 1) % AG_SP_ALIASES;
-}
-
-static Bool ag_sp_known(const ag_sp_values *v, const IRExpr *e, Long *d)
-{
-   if (e->tag != Iex_RdTmp) return False;
-   for (UInt i = 0; i < AG_SP_ALIASES; i++)
-      if (v->a[i].t == e->Iex.RdTmp.tmp) {
-         *d = v->a[i].d;
-         return True;
-      }
-   return False;
-}
-
-static void ag_sp_reset(ag_sp_values *v)
-{
-   for (UInt i = 0; i < AG_SP_ALIASES; i++) v->a[i].t = IRTemp_INVALID;
-   v->next = 0;
-   v->cur = 0;
-}
-
-/* Frames end where SP rises (ag_spec.c): follow SP's values through st,
-   and before a write of SP that may rise, emit the test.  Falls
-   (pushes, calls) need none. */
-static void ag_emit_sp(IRSB *out, ag_sp_values *v, const IRStmt *st, Int offset_SP)
-{
-   Long d;
-   if (!st || !ag_spec_instruments_sp()) return;
-   if (st->tag == Ist_WrTmp) {
-      const IRExpr *e = st->Ist.WrTmp.data;
-      if (e->tag == Iex_Get && e->Iex.Get.offset == offset_SP && e->Iex.Get.ty == Ity_I64)
-         ag_sp_alias(v, st->Ist.WrTmp.tmp, v->cur);
-      else if (e->tag == Iex_Binop && (e->Iex.Binop.op == Iop_Add64 || e->Iex.Binop.op == Iop_Sub64)
-               && e->Iex.Binop.arg2->tag == Iex_Const && ag_sp_known(v, e->Iex.Binop.arg1, &d)) {
-         Long c = (Long)e->Iex.Binop.arg2->Iex.Const.con->Ico.U64;
-         ag_sp_alias(v, st->Ist.WrTmp.tmp, e->Iex.Binop.op == Iop_Add64 ? d + c : d - c);
-      }
-   } else if (st->tag == Ist_Put && st->Ist.Put.offset == offset_SP
-              && typeOfIRExpr(out->tyenv, st->Ist.Put.data) == Ity_I64) {
-      if (ag_sp_known(v, st->Ist.Put.data, &d)) {
-         if (d > v->cur) ag_spec_instrument_sp(out, st->Ist.Put.data, offset_SP, True);
-         v->cur = d;
-      } else {
-         ag_spec_instrument_sp(out, st->Ist.Put.data, offset_SP, False);
-         ag_sp_reset(v);   /* d from here on is relative to this value */
-         if (st->Ist.Put.data->tag == Iex_RdTmp) ag_sp_alias(v, st->Ist.Put.data->Iex.RdTmp.tmp, 0);
-      }
-   }
-}
-
 /* Code that is not the program (ag_objects.c): SP's rises only, as a
    longjmp or an unwinder there may end the program's frames. */
 static IRSB *ag_instrument_sp_only(IRSB *bb, Int offset_SP)
 {
-   if (!ag_spec_instruments_sp()) return bb;
+   if (!ag_spec_tracks_sp()) return bb;
    IRSB *out = deepCopyIRSBExceptStmts(bb);
-   ag_sp_values v;
-   ag_sp_reset(&v);
+   ag_spec_sp v;
+   ag_spec_sp_reset(&v);
    for (Int i = 0; i < bb->stmts_used; i++) {
-      ag_emit_sp(out, &v, bb->stmts[i], offset_SP);
+      ag_spec_instrument_sp(out, &v, bb->stmts[i], offset_SP);
       if (bb->stmts[i]) addStmtToIRSB(out, bb->stmts[i]);
    }
    return out;
@@ -351,8 +287,8 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    ir.gate = IRTemp_INVALID;            /* ag_emit_gate, before any access */
    ir.stack_max = IRTemp_INVALID;
    Bool gate_done = False;
-   ag_sp_values sp;
-   ag_sp_reset(&sp);
+   ag_spec_sp sp;                       /* SP's known values (ag_spec.c) */
+   ag_spec_sp_reset(&sp);
    Bool atomic_insn = False;
    /* race mode: the loads of a spin loop are acquire loads */
    UInt spin = (ag_clo_check & AG_CHECK_RACES) && ag_spin_loop(bb, vge) ? AG_SPIN : 0;
@@ -383,7 +319,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          }
          gate_done = True;
       }
-      ag_emit_sp(ir.out, &sp, st, ir.offset_SP);
+      ag_spec_instrument_sp(ir.out, &sp, st, ir.offset_SP);
       switch (st->tag) {
       case Ist_IMark:
          ag_emit_dead_load(&ir);

@@ -209,7 +209,7 @@ static VG_REGPARM(2) void ag_h_sp_rise(Addr old_sp, Addr new_sp)
    ag_sp_rise(old_sp, new_sp);
 }
 
-Bool ag_spec_instruments_sp(void)
+Bool ag_spec_tracks_sp(void)
 {
    return ag_sp_tracking && !ag_clo_check_stack_var;
 }
@@ -218,7 +218,7 @@ Bool ag_spec_instruments_sp(void)
    not known): call ag_h_sp_rise if a frame is tracked and SP rises, with
    SP still the old one (as the core's SP pass does).  While no frame is
    tracked a rise costs a load and a compare. */
-void ag_spec_instrument_sp(IRSB *out, IRExpr *new_sp, Int offset_SP, Bool rises)
+static void ag_sp_emit_rise(IRSB *out, IRExpr *new_sp, Int offset_SP, Bool rises)
 {
    IRTemp old = newIRTemp(out->tyenv, Ity_I64);
    addStmtToIRSB(out, IRStmt_WrTmp(old, IRExpr_Get(offset_SP, Ity_I64)));
@@ -240,6 +240,59 @@ void ag_spec_instrument_sp(IRSB *out, IRExpr *new_sp, Int offset_SP, Bool rises)
                                    mkIRExprVec_2(IRExpr_RdTmp(old), new_sp));
    di->guard = IRExpr_RdTmp(guard);
    ag_sp_add_call(out, di, offset_SP);
+}
+
+static void ag_sp_alias(ag_spec_sp *v, IRTemp t, Long d)
+{
+   v->a[v->next].t = t;
+   v->a[v->next].d = d;
+   v->next = (v->next + 1) % AG_SPEC_SP_ALIASES;
+}
+
+static Bool ag_sp_known(const ag_spec_sp *v, const IRExpr *e, Long *d)
+{
+   if (e->tag != Iex_RdTmp) return False;
+   for (UInt i = 0; i < AG_SPEC_SP_ALIASES; i++)
+      if (v->a[i].t == e->Iex.RdTmp.tmp) {
+         *d = v->a[i].d;
+         return True;
+      }
+   return False;
+}
+
+void ag_spec_sp_reset(ag_spec_sp *v)
+{
+   for (UInt i = 0; i < AG_SPEC_SP_ALIASES; i++) v->a[i].t = IRTemp_INVALID;
+   v->next = 0;
+   v->cur = 0;
+}
+
+/* Follow SP's values through st, and before a write of SP that may rise,
+   emit the test.  Falls (pushes, calls) need none. */
+void ag_spec_instrument_sp(IRSB *out, ag_spec_sp *v, const IRStmt *st, Int offset_SP)
+{
+   Long d;
+   if (!st || !ag_spec_tracks_sp()) return;
+   if (st->tag == Ist_WrTmp) {
+      const IRExpr *e = st->Ist.WrTmp.data;
+      if (e->tag == Iex_Get && e->Iex.Get.offset == offset_SP && e->Iex.Get.ty == Ity_I64)
+         ag_sp_alias(v, st->Ist.WrTmp.tmp, v->cur);
+      else if (e->tag == Iex_Binop && (e->Iex.Binop.op == Iop_Add64 || e->Iex.Binop.op == Iop_Sub64)
+               && e->Iex.Binop.arg2->tag == Iex_Const && ag_sp_known(v, e->Iex.Binop.arg1, &d)) {
+         Long c = (Long)e->Iex.Binop.arg2->Iex.Const.con->Ico.U64;
+         ag_sp_alias(v, st->Ist.WrTmp.tmp, e->Iex.Binop.op == Iop_Add64 ? d + c : d - c);
+      }
+   } else if (st->tag == Ist_Put && st->Ist.Put.offset == offset_SP
+              && typeOfIRExpr(out->tyenv, st->Ist.Put.data) == Ity_I64) {
+      if (ag_sp_known(v, st->Ist.Put.data, &d)) {
+         if (d > v->cur) ag_sp_emit_rise(out, st->Ist.Put.data, offset_SP, True);
+         v->cur = d;
+      } else {
+         ag_sp_emit_rise(out, st->Ist.Put.data, offset_SP, False);
+         ag_spec_sp_reset(v);   /* d from here on is relative to this value */
+         if (st->Ist.Put.data->tag == Iex_RdTmp) ag_sp_alias(v, st->Ist.Put.data->Iex.RdTmp.tmp, 0);
+      }
+   }
 }
 
 /* ---- source markers ------------------------------------------------ */
@@ -298,15 +351,15 @@ void ag_spec_init(void)
       VG_(clo_vex_control).guest_chase = False;
    }
    /* --check-stack-var=yes forgets dead stack, with the core's
-      die_mem_stack; otherwise ag_instrument finds SP's rises itself
-      (ag_spec_instrument_sp) */
+      die_mem_stack; otherwise ag_instrument has SP's rises tested in
+      the IR (ag_spec_instrument_sp) */
    if (ag_clo_check_stack_var)
       VG_(track_die_mem_stack)(ag_sp_tracking ? ag_sp_die_forget : ag_an_forget);
 }
 
 void ag_spec_fini(void)
 {
-   if (VG_(clo_stats) && ag_spec_instruments_sp())
+   if (VG_(clo_stats) && ag_spec_tracks_sp())
       VG_(umsg)("atomgrind: frames: %llu rises of SP checked against open frames\n",
                 ag_sp_rises);
    ag_fnspec_fini();
