@@ -62,8 +62,6 @@ static ag_sp_stack *ag_sp_threads;   /* indexed by ThreadId */
 static UInt ag_sp_open;              /* frames on all stacks: the fast path */
 static Bool ag_sp_tracking;
 
-Bool ag_spec_tracking(void) { return ag_sp_tracking; }
-
 static void ag_sp_push(ag_sp_stack *st, Addr slot, Int fn, Addr begin_ip, Addr ret)
 {
    if (st->n == st->cap) {

@@ -8,7 +8,6 @@
 #include "pub_tool_tooliface.h"  /* IRSB */
 
 void ag_spec_init(void);                 /* post_clo_init: patterns, tracking */
-Bool ag_spec_tracking(void);             /* frames are tracked */
 /* At translation time, before the superblock's own statements: if the
    block starts at the entry of an atomic function, open its region
    (returns True: the call is emitted). */
@@ -25,7 +24,7 @@ typedef struct {
    UInt next;
    Long cur;                                             /* SP's own d */
 } ag_spec_sp;
-Bool ag_spec_tracks_sp(void);
+Bool ag_spec_tracks_sp(void);                            /* frames tracked, in the IR */
 void ag_spec_sp_reset(ag_spec_sp *v);                    /* a block's start */
 void ag_spec_instrument_sp(IRSB *out, ag_spec_sp *v, const IRStmt *st, Int offset_SP);
 void ag_spec_marker_begin(ThreadId vgtid);   /* after ATOMGRIND_ATOMIC_BEGIN */
