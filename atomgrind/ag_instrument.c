@@ -162,19 +162,27 @@ static void ag_emit_stack_max(ag_ir *ir)
    ir->stack_max = ag_tmp(ir, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, IRExpr_RdTmp(pmax)));
 }
 
+/* If `stopping`, note for the scheduler that this is its stop exit
+   (ag_sched_stopped preempts the thread there); if `leave`, leave to the
+   scheduler (a yield exit) to resume at this very block, `here`. */
+static void ag_emit_yield(IRSB *out, IRTemp stopping, IRTemp leave, Int offset_IP, Addr here)
+{
+   addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&ag_sched_stopping),
+                                    IRExpr_Const(IRConst_U64(1)), IRExpr_RdTmp(stopping)));
+   addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(leave), Ijk_Yield, IRConst_U64(here), offset_IP));
+}
+
 /* The scheduler's preemption after an access (ag_sched_access) happens at
    the start of the next superblock, where the guest state is exact: if
    ag_sched_stop is set (only the running thread sets it, and every return
    to the scheduler clears it, so it is this thread's), note that the stop
-   exit was taken and leave to the scheduler (a yield exit) to resume at
-   this very block once the thread gets the turn back.  No helper call:
-   a guarded store and an exit. */
+   exit was taken and leave to the scheduler to resume at this very block
+   once the thread gets the turn back.  No helper call: a guarded store
+   and an exit. */
 static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here)
 {
    IRTemp set = ag_nonzero(out, &ag_sched_stop);
-   addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&ag_sched_stopping),
-                                    IRExpr_Const(IRConst_U64(1)), IRExpr_RdTmp(set)));
-   addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield, IRConst_U64(here), offset_IP));
+   ag_emit_yield(out, set, set, offset_IP, here);
 }
 
 /* An atomic function's entry in code translated without accesses (the
@@ -190,9 +198,7 @@ static void ag_emit_leave(IRSB *out, Int offset_IP, Addr here)
    IRTemp stop = newIRTemp(out->tyenv, Ity_I1);
    addStmtToIRSB(out, IRStmt_WrTmp(stop, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(set),
                                                        IRExpr_RdTmp(asked))));
-   addStmtToIRSB(out, IRStmt_StoreG(Iend_LE, mkIRExpr_HWord((HWord)&ag_sched_stopping),
-                                    IRExpr_Const(IRConst_U64(1)), IRExpr_RdTmp(stop)));
-   addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(set), Ijk_Yield, IRConst_U64(here), offset_IP));
+   ag_emit_yield(out, stop, set, offset_IP, here);
 }
 
 static void ag_h_tick(void) { ag_an_tick(); }
