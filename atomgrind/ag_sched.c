@@ -35,9 +35,12 @@
  * child, and when a thread exits, nobody waits for threads that are gone.
  *
  * Determinism: a seed fixes every choice.  A program whose threads do not
- * block in the kernel is scheduled the same way each run; threads coming
- * back from a blocking call, and takeovers after a timeout, depend on
- * timing. */
+ * block in the kernel is scheduled the same way each run.  Threads woken
+ * by the holder (an unlock, a post, a thread's exit waking its joiner) are
+ * let back before anyone runs on (ag_sc_settle), and a join on a thread
+ * that has exited keeps the turn; other returns from blocking calls
+ * (sleeps, reads, a wake for nobody that outlasts the settle) and
+ * takeovers after a timeout depend on timing. */
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"          /* futex ops, struct vki_timespec */
 #include "pub_tool_vkiscnums.h"    /* __NR_* */
@@ -108,6 +111,7 @@ typedef struct {
    UInt damp;            /* random: rates divided by this in the current region */
    Bool rare;            /* parked at the BEGIN of a region not yet damped */
    Addr futex;           /* the futex it waits on, in AG_SC_SYSCALL */
+   Addr ctid;            /* the word the kernel clears and wakes at its end */
    ULong points;         /* this thread's points */
    ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
    ULong inst_acc;       /* accesses since the outermost BEGIN (random) */
@@ -121,6 +125,7 @@ static Bool ag_sc_draining;             /* exit_group: nobody waits any more */
 static UInt ag_sc_in_futex;             /* threads in a futex wait */
 static Bool ag_sc_woke;                 /* the holder woke futex waiters */
 static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
+static Addr ag_sc_clone_ctid;           /* the ctid of the clone under way */
 static ULong ag_sc_rng;
 static ULong ag_sc_low_prio;            /* PCT: next priority for a change point */
 static ULong ag_sc_change[16];          /* PCT: change points (point numbers) */
@@ -229,6 +234,36 @@ static Bool ag_sc_holder_active(void)
    return s == AG_SC_NEW || s == AG_SC_RUNNING || s == AG_SC_PARKED || s == AG_SC_RETURNING;
 }
 
+/* The holder made a futex wake (an unlock, a signal, a post) on a futex
+   that another thread waits on.  A woken thread -- or one whose wait found
+   the futex changed before it slept -- needs the big lock to come back,
+   and the holder keeps it until it blocks or its 100,000-superblock
+   quantum ends: a holder that relocks at once would starve it.  So the
+   holder lets one come back (and become enabled) before going on, for at
+   most --sched-timeout/8 (at least 2) ms: the wake may have been for nobody. */
+static UInt ag_sc_settle_ms(void)
+{
+   return ag_clo_sched_timeout_ms / 8 > 2 ? ag_clo_sched_timeout_ms / 8 : 2;
+}
+
+static void ag_sc_settle(ThreadId vgtid)
+{
+   ag_sc_thread *t = &ag_sc_th[vgtid];
+   UInt start = VG_(read_millisecond_timer)();
+   while (ag_sc_woke && ag_sc_in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid)
+          && VG_(read_millisecond_timer)() - start < ag_sc_settle_ms()) {
+      ag_sc_settler = vgtid;
+      t->word = 0;
+      VG_(release_BigLock)(vgtid, AG_SC_VGTS_YIELDING, "atomgrind: let woken threads in");
+      ag_sc_futex_wait(&t->word, 1);
+      VG_(acquire_BigLock)(vgtid, "atomgrind: let woken threads in");
+   }
+   ag_sc_settler = VG_INVALID_THREADID;
+   ag_sc_woke = False;
+   ag_sc_settles++;
+   ag_sc_settle_ms_total += VG_(read_millisecond_timer)() - start;
+}
+
 /* Park vgtid until it holds the turn.  The big lock is released while it
    sleeps, in slices of --sched-timeout ms; a holder that made no progress
    over a whole slice loses the turn to the sleeper. */
@@ -262,6 +297,11 @@ static void ag_sc_wait(ThreadId vgtid)
       }
    }
    t->run = 0;
+   /* handed the turn by a thread that woke others and left (its exit
+      wakes a joiner): let one come back before running on, as the
+      holder does at its next point -- this one's accesses in a region
+      draw stops only while some thread is enabled */
+   if (ag_sc_woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
    if (t->rare) {
       t->rare = False;
       ag_sc_rare_parked--;
@@ -298,36 +338,6 @@ static Bool ag_sc_rare_first(ThreadId holder)
 static UInt ag_sc_access_rate(ThreadId t)
 {
    return ag_sc_rare_first(t) ? AG_SC_RARE_ACCESS : AG_SC_RANDOM_ACCESS * ag_sc_damp(t);
-}
-
-/* The holder made a futex wake (an unlock, a signal, a post) on a futex
-   that another thread waits on.  A woken thread -- or one whose wait found
-   the futex changed before it slept -- needs the big lock to come back,
-   and the holder keeps it until it blocks or its 100,000-superblock
-   quantum ends: a holder that relocks at once would starve it.  So the
-   holder lets one come back (and become enabled) before going on, for at
-   most --sched-timeout/8 (at least 2) ms: the wake may have been for nobody. */
-static UInt ag_sc_settle_ms(void)
-{
-   return ag_clo_sched_timeout_ms / 8 > 2 ? ag_clo_sched_timeout_ms / 8 : 2;
-}
-
-static void ag_sc_settle(ThreadId vgtid)
-{
-   ag_sc_thread *t = &ag_sc_th[vgtid];
-   UInt start = VG_(read_millisecond_timer)();
-   while (ag_sc_woke && ag_sc_in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid)
-          && VG_(read_millisecond_timer)() - start < ag_sc_settle_ms()) {
-      ag_sc_settler = vgtid;
-      t->word = 0;
-      VG_(release_BigLock)(vgtid, AG_SC_VGTS_YIELDING, "atomgrind: let woken threads in");
-      ag_sc_futex_wait(&t->word, 1);
-      VG_(acquire_BigLock)(vgtid, "atomgrind: let woken threads in");
-   }
-   ag_sc_settler = VG_INVALID_THREADID;
-   ag_sc_woke = False;
-   ag_sc_settles++;
-   ag_sc_settle_ms_total += VG_(read_millisecond_timer)() - start;
 }
 
 /* ---- strategies ---- */
@@ -556,6 +566,11 @@ void ag_sched_thread_new(ThreadId parent, ThreadId child)
    ag_sc_thread *c = &ag_sc_th[child];
    VG_(memset)(c, 0, sizeof *c);
    c->damp = 1;
+   /* a thread's struct (its ctid) is reused by the next one */
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (ag_sc_th[t].ctid == ag_sc_clone_ctid) ag_sc_th[t].ctid = 0;
+   c->ctid = ag_sc_clone_ctid;
+   ag_sc_clone_ctid = 0;
    ag_sc_threads_seen++;
    /* distinct random priorities above every change-point priority */
    c->prio = (ag_sc_rand() >> 16 << 16 | ag_sc_threads_seen) | (1ULL << 62);
@@ -625,6 +640,15 @@ static Bool ag_sc_waiter_on(Addr a)
    return False;
 }
 
+/* Is a the ctid of a thread that has exited here?  Its kernel thread ends
+   moments later, clearing the word and waking its joiners. */
+static Bool ag_sc_exit_pending(Addr a)
+{
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (a != 0 && ag_sc_th[t].state == AG_SC_GONE && ag_sc_th[t].ctid == a) return True;
+   return False;
+}
+
 /* Futex operations that wake waiters (their result: how many). */
 static Bool ag_sc_futex_wakes(UWord op)
 {
@@ -663,6 +687,15 @@ static void ag_sc_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt narg
       ag_sched_point(vgtid, AG_PT_YIELD);
       return;
    }
+   if (sysno == __NR_clone && (args[0] & VKI_CLONE_CHILD_CLEARTID)) {
+      ag_sc_clone_ctid = args[3];
+      return;
+   }
+   /* a join on a thread that exited here but not yet in the kernel: the
+      wake is moments away, and whether the joiner waits at all (the word
+      may be cleared already) is timing.  It keeps the turn, as if the
+      call did not block. */
+   if (sysno == __NR_futex && ag_sc_exit_pending(args[0])) return;
    if (!ag_sc_may_block(sysno, args) || (st != AG_SC_RUNNING && st != AG_SC_RETURNING))
       return;
    ag_sc_set_state(vgtid, AG_SC_SYSCALL);
