@@ -115,6 +115,7 @@ typedef struct {
    ULong points;         /* this thread's points */
    ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
    ULong inst_acc;       /* accesses since the outermost BEGIN (random) */
+   ULong backs_at_wake;  /* ag_sc_backs when its futex wake began */
 } ag_sc_thread;
 
 static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
@@ -123,6 +124,7 @@ static ULong ag_sc_epoch;               /* moves whenever the holder progresses 
 static UInt ag_sc_enabled;              /* threads NEW or PARKED */
 static Bool ag_sc_draining;             /* exit_group: nobody waits any more */
 static UInt ag_sc_in_futex;             /* threads in a futex wait */
+static ULong ag_sc_backs;               /* returns from futex waits */
 static Bool ag_sc_woke;                 /* the holder woke futex waiters */
 static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
 static Addr ag_sc_clone_ctid;           /* the ctid of the clone under way */
@@ -240,10 +242,13 @@ static Bool ag_sc_holder_active(void)
    and the holder keeps it until it blocks or its 100,000-superblock
    quantum ends: a holder that relocks at once would starve it.  So the
    holder lets one come back (and become enabled) before going on, for at
-   most --sched-timeout/8 (at least 2) ms: the wake may have been for nobody. */
+   most --sched-timeout ms: the wake may have been for nobody.  That is
+   rare (a wake whose threads are back already sets no settle), and a
+   shorter bound ran out on a loaded machine, where the woken thread waits
+   for a CPU: the seed's schedule was lost. */
 static UInt ag_sc_settle_ms(void)
 {
-   return ag_clo_sched_timeout_ms / 8 > 2 ? ag_clo_sched_timeout_ms / 8 : 2;
+   return ag_clo_sched_timeout_ms;
 }
 
 static void ag_sc_settle(ThreadId vgtid)
@@ -582,6 +587,14 @@ void ag_sched_thread_new(ThreadId parent, ThreadId child)
    }
 }
 
+/* Does a thread wait on the futex at a (in a call, or about to be)? */
+static Bool ag_sc_waiter_on(Addr a)
+{
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (ag_sc_th[t].state == AG_SC_SYSCALL && ag_sc_th[t].futex == a) return True;
+   return False;
+}
+
 /* The holder leaves (or blocks): the turn goes to the enabled thread the
    strategy prefers, or to nobody. */
 static void ag_sc_pass_turn(ThreadId self)
@@ -604,9 +617,9 @@ void ag_sched_thread_exit(ThreadId vgtid)
    if (ag_sc_th[vgtid].depth > 0 && ag_sc_in_region > 0) ag_sc_in_region--;
    ag_sc_th[vgtid].depth = 0;
    if (!ag_sc_on()) return;
-   /* its exit wakes a joiner (the kernel's futex wake on the thread id):
+   /* its exit wakes its joiner (the kernel's futex wake on the ctid):
       the next holder lets it come back first, as after a futex wake */
-   if (ag_sc_in_futex > 0) ag_sc_woke = True;
+   if (ag_sc_th[vgtid].ctid && ag_sc_waiter_on(ag_sc_th[vgtid].ctid)) ag_sc_woke = True;
    ag_sc_pass_turn(vgtid);
 }
 
@@ -630,14 +643,6 @@ static Bool ag_sc_may_block(UInt sysno, UWord *args)
    default:
       return False;
    }
-}
-
-/* Does a thread wait on the futex at a (in a call, or about to be)? */
-static Bool ag_sc_waiter_on(Addr a)
-{
-   for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (ag_sc_th[t].state == AG_SC_SYSCALL && ag_sc_th[t].futex == a) return True;
-   return False;
 }
 
 /* Is a the ctid of a thread that has exited here?  Its kernel thread ends
@@ -696,6 +701,10 @@ static void ag_sc_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt narg
       may be cleared already) is timing.  It keeps the turn, as if the
       call did not block. */
    if (sysno == __NR_futex && ag_sc_exit_pending(args[0])) return;
+   if (sysno == __NR_futex && ag_sc_futex_wakes(args[1])) {
+      ag_sc_th[vgtid].backs_at_wake = ag_sc_backs;
+      return;
+   }
    if (!ag_sc_may_block(sysno, args) || (st != AG_SC_RUNNING && st != AG_SC_RETURNING))
       return;
    ag_sc_set_state(vgtid, AG_SC_SYSCALL);
@@ -712,6 +721,12 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
    if (ag_sc_th[vgtid].state == AG_SC_SYSCALL) {
       ag_sc_set_state(vgtid, AG_SC_RETURNING);
       if (sysno == __NR_futex && ag_sc_in_futex > 0) ag_sc_in_futex--;
+      if (sysno == __NR_futex) {
+         /* a woken thread back before anyone settles for it: nobody to
+            settle for (settling lets one back, not all) */
+         ag_sc_backs++;
+         ag_sc_woke = False;
+      }
       if (ag_sc_settler != VG_INVALID_THREADID) {   /* one is back */
          ag_sc_woke = False;
          ag_sc_th[ag_sc_settler].word = 1;
@@ -722,6 +737,11 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
       if (ag_sc_turn != vgtid && ag_sc_holder_active() && !VG_(is_exiting)(vgtid))
          ag_sc_wait(vgtid);
    } else if (sysno == __NR_futex && ag_sc_futex_wakes(args[1]) && ag_sc_in_futex > 0) {
+      /* the big lock is released during the wake: the threads it woke
+         may be back already (parked), while others still wait on the
+         same word -- settling for those would wait for nobody */
+      ULong woken = sr_isError(res) ? 0 : sr_Res(res);
+      if (woken > 0 && ag_sc_backs - ag_sc_th[vgtid].backs_at_wake >= woken) return;
       ag_sc_woke = ag_sc_waiter_on(args[0])
                    || ((args[1] & 0x7f) != VKI_FUTEX_WAKE && ag_sc_waiter_on(args[4]));
    }
