@@ -46,6 +46,7 @@
 #include "pub_tool_vkiscnums.h"    /* __NR_* */
 #include "pub_tool_libcassert.h"   /* tl_assert */
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
+#include "pub_tool_libcfile.h"     /* VG_(open): a thread's state in /proc */
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_libcproc.h"     /* VG_(atfork), clocks, VG_(getpid) */
 #include "pub_tool_mallocfree.h"   /* VG_(calloc) */
@@ -112,6 +113,8 @@ typedef struct {
    Bool rare;            /* parked at the BEGIN of a region not yet damped */
    Addr futex;           /* the futex it waits on, in AG_SC_SYSCALL */
    Addr ctid;            /* the word the kernel clears and wakes at its end */
+   Int lwp;              /* its kernel thread, in AG_SC_SYSCALL */
+   Bool queued;          /* in AG_SC_SYSCALL: seen asleep in the kernel */
    ULong points;         /* this thread's points */
    ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
    ULong inst_acc;       /* accesses since the outermost BEGIN (random) */
@@ -125,7 +128,10 @@ static UInt ag_sc_enabled;              /* threads NEW or PARKED */
 static Bool ag_sc_draining;             /* exit_group: nobody waits any more */
 static UInt ag_sc_in_futex;             /* threads in a futex wait */
 static ULong ag_sc_backs;               /* returns from futex waits */
+#define AG_SC_RING 64
+static Addr ag_sc_back_on[AG_SC_RING];  /* the words of the last returns */
 static Bool ag_sc_woke;                 /* the holder woke futex waiters */
+static Addr ag_sc_woke_on[2];           /* on these words */
 static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
 static Addr ag_sc_clone_ctid;           /* the ctid of the clone under way */
 static ULong ag_sc_rng;
@@ -269,6 +275,42 @@ static void ag_sc_settle(ThreadId vgtid)
    ag_sc_settle_ms_total += VG_(read_millisecond_timer)() - start;
 }
 
+/* Is kernel thread lwp asleep (not running towards its call)? */
+static Bool ag_sc_asleep(Int lwp)
+{
+   HChar path[64], buf[512];
+   VG_(sprintf)(path, "/proc/self/task/%d/stat", lwp);
+   SysRes fd = VG_(open)(path, VKI_O_RDONLY, 0);
+   if (sr_isError(fd)) return True;              /* gone */
+   Int n = VG_(read)(sr_Res(fd), buf, sizeof buf - 1);
+   VG_(close)(sr_Res(fd));
+   if (n <= 0) return True;
+   buf[n] = 0;
+   HChar *close = VG_(strrchr)(buf, ')');         /* after "pid (comm" */
+   return !close || close[1] != ' ' || close[2] != 'R';
+}
+
+/* Threads that passed the turn before a futex wait (on a; 0: any) run
+   towards the kernel without the big lock.  Whether one gets there before
+   the next holder changes the word (it then returns at once) or waits
+   on it, and in which order waiters queue (a wake takes the first), would
+   be a race: they are let get there first.  Bounded: a thread that is not
+   asleep in --sched-timeout ms is not waited for. */
+static void ag_sc_let_sleep(ThreadId vgtid, Addr a)
+{
+   for (ThreadId t = 1; t < VG_N_THREADS; t++) {
+      ag_sc_thread *th = &ag_sc_th[t];
+      if (t == vgtid || th->state != AG_SC_SYSCALL || th->futex == 0 || th->queued
+          || (a != 0 && th->futex != a))
+         continue;
+      UInt start = VG_(read_millisecond_timer)();
+      while (!ag_sc_asleep(th->lwp)
+             && VG_(read_millisecond_timer)() - start < ag_clo_sched_timeout_ms)
+         VG_(do_syscall)(__NR_sched_yield, 0, 0, 0, 0, 0, 0, 0, 0);
+      th->queued = True;
+   }
+}
+
 /* Park vgtid until it holds the turn.  The big lock is released while it
    sleeps, in slices of --sched-timeout ms; a holder that made no progress
    over a whole slice loses the turn to the sleeper. */
@@ -307,6 +349,7 @@ static void ag_sc_wait(ThreadId vgtid)
       holder does at its next point -- this one's accesses in a region
       draw stops only while some thread is enabled */
    if (ag_sc_woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
+   if (ag_sc_turn == vgtid) ag_sc_let_sleep(vgtid, 0);
    if (t->rare) {
       t->rare = False;
       ag_sc_rare_parked--;
@@ -595,6 +638,31 @@ static Bool ag_sc_waiter_on(Addr a)
    return False;
 }
 
+/* Waiters on a0 (and a1) were woken: the holder lets one come back. */
+static void ag_sc_set_woke(Addr a0, Addr a1)
+{
+   ag_sc_woke = True;
+   ag_sc_woke_on[0] = a0;
+   ag_sc_woke_on[1] = a1;
+}
+
+static Bool ag_sc_is_woke_on(Addr a)
+{
+   return ag_sc_woke && a != 0 && (a == ag_sc_woke_on[0] || a == ag_sc_woke_on[1]);
+}
+
+/* Returns from waits on a0 or a1 since the count was `since`. */
+static ULong ag_sc_backs_on(Addr a0, Addr a1, ULong since)
+{
+   ULong n = 0;
+   if (ag_sc_backs - since > AG_SC_RING) since = ag_sc_backs - AG_SC_RING;
+   for (ULong i = since; i < ag_sc_backs; i++) {
+      Addr a = ag_sc_back_on[i % AG_SC_RING];
+      n += a == a0 || (a1 != 0 && a == a1);
+   }
+   return n;
+}
+
 /* The holder leaves (or blocks): the turn goes to the enabled thread the
    strategy prefers, or to nobody. */
 static void ag_sc_pass_turn(ThreadId self)
@@ -619,7 +687,8 @@ void ag_sched_thread_exit(ThreadId vgtid)
    if (!ag_sc_on()) return;
    /* its exit wakes its joiner (the kernel's futex wake on the ctid):
       the next holder lets it come back first, as after a futex wake */
-   if (ag_sc_th[vgtid].ctid && ag_sc_waiter_on(ag_sc_th[vgtid].ctid)) ag_sc_woke = True;
+   if (ag_sc_th[vgtid].ctid && ag_sc_waiter_on(ag_sc_th[vgtid].ctid))
+      ag_sc_set_woke(ag_sc_th[vgtid].ctid, 0);
    ag_sc_pass_turn(vgtid);
 }
 
@@ -707,8 +776,14 @@ static void ag_sc_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt narg
    }
    if (!ag_sc_may_block(sysno, args) || (st != AG_SC_RUNNING && st != AG_SC_RETURNING))
       return;
+   if (sysno == __NR_futex) ag_sc_let_sleep(vgtid, args[0]);
+   /* a wake right before the wait (a condition wait unlocks the mutex,
+      then waits): the woken thread is let back to be handed the turn */
+   if (ag_sc_woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
    ag_sc_set_state(vgtid, AG_SC_SYSCALL);
    ag_sc_th[vgtid].futex = sysno == __NR_futex ? args[0] : 0;
+   ag_sc_th[vgtid].lwp = VG_(gettid)();
+   ag_sc_th[vgtid].queued = False;
    if (sysno == __NR_futex) ag_sc_in_futex++;
    ag_sc_pass_turn(vgtid);
 }
@@ -720,17 +795,19 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
    if (!ag_sc_on() || !ag_sc_th) return;
    if (ag_sc_th[vgtid].state == AG_SC_SYSCALL) {
       ag_sc_set_state(vgtid, AG_SC_RETURNING);
-      if (sysno == __NR_futex && ag_sc_in_futex > 0) ag_sc_in_futex--;
+      Addr a = ag_sc_th[vgtid].futex;
       if (sysno == __NR_futex) {
-         /* a woken thread back before anyone settles for it: nobody to
-            settle for (settling lets one back, not all) */
-         ag_sc_backs++;
-         ag_sc_woke = False;
+         if (ag_sc_in_futex > 0) ag_sc_in_futex--;
+         ag_sc_back_on[ag_sc_backs++ % AG_SC_RING] = a;
       }
-      if (ag_sc_settler != VG_INVALID_THREADID) {   /* one is back */
+      /* one woken is back, whether or not the holder settles yet (it lets
+         one back, not all); a thread back from another wait is not one */
+      if (ag_sc_is_woke_on(a)) {
          ag_sc_woke = False;
-         ag_sc_th[ag_sc_settler].word = 1;
-         ag_sc_futex_wake(&ag_sc_th[ag_sc_settler].word);
+         if (ag_sc_settler != VG_INVALID_THREADID) {
+            ag_sc_th[ag_sc_settler].word = 1;
+            ag_sc_futex_wake(&ag_sc_th[ag_sc_settler].word);
+         }
       }
       /* back from the call, the thread waits for the turn before it runs
          on (the core holds no state across this callback) */
@@ -740,10 +817,11 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
       /* the big lock is released during the wake: the threads it woke
          may be back already (parked), while others still wait on the
          same word -- settling for those would wait for nobody */
+      Addr a0 = args[0], a1 = (args[1] & 0x7f) != VKI_FUTEX_WAKE ? args[4] : 0;
       ULong woken = sr_isError(res) ? 0 : sr_Res(res);
-      if (woken > 0 && ag_sc_backs - ag_sc_th[vgtid].backs_at_wake >= woken) return;
-      ag_sc_woke = ag_sc_waiter_on(args[0])
-                   || ((args[1] & 0x7f) != VKI_FUTEX_WAKE && ag_sc_waiter_on(args[4]));
+      if (woken > 0 && ag_sc_backs_on(a0, a1, ag_sc_th[vgtid].backs_at_wake) >= woken) return;
+      if (ag_sc_waiter_on(a0) || (a1 != 0 && ag_sc_waiter_on(a1))) ag_sc_set_woke(a0, a1);
+      else ag_sc_woke = False;
    }
 }
 
