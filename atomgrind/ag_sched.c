@@ -37,9 +37,11 @@
  * Determinism: a seed fixes every choice.  A program whose threads do not
  * block in the kernel is scheduled the same way each run.  Threads woken
  * by the holder (an unlock, a post, a thread's exit waking its joiner) are
- * let back before anyone runs on (ag_sc_settle), and a join on a thread
- * that has exited keeps the turn; other returns from blocking calls
- * (sleeps, reads, a wake for nobody that outlasts the settle) and
+ * let back before anyone runs on (ag_sc_settle); a thread that passed the
+ * turn before a futex wait is let fall asleep in the kernel before the
+ * next holder runs (ag_sc_let_sleep), so waiters queue in the scheduler's
+ * order; a join on a thread that has exited keeps the turn.  Other
+ * returns from blocking calls (sleeps, timed waits, reads, signals) and
  * takeovers after a timeout depend on timing. */
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"          /* futex ops, struct vki_timespec */
