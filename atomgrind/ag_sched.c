@@ -132,7 +132,7 @@ static UInt ag_sc_in_futex;             /* threads in a futex wait */
 static ULong ag_sc_backs;               /* returns from futex waits */
 #define AG_SC_RING 64
 static Addr ag_sc_back_on[AG_SC_RING];  /* the words of the last returns */
-static Bool ag_sc_woke;                 /* the holder woke futex waiters */
+static UInt ag_sc_woke;                 /* woken futex waiters not yet back */
 static Addr ag_sc_woke_on[2];           /* on these words */
 static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
 static Addr ag_sc_clone_ctid;           /* the ctid of the clone under way */
@@ -249,7 +249,8 @@ static Bool ag_sc_holder_active(void)
    the futex changed before it slept -- needs the big lock to come back,
    and the holder keeps it until it blocks or its 100,000-superblock
    quantum ends: a holder that relocks at once would starve it.  So the
-   holder lets one come back (and become enabled) before going on, for at
+   holder lets them come back (and become enabled) before going on -- as
+   many as the wake says it woke (a barrier wakes all) -- for at
    most --sched-timeout ms: the wake may have been for nobody.  That is
    rare (a wake whose threads are back already sets no settle), and a
    shorter bound ran out on a loaded machine, where the woken thread waits
@@ -272,7 +273,7 @@ static void ag_sc_settle(ThreadId vgtid)
       VG_(acquire_BigLock)(vgtid, "atomgrind: let woken threads in");
    }
    ag_sc_settler = VG_INVALID_THREADID;
-   ag_sc_woke = False;
+   ag_sc_woke = 0;
    ag_sc_settles++;
    ag_sc_settle_ms_total += VG_(read_millisecond_timer)() - start;
 }
@@ -640,10 +641,10 @@ static Bool ag_sc_waiter_on(Addr a)
    return False;
 }
 
-/* Waiters on a0 (and a1) were woken: the holder lets one come back. */
-static void ag_sc_set_woke(Addr a0, Addr a1)
+/* n waiters on a0 (and a1) were woken: the holder lets them come back. */
+static void ag_sc_set_woke(UInt n, Addr a0, Addr a1)
 {
-   ag_sc_woke = True;
+   ag_sc_woke = n;
    ag_sc_woke_on[0] = a0;
    ag_sc_woke_on[1] = a1;
 }
@@ -690,7 +691,7 @@ void ag_sched_thread_exit(ThreadId vgtid)
    /* its exit wakes its joiner (the kernel's futex wake on the ctid):
       the next holder lets it come back first, as after a futex wake */
    if (ag_sc_th[vgtid].ctid && ag_sc_waiter_on(ag_sc_th[vgtid].ctid))
-      ag_sc_set_woke(ag_sc_th[vgtid].ctid, 0);
+      ag_sc_set_woke(1, ag_sc_th[vgtid].ctid, 0);
    ag_sc_pass_turn(vgtid);
 }
 
@@ -802,10 +803,10 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
          if (ag_sc_in_futex > 0) ag_sc_in_futex--;
          ag_sc_back_on[ag_sc_backs++ % AG_SC_RING] = a;
       }
-      /* one woken is back, whether or not the holder settles yet (it lets
-         one back, not all); a thread back from another wait is not one */
+      /* one woken is back, whether or not the holder settles yet; a
+         thread back from another wait is not one */
       if (ag_sc_is_woke_on(a)) {
-         ag_sc_woke = False;
+         ag_sc_woke--;
          if (ag_sc_settler != VG_INVALID_THREADID) {
             ag_sc_th[ag_sc_settler].word = 1;
             ag_sc_futex_wake(&ag_sc_th[ag_sc_settler].word);
@@ -821,9 +822,11 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
          same word -- settling for those would wait for nobody */
       Addr a0 = args[0], a1 = (args[1] & 0x7f) != VKI_FUTEX_WAKE ? args[4] : 0;
       ULong woken = sr_isError(res) ? 0 : sr_Res(res);
-      if (woken > 0 && ag_sc_backs_on(a0, a1, ag_sc_th[vgtid].backs_at_wake) >= woken) return;
-      if (ag_sc_waiter_on(a0) || (a1 != 0 && ag_sc_waiter_on(a1))) ag_sc_set_woke(a0, a1);
-      else ag_sc_woke = False;
+      ULong back = ag_sc_backs_on(a0, a1, ag_sc_th[vgtid].backs_at_wake);
+      if (woken > 0 && back >= woken) return;
+      if (!ag_sc_waiter_on(a0) && !(a1 != 0 && ag_sc_waiter_on(a1))) ag_sc_woke = 0;
+      else if (woken == 0) ag_sc_set_woke(1, a0, a1);  /* one about to find it changed */
+      else ag_sc_set_woke((UInt)(woken - back), a0, a1);
    }
 }
 
@@ -839,7 +842,7 @@ static void ag_sc_fork_child(ThreadId vgtid)
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
    ag_sc_turn = vgtid;
    ag_sc_in_futex = 0;
-   ag_sc_woke = False;
+   ag_sc_woke = 0;
 }
 
 /* ---- set-up and the exit line ---- */

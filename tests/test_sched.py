@@ -155,8 +155,11 @@ class Seeds(unittest.TestCase):
         # the next holder runs, and a wake right before a wait lets the
         # woken thread back first: which waiter a wake wakes follows the
         # seed.  Before, every one of 4 seeds' two runs differed in both.
+        # check_act: a barrier wakes all three clerks, and the holder lets
+        # every one back (not one) before going on; both seeds' pairs
+        # differed before that.
         import tempfile
-        jobs = [(name, seed, i) for name in ("prodcons", "condvar_queue")
+        jobs = [(name, seed, i) for name in ("prodcons", "condvar_queue", "check_act")
                 for seed in (1, 2, 3) for i in range(2)]
         with tempfile.TemporaryDirectory() as d:
             def run(job):
