@@ -78,9 +78,8 @@ extern void VG_(discard_translations)(Addr start, ULong range, const HChar *who)
    of the function's code; the discard is made there (ag_an_stopped), and
    the block runs again instrumented (the entry, at the same SP, opens
    nothing twice).  Not at the next run's start: the core has looked the
-   code up by then. */
+   code up by then.  Set: a discard is pending. */
 volatile UWord ag_an_leave;
-static Bool ag_an_discard_pending;
 
 static void ag_an_discard(void)
 {
@@ -94,7 +93,6 @@ static void ag_an_instrument_now(void)
    if (VG_(ok_to_discard_translations)) {
       ag_an_discard();
    } else {
-      ag_an_discard_pending = True;
       ag_an_leave = 1;
    }
 }
@@ -240,8 +238,7 @@ void ag_an_running(ThreadId vgtid) { ag_an_vgtid = vgtid; }
 
 void ag_an_stopped(void)
 {
-   if (UNLIKELY(ag_an_discard_pending)) {
-      ag_an_discard_pending = False;
+   if (UNLIKELY(ag_an_leave)) {
       ag_an_leave = 0;
       ag_an_discard();
    }
