@@ -255,17 +255,12 @@ static Bool ag_sc_holder_active(void)
    rare (a wake whose threads are back already sets no settle), and a
    shorter bound ran out on a loaded machine, where the woken thread waits
    for a CPU: the seed's schedule was lost. */
-static UInt ag_sc_settle_ms(void)
-{
-   return ag_clo_sched_timeout_ms;
-}
-
 static void ag_sc_settle(ThreadId vgtid)
 {
    ag_sc_thread *t = &ag_sc_th[vgtid];
    UInt start = VG_(read_millisecond_timer)();
    while (ag_sc_woke && ag_sc_in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid)
-          && VG_(read_millisecond_timer)() - start < ag_sc_settle_ms()) {
+          && VG_(read_millisecond_timer)() - start < ag_clo_sched_timeout_ms) {
       ag_sc_settler = vgtid;
       t->word = 0;
       VG_(release_BigLock)(vgtid, AG_SC_VGTS_YIELDING, "atomgrind: let woken threads in");
