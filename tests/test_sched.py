@@ -28,6 +28,11 @@ JOBS = 2
 RARE = {"unlocked_reset": "8/20", "config_reload": "3/20"}
 
 
+def corpus_exe(name):
+    """The corpus program of that name, built."""
+    return build_corpus(next(p for p in corpus.PROGRAMS if p.name == name))
+
+
 def parallel(fn, items):
     with ThreadPoolExecutor(max_workers=JOBS) as ex:
         return list(ex.map(fn, items))
@@ -65,7 +70,7 @@ class Corpus(unittest.TestCase):
     def test_native_scheduling_misses_what_the_default_finds(self):
         # lazy initialisation without locks: under Valgrind's own order the
         # regions never overlap (a vacuous check, and it says so)
-        exe = build_corpus(next(p for p in corpus.PROGRAMS if p.name == "lazy_init"))
+        exe = corpus_exe("lazy_init")
         native = valgrind(exe, "--sched=native")
         self.assertEqual(native.atomicity, 0, native)
         self.assertIn("this check was vacuous", native.text)
@@ -99,6 +104,26 @@ class Seeds(unittest.TestCase):
         with open(std) as f:
             return f.read().splitlines()
 
+    def pairs_differing(self, cases, first=None):
+        """Record each (label, exe, seed) twice, in parallel: the labels
+        whose two trace files differ.  first(path), if given, sees the
+        first run's trace.  The files, not the events: 24 runs of 400,000
+        events as Python strings would be most of a GiB, which the tests
+        run after these inherit in each fork (test_tool's peak RSS)."""
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            def run(k):
+                _, exe, seed = cases[k // 2]
+                path = os.path.join(d, "r%d" % k)
+                r = self.record(exe, seed, path)
+                self.assertEqual(r.rc, 0, r.text)
+                return path
+            paths = parallel(run, range(2 * len(cases)))
+            if first:
+                first(paths[0])
+            return [c[0] for k, c in enumerate(cases)
+                    if not filecmp.cmp(paths[2 * k], paths[2 * k + 1], shallow=False)]
+
     def test_same_seed_same_trace_and_reports(self):
         # lock-free regions (lazy_init) and a read-modify-write split over
         # two lock holds (rmw_split: contended mutex, futex waits, joins):
@@ -110,7 +135,7 @@ class Seeds(unittest.TestCase):
         # on when the joiner is back.
         import tempfile
         for name, seed in (("lazy_init", 1), ("rmw_split", 3), ("config_reload", 1)):
-            exe = build_corpus(next(p for p in corpus.PROGRAMS if p.name == name))
+            exe = corpus_exe(name)
             with tempfile.TemporaryDirectory() as d:
                 paths = [os.path.join(d, "t%d" % i) for i in range(2)]
                 runs = [self.record(exe, seed, p) for p in paths]
@@ -130,23 +155,11 @@ class Seeds(unittest.TestCase):
         # settle, where main comes back in the region's accesses was a race
         # for the big lock: 6 of 24 pairs differed (0 of 24 with it), so
         # this passes without it in about 3% of runs.
-        import tempfile
         exe = compile_prog("exit_handover")
-        with tempfile.TemporaryDirectory() as d:
-            def run(job):
-                seed, i = job
-                path = os.path.join(d, "s%d-%d" % (seed, i))
-                r = self.record(exe, seed, path)
-                self.assertEqual(r.rc, 0, r.text)
-                return path
-            paths = parallel(run, [(seed, i) for seed in range(1, 13) for i in range(2)])
-            # the files, not the events: 24 runs of 400,000 events as
-            # Python strings would be most of a GiB, which the tests run
-            # after this one inherit in each fork (test_tool's peak RSS)
-            differ = [seed for seed in range(1, 13)
-                      if not filecmp.cmp(paths[2 * seed - 2], paths[2 * seed - 1], shallow=False)]
-            self.assertEqual(differ, [], "seeds whose two runs differ")
-            self.assertTrue(any("|join(" in e for e in self.events(paths[0])))
+        differ = self.pairs_differing(
+            [(seed, exe, seed) for seed in range(1, 13)],
+            first=lambda path: self.assertTrue(any("|join(" in e for e in self.events(path))))
+        self.assertEqual(differ, [], "seeds whose two runs differ")
 
     def test_waiters_queue_by_the_seed(self):
         # prodcons and condvar_queue: two consumers wait on one condition
@@ -158,19 +171,9 @@ class Seeds(unittest.TestCase):
         # check_act: a barrier wakes all three clerks, and the holder lets
         # every one back (not one) before going on; both seeds' pairs
         # differed before that.
-        import tempfile
-        jobs = [(name, seed, i) for name in ("prodcons", "condvar_queue", "check_act")
-                for seed in (1, 2, 3) for i in range(2)]
-        with tempfile.TemporaryDirectory() as d:
-            def run(job):
-                name, seed, i = job
-                exe = build_corpus(next(p for p in corpus.PROGRAMS if p.name == name))
-                path = os.path.join(d, "%s-%d-%d" % job)
-                self.assertEqual(self.record(exe, seed, path).rc, 0)
-                return path
-            paths = parallel(run, jobs)
-            differ = [jobs[k][:2] for k in range(0, len(jobs), 2)
-                      if not filecmp.cmp(paths[k], paths[k + 1], shallow=False)]
+        differ = self.pairs_differing(
+            [((name, seed), corpus_exe(name), seed)
+             for name in ("prodcons", "condvar_queue", "check_act") for seed in (1, 2, 3)])
         self.assertEqual(differ, [], "programs and seeds whose two runs differ")
 
     def test_no_wait_for_threads_not_woken(self):
@@ -184,7 +187,7 @@ class Seeds(unittest.TestCase):
         names = ("prodcons", "config_reload")
 
         def run(name):
-            exe = build_corpus(next(p for p in corpus.PROGRAMS if p.name == name))
+            exe = corpus_exe(name)
             return name, valgrind(exe, "-v", "--sched-seed=2", "--sched-timeout=10000", timeout=120)
         for name, r in parallel(run, names):
             m = re.search(r"(\d+) wait\(s\) for woken threads \((\d+) ms\)", r.text)
@@ -200,14 +203,14 @@ class Seeds(unittest.TestCase):
         # the reloader's pace, and on a loaded machine it reloads after the
         # workers are done), and its rare region gets the turn inside a
         # worker's damped one.  Before both: 0 of these 6 seeds reported it.
-        exe = build_corpus(next(p for p in corpus.PROGRAMS if p.name == "config_reload"))
+        exe = corpus_exe("config_reload")
         for seed in range(1, 7):
             r = valgrind(exe, "--sched-seed=%d" % seed, "--sched-timeout=10000")
             with self.subTest(seed=seed):
                 self.assertEqual(r.atomicity, 1, r)
 
     def test_other_seed_other_schedule(self):
-        exe = build_corpus(next(p for p in corpus.PROGRAMS if p.name == "lazy_init"))
+        exe = corpus_exe("lazy_init")
         sw = [re.search(r"(\d+) switch", valgrind(exe, "--sched-seed=%d" % s).text).group(1)
               for s in (1, 2)]
         self.assertNotEqual(sw[0], sw[1])
@@ -247,7 +250,7 @@ class NoHang(unittest.TestCase):
         r = valgrind(exe, "--sched=pct", "--sched-seed=2", args=["pool"], timeout=240)
         self.assertEqual((r.rc, r.errors), (0, 0), r)
         # transfer: 20 of 20 PCT runs (perf/results/sched.txt)
-        bug = build_corpus(next(p for p in corpus.PROGRAMS if p.name == "transfer"))
+        bug = corpus_exe("transfer")
         for seed in (1, 2):
             r = valgrind(bug, "--sched=pct", "--sched-seed=%d" % seed, "--sched-depth=4")
             if r.atomicity > 0:
@@ -288,7 +291,7 @@ class Explore(unittest.TestCase):
                               stderr=subprocess.PIPE, text=True, timeout=600)
 
     def test_finds_groups_and_names_seeds(self):
-        exe = build_corpus(next(p for p in corpus.PROGRAMS if p.name == "rmw_split"))
+        exe = corpus_exe("rmw_split")
         p = self.explore("-n", "2", "-j", "2", "--all", "--", exe)
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         # (which seeds report depends on the schedule, which a loaded machine
@@ -300,7 +303,7 @@ class Explore(unittest.TestCase):
         self.assertLessEqual(len(re.findall(r"^Report \d+:", p.stdout, re.M)), 4, p.stdout)
 
     def test_clean_program(self):
-        exe = build_corpus(next(p for p in corpus.PROGRAMS if p.name == "thread_local"))
+        exe = corpus_exe("thread_local")
         p = self.explore("-n", "2", "-j", "2", "--", exe)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("No report in 2 run(s)", p.stdout)
