@@ -726,7 +726,17 @@ static Bool ag_sc_futex_wakes(UWord op)
 {
    op &= 0x7f;
    return op == VKI_FUTEX_WAKE || op == VKI_FUTEX_WAKE_OP || op == VKI_FUTEX_WAKE_BITSET
-          || op == VKI_FUTEX_CMP_REQUEUE || op == VKI_FUTEX_UNLOCK_PI;
+          || op == VKI_FUTEX_REQUEUE || op == VKI_FUTEX_CMP_REQUEUE || op == VKI_FUTEX_UNLOCK_PI;
+}
+
+/* How many waiters a wake that returned res woke.  A requeue counts the
+   waiters it moved to the second word too, which sleep on: at most
+   nr_wake (its third argument) were woken. */
+static ULong ag_sc_futex_woken(UWord op, UWord nr_wake, ULong res)
+{
+   op &= 0x7f;
+   if ((op == VKI_FUTEX_REQUEUE || op == VKI_FUTEX_CMP_REQUEUE) && res > nr_wake) return nr_wake;
+   return res;
 }
 
 /* exit_group: wake everyone, and let nobody wait any more. */
@@ -816,7 +826,7 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
          may be back already (parked), while others still wait on the
          same word -- settling for those would wait for nobody */
       Addr a0 = args[0], a1 = (args[1] & 0x7f) != VKI_FUTEX_WAKE ? args[4] : 0;
-      ULong woken = sr_isError(res) ? 0 : sr_Res(res);
+      ULong woken = sr_isError(res) ? 0 : ag_sc_futex_woken(args[1], args[2], sr_Res(res));
       ULong back = ag_sc_backs_on(a0, a1, ag_sc_th[vgtid].backs_at_wake);
       if (woken > 0 && back >= woken) return;
       if (!ag_sc_waiter_on(a0) && !(a1 != 0 && ag_sc_waiter_on(a1))) ag_sc_woke = 0;

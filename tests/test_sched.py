@@ -197,6 +197,19 @@ class Seeds(unittest.TestCase):
                 # the start averaged 509 and 417 ms a wait
                 self.assertLess(int(m.group(2)), 50 * max(1, int(m.group(1))), r)
 
+    def test_requeued_waiters_are_not_waited_for(self):
+        # futex_requeue: FUTEX_CMP_REQUEUE wakes one waiter and moves two to
+        # another word, where they sleep on; its result counts all three.
+        # The holder waits for the one woken only.  Counting the moved ones
+        # too, each of the 4 rounds waited out --sched-timeout: 40 s here.
+        r = valgrind(compile_prog("futex_requeue"), "-v", "--sched-seed=1",
+                     "--sched-timeout=10000", timeout=120)
+        m = re.search(r"(\d+) wait\(s\) for woken threads \((\d+) ms\)", r.text)
+        self.assertTrue(m, r)
+        # the run moved waiters (else it decides nothing)
+        self.assertRegex(r.stdout, r"requeued [1-9]")
+        self.assertLess(int(m.group(2)), 50 * max(1, int(m.group(1))), r)
+
     def test_polling_thread_follows_the_seed(self):
         # config_reload's reloader polls with sched_yield and reloads three
         # times: a yield is a scheduling point (else the kernel's yield sets
