@@ -133,7 +133,15 @@ static ULong ag_sc_backs;               /* returns from futex waits */
 #define AG_SC_RING 64
 static Addr ag_sc_back_on[AG_SC_RING];  /* the words of the last returns */
 static UInt ag_sc_woke;                 /* woken futex waiters not yet back */
-static Addr ag_sc_woke_on[2];           /* on these words */
+#define AG_SC_WOKE_WORDS 8
+static Addr ag_sc_woke_on[AG_SC_WOKE_WORDS];   /* on these words (0: none) */
+
+static void ag_sc_woke_clear(void)
+{
+   ag_sc_woke = 0;
+   VG_(memset)(ag_sc_woke_on, 0, sizeof ag_sc_woke_on);
+}
+
 static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
 static Addr ag_sc_clone_ctid;           /* the ctid of the clone under way */
 static ULong ag_sc_rng;
@@ -268,7 +276,7 @@ static void ag_sc_settle(ThreadId vgtid)
       VG_(acquire_BigLock)(vgtid, "atomgrind: let woken threads in");
    }
    ag_sc_settler = VG_INVALID_THREADID;
-   ag_sc_woke = 0;
+   ag_sc_woke_clear();
    ag_sc_settles++;
    ag_sc_settle_ms_total += VG_(read_millisecond_timer)() - start;
 }
@@ -636,17 +644,35 @@ static Bool ag_sc_waiter_on(Addr a)
    return False;
 }
 
-/* n waiters on a0 (and a1) were woken: the holder lets them come back. */
-static void ag_sc_set_woke(UInt n, Addr a0, Addr a1)
-{
-   ag_sc_woke = n;
-   ag_sc_woke_on[0] = a0;
-   ag_sc_woke_on[1] = a1;
-}
-
 static Bool ag_sc_is_woke_on(Addr a)
 {
-   return ag_sc_woke && a != 0 && (a == ag_sc_woke_on[0] || a == ag_sc_woke_on[1]);
+   if (ag_sc_woke == 0 || a == 0) return False;
+   for (UInt i = 0; i < AG_SC_WOKE_WORDS; i++)
+      if (ag_sc_woke_on[i] == a) return True;
+   return False;
+}
+
+static void ag_sc_woke_word(Addr a)
+{
+   if (a == 0 || ag_sc_is_woke_on(a)) return;
+   for (UInt i = 0; i < AG_SC_WOKE_WORDS; i++)
+      if (ag_sc_woke_on[i] == 0) {
+         ag_sc_woke_on[i] = a;
+         return;
+      }
+   /* more words than kept: the settle may wait out its bound */
+}
+
+/* n more waiters on a0 (and a1) were woken: the holder lets them come
+   back.  Added to those of earlier wakes not yet settled: an unlock that
+   wakes a reader's word and then a writer's must wait for both. */
+static void ag_sc_add_woke(UInt n, Addr a0, Addr a1)
+{
+   if (n == 0) return;
+   if (ag_sc_woke == 0) ag_sc_woke_clear();
+   ag_sc_woke += n;
+   ag_sc_woke_word(a0);
+   ag_sc_woke_word(a1);
 }
 
 /* Returns from waits on a0 or a1 since the count was `since`. */
@@ -686,7 +712,7 @@ void ag_sched_thread_exit(ThreadId vgtid)
    /* its exit wakes its joiner (the kernel's futex wake on the ctid):
       the next holder lets it come back first, as after a futex wake */
    if (ag_sc_th[vgtid].ctid && ag_sc_waiter_on(ag_sc_th[vgtid].ctid))
-      ag_sc_set_woke(1, ag_sc_th[vgtid].ctid, 0);
+      ag_sc_add_woke(1, ag_sc_th[vgtid].ctid, 0);
    ag_sc_pass_turn(vgtid);
 }
 
@@ -829,9 +855,9 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
       ULong woken = sr_isError(res) ? 0 : ag_sc_futex_woken(args[1], args[2], sr_Res(res));
       ULong back = ag_sc_backs_on(a0, a1, ag_sc_th[vgtid].backs_at_wake);
       if (woken > 0 && back >= woken) return;
-      if (!ag_sc_waiter_on(a0) && !(a1 != 0 && ag_sc_waiter_on(a1))) ag_sc_woke = 0;
-      else if (woken == 0) ag_sc_set_woke(1, a0, a1);  /* one about to find it changed */
-      else ag_sc_set_woke((UInt)(woken - back), a0, a1);
+      if (!ag_sc_waiter_on(a0) && !(a1 != 0 && ag_sc_waiter_on(a1))) return;
+      if (woken == 0) ag_sc_add_woke(1, a0, a1);      /* one about to find it changed */
+      else ag_sc_add_woke((UInt)(woken - back), a0, a1);
    }
 }
 
@@ -847,7 +873,7 @@ static void ag_sc_fork_child(ThreadId vgtid)
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
    ag_sc_turn = vgtid;
    ag_sc_in_futex = 0;
-   ag_sc_woke = 0;
+   ag_sc_woke_clear();
 }
 
 /* ---- set-up and the exit line ---- */

@@ -170,10 +170,14 @@ class Seeds(unittest.TestCase):
         # seed.  Before, every one of 4 seeds' two runs differed in both.
         # check_act: a barrier wakes all three clerks, and the holder lets
         # every one back (not one) before going on; both seeds' pairs
-        # differed before that.
+        # differed before that.  shared_mutex: a writer's unlock of the
+        # std::shared_mutex wakes one futex word, then another: the holder
+        # lets back the threads of both, not of the last wake only (every
+        # one of 4 seeds' pairs differed before).
         differ = self.pairs_differing(
             [((name, seed), corpus_exe(name), seed)
-             for name in ("prodcons", "condvar_queue", "check_act") for seed in (1, 2, 3)])
+             for name in ("prodcons", "condvar_queue", "check_act", "shared_mutex")
+             for seed in (1, 2, 3)])
         self.assertEqual(differ, [], "programs and seeds whose two runs differ")
 
     def test_no_wait_for_threads_not_woken(self):
