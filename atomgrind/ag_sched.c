@@ -121,6 +121,9 @@ typedef struct {
    ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
    ULong inst_acc;       /* accesses since the outermost BEGIN (random) */
    ULong backs_at_wake;  /* ag_sc_backs when its futex wake began */
+   Int wait_lwp;         /* its kernel thread, while it waits for the turn */
+   Bool narrowed;        /* woken on the hander's CPU: own CPUs in mask */
+   ULong mask[16];       /* its CPU affinity before (1024 CPUs) */
 } ag_sc_thread;
 
 static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
@@ -152,6 +155,7 @@ static UInt ag_sc_nchange;
 /* What the run checked (the exit line). */
 static ULong ag_sc_points, ag_sc_switches, ag_sc_timeouts, ag_sc_preempts;
 static ULong ag_sc_settles, ag_sc_settle_ms_total;
+static ULong ag_sc_narrows;             /* hand-overs woken on the hander's CPU */
 static ULong ag_sc_regions, ag_sc_overlapped;
 static ag_map *ag_sc_sites;             /* region BEGIN address -> runs (UInt) */
 static UInt ag_sc_in_region;            /* threads inside a region */
@@ -230,6 +234,50 @@ static void ag_sc_futex_wait(volatile Int *w, UInt ms)
                    0, (UWord)&ts, 0, 0, 0, 0);
 }
 
+static Bool ag_sc_affine = True;        /* off once the kernel refuses */
+
+/* A handed-over thread wakes on the hander's CPU, which it leaves at once
+   (it waits or blocks): not on another, idle one, where waking costs an
+   interrupt and the thread finds its caches cold (or, in a virtual
+   machine, a halted virtual CPU).  Its affinity is narrowed to that CPU
+   until it runs (ag_sc_unnarrow), if its own affinity allows it. */
+static void ag_sc_wake_here(ag_sc_thread *n)
+{
+   if (!ag_sc_affine || n->wait_lwp == 0 || n->narrowed) return;
+   UInt cpu = 0;
+   SysRes r = VG_(do_syscall)(__NR_getcpu, (UWord)&cpu, 0, 0, 0, 0, 0, 0, 0);
+   if (!sr_isError(r))
+      r = VG_(do_syscall)(__NR_sched_getaffinity, n->wait_lwp, sizeof n->mask,
+                          (UWord)n->mask, 0, 0, 0, 0, 0);
+   if (sr_isError(r) || cpu >= 64 * 16) {
+      ag_sc_affine = False;
+      return;
+   }
+   if (!(n->mask[cpu / 64] >> (cpu % 64) & 1)) return;
+   ULong one[16];
+   VG_(memset)(one, 0, sizeof one);
+   one[cpu / 64] = 1ULL << (cpu % 64);
+   r = VG_(do_syscall)(__NR_sched_setaffinity, n->wait_lwp, sizeof one, (UWord)one,
+                       0, 0, 0, 0, 0);
+   n->narrowed = !sr_isError(r);
+   ag_sc_narrows += n->narrowed;
+}
+
+static void ag_sc_unnarrow(ag_sc_thread *t)
+{
+   if (!t->narrowed) return;
+   VG_(do_syscall)(__NR_sched_setaffinity, 0, sizeof t->mask, (UWord)t->mask, 0, 0, 0, 0, 0);
+   t->narrowed = False;
+}
+
+/* The program sets a thread's affinity (0: its own): if that thread is
+   narrowed, its own setting is not to be undone. */
+static void ag_sc_affinity_set(Int lwp)
+{
+   for (ThreadId t = 1; t < VG_N_THREADS; t++)
+      if (ag_sc_th[t].narrowed && ag_sc_th[t].wait_lwp == lwp) ag_sc_th[t].narrowed = False;
+}
+
 static void ag_sc_hand(ThreadId next)
 {
    ag_sc_turn = next;
@@ -237,6 +285,7 @@ static void ag_sc_hand(ThreadId next)
    ag_sc_switches++;
    ag_sc_th[next].run = 0;
    if (ag_sc_th[next].state == AG_SC_PARKED) {
+      ag_sc_wake_here(&ag_sc_th[next]);
       ag_sc_th[next].word = 1;
       ag_sc_futex_wake(&ag_sc_th[next].word);
    }
@@ -324,6 +373,7 @@ static void ag_sc_wait(ThreadId vgtid)
 {
    ag_sc_thread *t = &ag_sc_th[vgtid];
    ag_sc_set_state(vgtid, AG_SC_PARKED);
+   t->wait_lwp = VG_(gettid)();
    ULong epoch = ag_sc_epoch;
    while (ag_sc_turn != vgtid && !ag_sc_draining && !VG_(is_exiting)(vgtid)) {
       if (!ag_sc_holder_active()) {
@@ -350,6 +400,8 @@ static void ag_sc_wait(ThreadId vgtid)
       }
    }
    t->run = 0;
+   t->wait_lwp = 0;
+   ag_sc_unnarrow(t);
    /* handed the turn by a thread that woke others and left (its exit
       wakes a joiner): let one come back before running on, as the
       holder does at its next point -- this one's accesses in a region
@@ -795,6 +847,7 @@ static void ag_sc_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt narg
       ag_sched_point(vgtid, AG_PT_YIELD);
       return;
    }
+   if (sysno == __NR_sched_setaffinity) ag_sc_affinity_set((Int)args[0]);
    if (sysno == __NR_clone && (args[0] & VKI_CLONE_CHILD_CLEARTID)) {
       ag_sc_clone_ctid = args[3];
       return;
@@ -937,8 +990,9 @@ void ag_sched_fini(void)
    if (VG_(clo_verbosity) >= 2)
       VG_(umsg)("atomgrind: scheduler: %llu preemption(s) after accesses, "
                 "%llu takeover(s) after a timeout, %llu wait(s) for woken threads "
-                "(%llu ms)\n", ag_sc_preempts, ag_sc_timeouts, ag_sc_settles,
-                ag_sc_settle_ms_total);
+                "(%llu ms), %llu hand-over(s) woken on the hander's CPU\n",
+                ag_sc_preempts, ag_sc_timeouts, ag_sc_settles, ag_sc_settle_ms_total,
+                ag_sc_narrows);
    if (ag_sc_regions > 0 && ag_sc_overlapped == 0 && ag_sc_threads_seen > 1)
       VG_(umsg)("WARNING: no atomic region overlapped another thread's work: "
                 "this check was vacuous\n");
