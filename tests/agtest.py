@@ -93,20 +93,21 @@ def valgrind(exe, *opts, args=(), timeout=300, env=None):
 
 def valgrind_rss(exe, *opts, args=(), timeout=300):
     """valgrind(), plus the run's peak RSS in MiB, of that process alone
-    (vg-in-place execs valgrind, which execs the tool): os.wait4 reaps it."""
-    import types
+    (vg-in-place execs valgrind, which execs the tool).  Measured by
+    tests/progs/rss_of.c: a child of this runner would report the runner's
+    own peak, which the kernel keeps across the child's exec."""
     with tempfile.NamedTemporaryFile("r", suffix=".log") as lf, \
-         tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        cmd = [os.path.join(REPO, "vg-in-place"), "--tool=atomgrind",
+         tempfile.NamedTemporaryFile("r", suffix=".rss") as rf:
+        cmd = [compile_prog("rss_of"), rf.name,
+               os.path.join(REPO, "vg-in-place"), "--tool=atomgrind",
                "--log-file=" + lf.name, *opts, exe, *args]
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=dict(os.environ, AG_BUILD=BUILD))
-        _, status, ru = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)   # reaped here, not by Popen
-        out.seek(0)
-        err.seek(0)
-        res = types.SimpleNamespace(returncode=proc.returncode, stdout=out.read(), stderr=err.read())
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, timeout=timeout, env=dict(os.environ, AG_BUILD=BUILD))
         log = lf.read()
-    return Run(res, log), ru.ru_maxrss / 1024.0
+        kib = rf.read().strip()
+    if not kib:
+        raise AssertionError("rss_of measured nothing: rc=%d\n%s" % (proc.returncode, proc.stderr))
+    return Run(proc, log), int(kib) / 1024.0
 
 
 # ---- host-built C tests (engines, readers) ----------------------------------
