@@ -253,7 +253,10 @@ static void ag_sc_wake_here(ag_sc_thread *n)
       ag_sc_affine = False;
       return;
    }
-   if (!(n->mask[cpu / 64] >> (cpu % 64) & 1)) return;
+   UInt cpus = 0;
+   for (UInt i = 0; i < 16; i++) cpus += __builtin_popcountll(n->mask[i]);
+   /* not if it may not run there, or may run nowhere else anyway */
+   if (!(n->mask[cpu / 64] >> (cpu % 64) & 1) || cpus == 1) return;
    ULong one[16];
    VG_(memset)(one, 0, sizeof one);
    one[cpu / 64] = 1ULL << (cpu % 64);
