@@ -215,14 +215,15 @@ class Seeds(unittest.TestCase):
         self.assertLess(int(m.group(2)), 50 * max(1, int(m.group(1))), r)
 
     def test_affinity_kept(self):
-        # a thread handed the turn is woken on the hander's CPU: its CPU
-        # affinity is narrowed to that CPU until it runs.  The program never
-        # sees it: a thread that pinned itself keeps its set, the others and
-        # a forked child the process's.  Without the restore, the threads'
-        # and main's affinity was left at 1 CPU of 2.
+        # at a preemption inside a region, the thread handed the turn is
+        # woken on the preempted thread's CPU: its CPU affinity is narrowed
+        # to that CPU until it runs.  The program never sees it: a thread
+        # that pinned itself keeps its set, the others and a forked child
+        # the process's.  Without the restore, the threads' and main's
+        # affinity was left at 1 CPU of 2.
         r = valgrind(compile_prog("affinity_kept"), "-v", "--sched-seed=1")
-        self.assertIn("affinity kept, 600", r.stdout, r)
-        m = re.search(r"(\d+) hand-over\(s\) woken on the hander's CPU", r.text)
+        self.assertIn("affinity kept, 200", r.stdout, r)
+        m = re.search(r"(\d+) hand-over\(s\) woken on the preempted thread's CPU", r.text)
         self.assertTrue(m, r)
         if len(os.sched_getaffinity(0)) > 1:
             self.assertGreater(int(m.group(1)), 0, r)

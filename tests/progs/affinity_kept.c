@@ -1,19 +1,22 @@
-/* The scheduler wakes a thread it hands the turn to on the hander's CPU,
- * narrowing the thread's CPU affinity until it runs.  The program must
- * never see that: a thread that pinned itself keeps its own set, the
- * others keep the process's, and a forked child inherits the forking
- * thread's.  Two threads take turns in locked regions (a switch at many
- * of the lock calls), then each compares its affinity with what it set. */
+/* At a preemption inside a region the scheduler wakes the thread it hands
+ * the turn to on the preempted thread's CPU, narrowing the woken thread's
+ * CPU affinity until it runs.  The program must never see that: a thread
+ * that pinned itself keeps its own set, the others keep the process's, and
+ * a forked child inherits the forking thread's.  Two threads run regions
+ * of a few hundred accesses (preempted among them), then each compares
+ * its affinity with what it set. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "common.h"
 
-#define ITERS 300
+#define ITERS 100
+#define LEN 50
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static long count;
+static long work[2][LEN];
 static cpu_set_t all, pinned;
 static int bad;
 
@@ -33,6 +36,7 @@ static void *worker(void *arg)
    if (pin && sched_setaffinity(0, sizeof pinned, &pinned) != 0) perror("sched_setaffinity");
    for (int i = 0; i < ITERS; i++) {
       ATOMGRIND_ATOMIC_BEGIN();
+      for (int j = 0; j < LEN; j++) work[pin][j] += j;
       pthread_mutex_lock(&mu);
       count++;
       pthread_mutex_unlock(&mu);
