@@ -268,6 +268,7 @@ static void ag_sc_wake_here(ag_sc_thread *n)
    r = VG_(do_syscall)(__NR_sched_setaffinity, n->wait_lwp, sizeof one, (UWord)one,
                        0, 0, 0, 0, 0);
    n->narrowed = !sr_isError(r);
+   ag_sc_affine = n->narrowed;            /* refused (a sandbox): not again */
    ag_sc_narrows += n->narrowed;
 }
 
