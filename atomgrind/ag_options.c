@@ -4,7 +4,8 @@
 #include "pub_tool_libcassert.h"   /* VG_(exit) */
 #include "pub_tool_libcprint.h"    /* VG_(printf), VG_(fmsg) */
 #include "pub_tool_mallocfree.h"   /* VG_(malloc) */
-#include "pub_tool_options.h"      /* VG_BOOL_CLO & co. */
+#include "pub_tool_options.h"      /* VG_BOOL_CLO & co., VG_(clo_xtree_memory) */
+#include "pub_tool_replacemalloc.h" /* --alignment & co. (heap options) */
 #include "ag_engine.h"             /* ag_engine_find: --engine= names */
 #include "ag_options.h"
 
@@ -122,7 +123,9 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_STR_CLO(arg, "--explain-dir", ag_clo_explain_dir) {}
    else if VG_BINT_CLO(arg, "--explain-window", ag_clo_explain_window, 0, 16384) {}
    else
-      return False;
+      /* the heap options of every tool that replaces malloc (--alignment,
+         --redzone-size, --trace-malloc ...), which --help lists */
+      return VG_(replacement_malloc_process_cmd_line_option)(arg);
    return True;
 }
 
@@ -195,6 +198,8 @@ void ag_options_check(void)
       alone does not need that, so it runs at Valgrind's own pace (as
       Helgrind and DRD do) unless --sched= asks otherwise. */
    if (!ag_sched_given && ag_clo_check == AG_CHECK_RACES) ag_clo_sched = AG_SCHED_NATIVE;
+   if (VG_(clo_xtree_memory) != Vg_XTMemory_None)
+      VG_(umsg)("atomgrind: --xtree-memory is ignored: atomgrind does not profile the heap\n");
    if (ag_clo_yield_given)
       VG_(umsg)("atomgrind: --yield-at-regions is deprecated: the scheduler (--sched=)\n"
                 "atomgrind: replaces it; --yield-at-regions=no means --sched=native\n");

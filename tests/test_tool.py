@@ -114,6 +114,17 @@ class Verdicts(unittest.TestCase):
                 self.assertEqual(r.rc, 0, r)
                 self.assertLess(rss_mib, limit, "peak RSS %.0f MiB" % rss_mib)
 
+    def test_heap_options(self):
+        # --help lists the heap options of tools that replace malloc; they
+        # were refused as unknown.  --alignment aligns every block,
+        # --trace-malloc traces the calls, --xtree-memory says it is ignored.
+        exe = compile_prog("heap_align")
+        r = valgrind(exe, "--alignment=64")
+        self.assertEqual(r.stdout.strip(), "aligned 64", r)
+        self.assertEqual(valgrind(exe).stdout.strip(), "not aligned 64")
+        self.assertRegex(valgrind(exe, "--trace-malloc=yes").log, r"malloc\(\d+\) = 0x")
+        self.assertIn("--xtree-memory is ignored", valgrind(exe, "--xtree-memory=full").text)
+
     def test_lock_memory_reused(self):
         # a new mutex in a freed mutex's memory is a new lock: no ordering
         # from the old one's release (pthread_mutex_init, or a plain
