@@ -34,6 +34,26 @@ void ag_blocks_free(Addr a)
    if (b) VG_(free)(b);
 }
 
+Bool ag_blocks_at(Addr a, SizeT *n, ExeContext **ec)
+{
+   ag_block *b = ag_bl_table ? VG_(HT_lookup)(ag_bl_table, a) : NULL;
+   if (!b) return False;
+   *n = b->n;
+   *ec = b->ec;
+   return True;
+}
+
+void ag_blocks_xt_next(XT_Allocs *xta, ExeContext **ec)
+{
+   static Bool iterating;
+   if (!iterating && ag_bl_table) VG_(HT_ResetIter)(ag_bl_table);
+   ag_block *b = ag_bl_table ? VG_(HT_Next)(ag_bl_table) : NULL;
+   iterating = b != NULL;
+   xta->nblocks = b ? 1 : 0;
+   xta->nbytes = b ? b->n : 0;
+   if (b) *ec = b->ec;
+}
+
 static Bool ag_bl_in(const ag_block *b, Addr a)
 {
    /* a zero-sized block still names its own address */

@@ -7,6 +7,8 @@
 
 #include "pub_tool_basics.h"
 #include "pub_tool_execontext.h"
+#include "pub_tool_xtree.h"        /* (pub_tool_xtmemory.h needs it) */
+#include "pub_tool_xtmemory.h"     /* XT_Allocs */
 #include "ag_engine.h"             /* ag_tid */
 
 /* Kept only while ag_blocks_on (race checking): a stack per malloc costs. */
@@ -15,5 +17,11 @@ void ag_blocks_alloc(Addr a, SizeT n, ExeContext *ec, ag_tid by);
 void ag_blocks_free(Addr a);
 /* The live block containing a: False if none. */
 Bool ag_blocks_find(Addr a, Addr *start, SizeT *n, ExeContext **ec, ag_tid *by);
+/* The live block that starts at a: its size (as asked) and allocation
+   stack.  False if none. */
+Bool ag_blocks_at(Addr a, SizeT *n, ExeContext **ec);
+/* --xtree-memory=allocs: the live blocks one by one, as VG_(XTMemory_report)
+   asks (it calls this till xta->nblocks is 0). */
+void ag_blocks_xt_next(XT_Allocs *xta, ExeContext **ec);
 
 #endif

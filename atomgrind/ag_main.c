@@ -13,7 +13,7 @@
 #include "ag_instrument.h"         /* ag_instrument */
 #include "ag_options.h"            /* option callbacks, ag_options_check */
 #include "ag_record.h"             /* ag_record_init/fini */
-#include "ag_replace_malloc.h"     /* ag_replace_malloc_init */
+#include "ag_replace_malloc.h"     /* ag_replace_malloc_*: the heap */
 #include "ag_sched.h"              /* ag_sched_* set-up and exit line */
 #include "ag_spec.h"               /* regions from function specs, frames */
 #include "ag_sync.h"               /* ag_sync_init */
@@ -40,6 +40,7 @@ static void ag_post_clo_init(void)
    ag_record_init();
    ag_cycles_init();
    ag_analysis_init();
+   ag_replace_malloc_post_clo_init();
    ag_spec_init();        /* also the dead stack (--check-stack-var) */
    VG_(track_pre_thread_ll_exit)(ag_thread_exit);
    /* memory that goes away starts fresh when reused */
@@ -54,6 +55,7 @@ static void ag_fini(Int exitcode)
    ag_analysis_fini();
    ag_record_fini();
    ag_sched_fini();
+   ag_replace_malloc_fini();
 }
 
 static void ag_pre_clo_init(void)

@@ -4,7 +4,7 @@
 #include "pub_tool_libcassert.h"   /* VG_(exit) */
 #include "pub_tool_libcprint.h"    /* VG_(printf), VG_(fmsg) */
 #include "pub_tool_mallocfree.h"   /* VG_(malloc) */
-#include "pub_tool_options.h"      /* VG_BOOL_CLO & co., VG_(clo_xtree_memory) */
+#include "pub_tool_options.h"      /* VG_BOOL_CLO & co. */
 #include "pub_tool_replacemalloc.h" /* --alignment & co. (heap options) */
 #include "ag_engine.h"             /* ag_engine_find: --engine= names */
 #include "ag_options.h"
@@ -198,8 +198,6 @@ void ag_options_check(void)
       alone does not need that, so it runs at Valgrind's own pace (as
       Helgrind and DRD do) unless --sched= asks otherwise. */
    if (!ag_sched_given && ag_clo_check == AG_CHECK_RACES) ag_clo_sched = AG_SCHED_NATIVE;
-   if (VG_(clo_xtree_memory) != Vg_XTMemory_None)
-      VG_(umsg)("atomgrind: --xtree-memory is ignored: atomgrind does not profile the heap\n");
    if (ag_clo_yield_given)
       VG_(umsg)("atomgrind: --yield-at-regions is deprecated: the scheduler (--sched=)\n"
                 "atomgrind: replaces it; --yield-at-regions=no means --sched=native\n");

@@ -7,6 +7,9 @@
 #include "pub_tool_replacemalloc.h"   /* VG_(cli_malloc), VG_(clo_alignment) */
 #include "pub_tool_tooliface.h"       /* VG_(needs_malloc_replacement) */
 #include "pub_tool_execontext.h"      /* VG_(record_ExeContext) */
+#include "pub_tool_options.h"         /* VG_(clo_xtree_memory) */
+#include "pub_tool_xtree.h"           /* VG_(XT_filter_1top_and_maybe_below_main) */
+#include "pub_tool_xtmemory.h"        /* --xtree-memory, as Helgrind has it */
 #include "ag_analysis.h"              /* ag_an_free, ag_an_forget */
 #include "ag_blocks.h"                /* blocks, for race reports */
 #include "ag_threads.h"               /* ag_cur: the thread that frees */
@@ -18,19 +21,28 @@ static void *ag_rm_alloc(ThreadId vgtid, SizeT align, SizeT n, Bool zero)
    if ((SSizeT)n < 0) return NULL;
    p = VG_(cli_malloc)(align, n);
    if (p && zero) VG_(memset)(p, 0, n);
-   if (p && ag_blocks_on)
-      ag_blocks_alloc((Addr)p, n, VG_(record_ExeContext)(vgtid, 0), ag_cur->tid);
+   if (p && ag_blocks_on) {
+      ExeContext *ec = VG_(record_ExeContext)(vgtid, 0);
+      ag_blocks_alloc((Addr)p, n, ec, ag_cur->tid);
+      if (VG_(clo_xtree_memory) == Vg_XTMemory_Full) VG_(XTMemory_Full_alloc)(n, ec);
+   }
    return p;
 }
 
-static void ag_rm_free_block(void *p)
+static void ag_rm_free_block(ThreadId vgtid, void *p)
 {
    if (!p) return;
    /* a free is a write of the block, unless made inside a sync call */
    SizeT n = VG_(cli_malloc_usable_size)(p);
    if (ag_cur && !ag_cur->ignore) ag_an_free(ag_cur->tid, (Addr)p, n);
    else ag_an_forget((Addr)p, n);
-   if (ag_blocks_on) ag_blocks_free((Addr)p);
+   if (ag_blocks_on) {
+      SizeT asked;
+      ExeContext *ec;
+      if (VG_(clo_xtree_memory) == Vg_XTMemory_Full && ag_blocks_at((Addr)p, &asked, &ec))
+         VG_(XTMemory_Full_free)(asked, ec, VG_(record_ExeContext)(vgtid, 0));
+      ag_blocks_free((Addr)p);
+   }
    VG_(cli_free)(p);
 }
 
@@ -42,18 +54,18 @@ static void *ag_rm_calloc_fn(ThreadId t, SizeT nmemb, SizeT size)
    if (size && nmemb > ((SizeT)-1) / size) return NULL;
    return ag_rm_alloc(t, VG_(clo_alignment), nmemb * size, True);
 }
-static void ag_rm_free_fn(ThreadId t, void *p) { (void)t; ag_rm_free_block(p); }
-static void ag_rm_delete_aligned(ThreadId t, void *p, SizeT align) { (void)t; (void)align; ag_rm_free_block(p); }
+static void ag_rm_free_fn(ThreadId t, void *p) { ag_rm_free_block(t, p); }
+static void ag_rm_delete_aligned(ThreadId t, void *p, SizeT align) { (void)align; ag_rm_free_block(t, p); }
 
 static void *ag_rm_realloc_fn(ThreadId t, void *old, SizeT n)
 {
    if (!old) return ag_rm_alloc(t, VG_(clo_alignment), n, False);
-   if (n == 0) { ag_rm_free_block(old); return NULL; }
+   if (n == 0) { ag_rm_free_block(t, old); return NULL; }
    void *p = ag_rm_alloc(t, VG_(clo_alignment), n, False);
    if (!p) return NULL;
    SizeT oldn = VG_(cli_malloc_usable_size)(old);
    VG_(memcpy)(p, old, oldn < n ? oldn : n);
-   ag_rm_free_block(old);
+   ag_rm_free_block(t, old);
    return p;
 }
 
@@ -66,4 +78,19 @@ void ag_replace_malloc_init(void)
                                  ag_rm_calloc_fn, ag_rm_free_fn, ag_rm_free_fn,
                                  ag_rm_delete_aligned, ag_rm_free_fn, ag_rm_delete_aligned,
                                  ag_rm_realloc_fn, ag_rm_usable_size, 0);
+}
+
+void ag_replace_malloc_post_clo_init(void)
+{
+   if (VG_(clo_xtree_memory) == Vg_XTMemory_None) return;
+   ag_blocks_on = True;                   /* a stack per block, as Helgrind */
+   if (VG_(clo_xtree_memory) == Vg_XTMemory_Full)
+      VG_(XTMemory_Full_init)(VG_(XT_filter_1top_and_maybe_below_main));
+}
+
+void ag_replace_malloc_fini(void)
+{
+   if (VG_(clo_xtree_memory) != Vg_XTMemory_None)
+      VG_(XTMemory_report)(VG_(clo_xtree_memory_file), True, ag_blocks_xt_next,
+                           VG_(XT_filter_1top_and_maybe_below_main));
 }

@@ -4,5 +4,9 @@
 #define AG_REPLACE_MALLOC_H
 
 void ag_replace_malloc_init(void);
+/* After the options: heap profiling (--xtree-memory) keeps the blocks. */
+void ag_replace_malloc_post_clo_init(void);
+/* At exit: the --xtree-memory report. */
+void ag_replace_malloc_fini(void);
 
 #endif

@@ -1,5 +1,6 @@
 """Tool-level tests: small C programs under the in-place atomgrind, with the
 verdict and report content each must produce, for every atomicity engine."""
+import os
 import re
 import tempfile
 import unittest
@@ -117,13 +118,29 @@ class Verdicts(unittest.TestCase):
     def test_heap_options(self):
         # --help lists the heap options of tools that replace malloc; they
         # were refused as unknown.  --alignment aligns every block,
-        # --trace-malloc traces the calls, --xtree-memory says it is ignored.
+        # --trace-malloc traces the calls, --xtree-memory profiles the heap
+        # (heap_align frees 24 blocks of 600 bytes; libc's stdout buffer
+        # stays, so only the frees' totals are exact).
         exe = compile_prog("heap_align")
         r = valgrind(exe, "--alignment=64")
         self.assertEqual(r.stdout.strip(), "aligned 64", r)
         self.assertEqual(valgrind(exe).stdout.strip(), "not aligned 64")
         self.assertRegex(valgrind(exe, "--trace-malloc=yes").log, r"malloc\(\d+\) = 0x")
-        self.assertIn("--xtree-memory is ignored", valgrind(exe, "--xtree-memory=full").text)
+        with tempfile.TemporaryDirectory() as d:
+            for mode in ("full", "allocs"):
+                xt = os.path.join(d, mode + ".kcg")
+                valgrind(exe, "--xtree-memory=" + mode, "--xtree-memory-file=" + xt)
+                with open(xt) as f:
+                    text = f.read()
+                events = re.search(r"^events: (.*)$", text, re.M).group(1).split()
+                totals = dict(zip(events, map(int, re.search(r"^totals: (.*)$", text, re.M)
+                                              .group(1).split())))
+                with self.subTest(mode=mode):
+                    self.assertRegex(text, r"(?m)^fn=\(\d+\) main$")
+                    if mode == "full":
+                        self.assertEqual((totals["totFdB"], totals["totFdBk"]), (600, 24), text)
+                        self.assertEqual(totals["totBk"] - totals["curBk"], 24, text)
+                    self.assertGreaterEqual(totals["curBk"], 25, text)
 
     def test_lock_memory_reused(self):
         # a new mutex in a freed mutex's memory is a new lock: no ordering
