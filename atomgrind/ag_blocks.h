@@ -1,7 +1,8 @@
 /* ag_blocks.h -- the program's live heap blocks: size, allocation stack
  * and allocating thread, so that a race report can describe a heap
- * address as Helgrind does.  Written by the malloc replacement, read by
- * errors (ag_blocks.c). */
+ * address as Helgrind does, and for the heap profile (--xtree-memory).
+ * Written and profiled by the malloc replacement, read by errors
+ * (ag_blocks.c). */
 #ifndef AG_BLOCKS_H
 #define AG_BLOCKS_H
 
@@ -11,7 +12,8 @@
 #include "pub_tool_xtmemory.h"     /* XT_Allocs */
 #include "ag_engine.h"             /* ag_tid */
 
-/* Kept only while ag_blocks_on (race checking): a stack per malloc costs. */
+/* Kept only while ag_blocks_on (race checking, --xtree-memory): a stack
+   per malloc costs. */
 extern Bool ag_blocks_on;
 void ag_blocks_alloc(Addr a, SizeT n, ExeContext *ec, ag_tid by);
 void ag_blocks_free(Addr a);
