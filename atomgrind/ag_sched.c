@@ -115,13 +115,12 @@ typedef struct {
    Bool rare;            /* parked at the BEGIN of a region not yet damped */
    Addr futex;           /* the futex it waits on, in AG_SC_SYSCALL */
    Addr ctid;            /* the word the kernel clears and wakes at its end */
-   Int lwp;              /* its kernel thread, in AG_SC_SYSCALL */
+   Int lwp;              /* its kernel thread (once it waited or blocked) */
    Bool queued;          /* in AG_SC_SYSCALL: seen asleep in the kernel */
    ULong points;         /* this thread's points */
    ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
    ULong inst_acc;       /* accesses since the outermost BEGIN (random) */
    ULong backs_at_wake;  /* ag_sc_backs when its futex wake began */
-   Int wait_lwp;         /* its kernel thread, while it waits for the turn */
    Bool narrowed;        /* woken on a preempted thread's CPU: own CPUs in mask */
    ULong mask[16];       /* its CPU affinity before (1024 CPUs) */
 } ag_sc_thread;
@@ -248,11 +247,11 @@ static Bool ag_sc_affine = True;        /* off once the kernel refuses */
    the wake-ups (xz -T2: 6% more time). */
 static void ag_sc_wake_here(ag_sc_thread *n)
 {
-   if (!ag_sc_affine || n->wait_lwp == 0 || n->narrowed) return;
+   if (!ag_sc_affine || n->lwp == 0 || n->narrowed) return;
    UInt cpu = 0;
    SysRes r = VG_(do_syscall)(__NR_getcpu, (UWord)&cpu, 0, 0, 0, 0, 0, 0, 0);
    if (!sr_isError(r))
-      r = VG_(do_syscall)(__NR_sched_getaffinity, n->wait_lwp, sizeof n->mask,
+      r = VG_(do_syscall)(__NR_sched_getaffinity, n->lwp, sizeof n->mask,
                           (UWord)n->mask, 0, 0, 0, 0, 0);
    if (sr_isError(r) || cpu >= 64 * 16) {
       ag_sc_affine = False;
@@ -265,7 +264,7 @@ static void ag_sc_wake_here(ag_sc_thread *n)
    ULong one[16];
    VG_(memset)(one, 0, sizeof one);
    one[cpu / 64] = 1ULL << (cpu % 64);
-   r = VG_(do_syscall)(__NR_sched_setaffinity, n->wait_lwp, sizeof one, (UWord)one,
+   r = VG_(do_syscall)(__NR_sched_setaffinity, n->lwp, sizeof one, (UWord)one,
                        0, 0, 0, 0, 0);
    n->narrowed = !sr_isError(r);
    ag_sc_affine = n->narrowed;            /* refused (a sandbox): not again */
@@ -284,7 +283,7 @@ static void ag_sc_unnarrow(ag_sc_thread *t)
 static void ag_sc_affinity_set(Int lwp)
 {
    for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (ag_sc_th[t].narrowed && ag_sc_th[t].wait_lwp == lwp) ag_sc_th[t].narrowed = False;
+      if (ag_sc_th[t].narrowed && ag_sc_th[t].lwp == lwp) ag_sc_th[t].narrowed = False;
 }
 
 /* Hand the turn to next; here: on this CPU (ag_sc_wake_here). */
@@ -383,7 +382,7 @@ static void ag_sc_wait(ThreadId vgtid)
 {
    ag_sc_thread *t = &ag_sc_th[vgtid];
    ag_sc_set_state(vgtid, AG_SC_PARKED);
-   t->wait_lwp = VG_(gettid)();
+   t->lwp = VG_(gettid)();
    ULong epoch = ag_sc_epoch;
    while (ag_sc_turn != vgtid && !ag_sc_draining && !VG_(is_exiting)(vgtid)) {
       if (!ag_sc_holder_active()) {
@@ -410,7 +409,6 @@ static void ag_sc_wait(ThreadId vgtid)
       }
    }
    t->run = 0;
-   t->wait_lwp = 0;
    ag_sc_unnarrow(t);
    /* handed the turn by a thread that woke others and left (its exit
       wakes a joiner): let one come back before running on, as the
