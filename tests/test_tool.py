@@ -115,6 +115,37 @@ class Verdicts(unittest.TestCase):
                 self.assertEqual(r.rc, 0, r)
                 self.assertLess(rss_mib, limit, "peak RSS %.0f MiB" % rss_mib)
 
+    def test_rss_run_dies_with_its_timeout(self):
+        # valgrind_rss's timeout kills rss_of; the run under it went on
+        # (a Valgrind run left behind, eating a CPU of the suite)
+        import subprocess, time
+        with tempfile.TemporaryDirectory() as d:
+            pidf = os.path.join(d, "pid")
+            p = subprocess.Popen([compile_prog("rss_of"), os.path.join(d, "rss"), "sh", "-c",
+                                  'echo $$ > %s.tmp; mv %s.tmp %s; exec sleep 120' % (pidf, pidf, pidf)])
+            try:
+                for _ in range(600):
+                    if os.path.exists(pidf) or p.poll() is not None:
+                        break
+                    time.sleep(0.05)
+                with open(pidf) as f:
+                    pid = int(f.read())
+            finally:
+                p.kill()
+                p.wait()
+
+            def alive():
+                try:
+                    with open("/proc/%d/stat" % pid) as f:
+                        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+                except FileNotFoundError:
+                    return False
+            for _ in range(200):
+                if not alive():
+                    break
+                time.sleep(0.05)
+            self.assertFalse(alive(), "the run under rss_of outlived it")
+
     def test_heap_options(self):
         # --help lists the heap options of tools that replace malloc; they
         # were refused as unknown.  --alignment aligns every block,
