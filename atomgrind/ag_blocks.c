@@ -28,18 +28,13 @@ void ag_blocks_alloc(Addr a, SizeT n, ExeContext *ec, ag_tid by)
    VG_(HT_add_node)(ag_bl_table, b);
 }
 
-void ag_blocks_free(Addr a)
+Bool ag_blocks_free(Addr a, SizeT *n, ExeContext **ec)
 {
    ag_block *b = ag_bl_table ? VG_(HT_remove)(ag_bl_table, a) : NULL;
-   if (b) VG_(free)(b);
-}
-
-Bool ag_blocks_at(Addr a, SizeT *n, ExeContext **ec)
-{
-   ag_block *b = ag_bl_table ? VG_(HT_lookup)(ag_bl_table, a) : NULL;
    if (!b) return False;
    *n = b->n;
    *ec = b->ec;
+   VG_(free)(b);
    return True;
 }
 

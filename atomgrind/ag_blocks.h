@@ -16,12 +16,11 @@
    per malloc costs. */
 extern Bool ag_blocks_on;
 void ag_blocks_alloc(Addr a, SizeT n, ExeContext *ec, ag_tid by);
-void ag_blocks_free(Addr a);
+/* Forget the live block that starts at a, giving its size (as asked)
+   and allocation stack.  False if none. */
+Bool ag_blocks_free(Addr a, SizeT *n, ExeContext **ec);
 /* The live block containing a: False if none. */
 Bool ag_blocks_find(Addr a, Addr *start, SizeT *n, ExeContext **ec, ag_tid *by);
-/* The live block that starts at a: its size (as asked) and allocation
-   stack.  False if none. */
-Bool ag_blocks_at(Addr a, SizeT *n, ExeContext **ec);
 /* --xtree-memory=allocs: the live blocks one by one, as VG_(XTMemory_report)
    asks (it calls this till xta->nblocks is 0). */
 void ag_blocks_xt_next(XT_Allocs *xta, ExeContext **ec);

@@ -36,13 +36,11 @@ static void ag_rm_free_block(ThreadId vgtid, void *p)
    SizeT n = VG_(cli_malloc_usable_size)(p);
    if (ag_cur && !ag_cur->ignore) ag_an_free(ag_cur->tid, (Addr)p, n);
    else ag_an_forget((Addr)p, n);
-   if (ag_blocks_on) {
-      SizeT asked;
-      ExeContext *ec;
-      if (VG_(clo_xtree_memory) == Vg_XTMemory_Full && ag_blocks_at((Addr)p, &asked, &ec))
-         VG_(XTMemory_Full_free)(asked, ec, VG_(record_ExeContext)(vgtid, 0));
-      ag_blocks_free((Addr)p);
-   }
+   SizeT asked;
+   ExeContext *ec;
+   if (ag_blocks_on && ag_blocks_free((Addr)p, &asked, &ec)
+       && VG_(clo_xtree_memory) == Vg_XTMemory_Full)
+      VG_(XTMemory_Full_free)(asked, ec, VG_(record_ExeContext)(vgtid, 0));
    VG_(cli_free)(p);
 }
 
