@@ -776,12 +776,15 @@ void ag_sched_thread_exit(ThreadId vgtid)
    ag_sc_pass_turn(vgtid);
 }
 
+/* A futex call's operation, without FUTEX_PRIVATE and FUTEX_CLOCK_REALTIME */
+static UWord ag_sc_futex_cmd(UWord op) { return op & 0x7f; }
+
 /* System calls during which the thread may wait for another thread. */
 static Bool ag_sc_may_block(UInt sysno, UWord *args)
 {
    switch (sysno) {
    case __NR_futex: {
-      UWord op = args[1] & 0x7f;          /* without PRIVATE and CLOCK_REALTIME */
+      UWord op = ag_sc_futex_cmd(args[1]);
       return op == VKI_FUTEX_WAIT || op == VKI_FUTEX_WAIT_BITSET || op == VKI_FUTEX_LOCK_PI
              || op == VKI_FUTEX_WAIT_REQUEUE_PI;
    }
@@ -810,7 +813,7 @@ static Bool ag_sc_exit_pending(Addr a)
 /* Futex operations that wake waiters (their result: how many). */
 static Bool ag_sc_futex_wakes(UWord op)
 {
-   op &= 0x7f;
+   op = ag_sc_futex_cmd(op);
    return op == VKI_FUTEX_WAKE || op == VKI_FUTEX_WAKE_OP || op == VKI_FUTEX_WAKE_BITSET
           || op == VKI_FUTEX_REQUEUE || op == VKI_FUTEX_CMP_REQUEUE || op == VKI_FUTEX_UNLOCK_PI;
 }
@@ -820,7 +823,7 @@ static Bool ag_sc_futex_wakes(UWord op)
    nr_wake (its third argument) were woken. */
 static ULong ag_sc_futex_woken(UWord op, UWord nr_wake, ULong res)
 {
-   op &= 0x7f;
+   op = ag_sc_futex_cmd(op);
    if ((op == VKI_FUTEX_REQUEUE || op == VKI_FUTEX_CMP_REQUEUE) && res > nr_wake) return nr_wake;
    return res;
 }
@@ -912,7 +915,7 @@ static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nar
       /* the big lock is released during the wake: the threads it woke
          may be back already (parked), while others still wait on the
          same word -- settling for those would wait for nobody */
-      Addr a0 = args[0], a1 = (args[1] & 0x7f) != VKI_FUTEX_WAKE ? args[4] : 0;
+      Addr a0 = args[0], a1 = ag_sc_futex_cmd(args[1]) != VKI_FUTEX_WAKE ? args[4] : 0;
       ULong woken = sr_isError(res) ? 0 : ag_sc_futex_woken(args[1], args[2], sr_Res(res));
       ULong back = ag_sc_backs_on(a0, a1, ag_sc_th[vgtid].backs_at_wake);
       if (woken > 0 && back >= woken) return;
