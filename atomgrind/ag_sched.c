@@ -104,6 +104,8 @@ typedef enum {
    AG_SC_RETURNING   /* back from one, runs until its next point; enabled */
 } ag_sc_state;
 
+#define AG_SC_MASK_WORDS 16     /* a CPU affinity mask: 1024 CPUs */
+
 typedef struct {
    UChar state;          /* ag_sc_state */
    volatile Int word;    /* futex word: set to 1 when handed the turn */
@@ -122,7 +124,7 @@ typedef struct {
    ULong inst_acc;       /* accesses since the outermost BEGIN (random) */
    ULong backs_at_wake;  /* ag_sc_backs when its futex wake began */
    Bool narrowed;        /* woken on a preempted thread's CPU: own CPUs in mask */
-   ULong mask[16];       /* its CPU affinity before (1024 CPUs) */
+   ULong mask[AG_SC_MASK_WORDS];   /* its CPU affinity before */
 } ag_sc_thread;
 
 static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
@@ -253,15 +255,15 @@ static void ag_sc_wake_here(ag_sc_thread *n)
    if (!sr_isError(r))
       r = VG_(do_syscall)(__NR_sched_getaffinity, n->lwp, sizeof n->mask,
                           (UWord)n->mask, 0, 0, 0, 0, 0);
-   if (sr_isError(r) || cpu >= 64 * 16) {
+   if (sr_isError(r) || cpu >= 64 * AG_SC_MASK_WORDS) {
       ag_sc_affine = False;
       return;
    }
    UInt cpus = 0;
-   for (UInt i = 0; i < 16; i++) cpus += __builtin_popcountll(n->mask[i]);
+   for (UInt i = 0; i < AG_SC_MASK_WORDS; i++) cpus += __builtin_popcountll(n->mask[i]);
    /* not if it may not run there, or may run nowhere else anyway */
    if (!(n->mask[cpu / 64] >> (cpu % 64) & 1) || cpus == 1) return;
-   ULong one[16];
+   ULong one[AG_SC_MASK_WORDS];
    VG_(memset)(one, 0, sizeof one);
    one[cpu / 64] = 1ULL << (cpu % 64);
    r = VG_(do_syscall)(__NR_sched_setaffinity, n->lwp, sizeof one, (UWord)one,
