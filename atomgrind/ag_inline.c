@@ -1,0 +1,66 @@
+/* ag_inline.c -- see ag_inline.h.  The core gives inlined frames only as
+ * text (VG_(describe_IP) over an inline cursor); the function's name is the
+ * part between the address and the trailing "(file:line)" or "(in obj)". */
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"    /* VG_(new_IIPC), VG_(describe_IP) */
+#include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strncpy), VG_(strcmp) */
+#include "pub_tool_options.h"      /* VG_(clo_xml): describe_IP's format */
+#include "ag_inline.h"
+
+#define AG_IN_BUF 4096
+
+static HChar ag_in_buf[AG_IN_BUF];
+
+/* The function name in one describe_IP line, copied to dst (of room bytes);
+   its length, 0 when the line has no name ("???"). */
+static Int ag_in_name(const HChar *line, HChar *dst, Int room)
+{
+   const HChar *s = line;
+   while (*s && !(s[0] == ':' && s[1] == ' ')) s++;   /* past "0x...:" */
+   if (!*s) return 0;
+   s += 2;
+   Int len = VG_(strlen)(s);
+   /* the location is the last " (" whose ")" ends the line */
+   if (len > 0 && s[len - 1] == ')') {
+      Int i;
+      for (i = len - 2; i > 0; i--)
+         if (s[i] == '(' && s[i - 1] == ' ') { len = i - 1; break; }
+   }
+   if (len <= 0 || len >= room || (len == 3 && s[0] == '?')) return 0;
+   VG_(strncpy)(dst, s, len);
+   dst[len] = 0;
+   return len;
+}
+
+Int ag_inline_chain(Addr ip, const HChar **names, Int max)
+{
+   DiEpoch ep = VG_(current_DiEpoch)();
+   /* describe_IP writes XML frames under --xml=yes: ask for text */
+   Bool xml = VG_(clo_xml);
+   VG_(clo_xml) = False;
+   InlIPCursor *iipc = VG_(new_IIPC)(ep, ip);
+   Int n = 0, used = 0;
+   do {
+      const HChar *line = VG_(describe_IP)(ep, ip, iipc);
+      Int len = ag_in_name(line, ag_in_buf + used, AG_IN_BUF - used);
+      if (len > 0 && n < max) {
+         names[n++] = ag_in_buf + used;
+         used += len + 1;
+      }
+   } while (VG_(next_IIPC)(iipc));
+   VG_(delete_IIPC)(iipc);
+   VG_(clo_xml) = xml;
+   return n;
+}
+
+Bool ag_inline_has(Addr ip, const HChar *name, Bool prefix)
+{
+   const HChar *names[AG_INLINE_MAX];
+   Int n = ag_inline_chain(ip, names, AG_INLINE_MAX);
+   Int i, k = VG_(strlen)(name);
+   for (i = 0; i < n; i++)
+      if (prefix ? VG_(strncmp)(names[i], name, k) == 0
+                 : VG_(strcmp)(names[i], name) == 0)
+         return True;
+   return False;
+}
