@@ -338,7 +338,7 @@ class Explore(unittest.TestCase):
         exe = corpus_exe("thread_local")
         p = self.explore("-n", "2", "-j", "2", "--", exe)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        self.assertIn("No report in 2 run(s)", p.stdout)
+        self.assertIn("No failing seed in 2 run(s)", p.stdout)
 
     def test_usage_errors(self):
         p = self.explore("-n", "2")
