@@ -235,6 +235,20 @@ class RealRuns(unittest.TestCase):
                       "still running after 15 s (deadlock or hang): killed\n"
                       "Repeat: timeout 15 valgrind --tool=atomgrind --sched-seed=1 ", p.stdout)
 
+    def test_shards_of_real_runs(self):
+        # the same comparison as Sharded's on the real tool, with a program
+        # whose outcome does not depend on the schedule
+        exe = compile_prog("aborts")
+        one = explore("-n", "4", "-j", "2", "--all", "--", exe)
+        with tempfile.TemporaryDirectory() as d:
+            files = [os.path.join(d, "%d.json" % i) for i in range(1, 5)]
+            for i, f in enumerate(files, 1):
+                p = explore("-n", "4", "--all", "--shard=%d/4" % i, "--out=" + f, "--", exe)
+                self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            merged = explore("--merge", *files)
+        self.assertEqual((merged.returncode, merged.stdout), (one.returncode, one.stdout))
+        self.assertIn("4 failing seed(s) of 4 run(s) (seeds 1..4): 1 2 3 4\n", one.stdout)
+
     def test_clean_program(self):
         p = explore("-n", "2", "-j", "2", "--", self.corpus_exe("thread_local"))
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
