@@ -58,7 +58,7 @@ class Fixpoint(unittest.TestCase):
         self.assertIn("# atomic and entered in the last run: none", spec)
 
     def test_clean_program(self):
-        p, spec = infer("--start=withdraw", "--", self.bank, "locked")
+        p, spec = infer("--start=withdraw", "--vg-opt=-q", "--", self.bank, "locked")
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("atomgrind-infer: fixpoint after 1 run(s): 1 function(s) at start, 1 atomic "
                       "at the end, 0 violation(s) found, 0 function(s) dropped", p.stdout)
