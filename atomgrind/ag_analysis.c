@@ -64,8 +64,8 @@ static Bool ag_an_region_seen;       /* ... and a region has begun */
    with RPT, whose gate opens and shuts at every window. */
 Bool ag_an_instrument_accesses = True;
 
-/* Core-private, not in the tool headers (as VG_(vg_yield) in
-   ag_clientreq.c): True while a client request is handled, when the core
+/* Core-private, not in the tool headers (but exported, as the big lock
+   ag_sched.c takes): True while a client request is handled, when the core
    lets tools discard translations; and the discard itself, which the
    scheduler also makes between runs of generated code. */
 extern Bool VG_(ok_to_discard_translations);

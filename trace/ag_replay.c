@@ -267,8 +267,9 @@ static void ag_tee(ag_twriter *w, int kind, ag_tid t, uint64_t a, unsigned size,
 }
 
 /* One event of thread t (already announced).  For accesses `a` is the
-   address; for locks the lock; for fork/join the child tid. */
-static int ag_event(ag_replay *rp, int kind, ag_tid t, uint64_t a, unsigned size,
+   address; for locks the lock; for fork/join the child tid.  A misuse the
+   engine finds is counted and reported (ag_misuse), not returned. */
+static void ag_event(ag_replay *rp, int kind, ag_tid t, uint64_t a, unsigned size,
                     unsigned flags, int shared, uint64_t site)
 {
    int rc = AG_OK;
@@ -333,7 +334,6 @@ static int ag_event(ag_replay *rp, int kind, ag_tid t, uint64_t a, unsigned size
    }
    if (rc != AG_OK) ag_misuse(rp, rc);
    ag_progress_tick(rp);
-   return 0;
 }
 
 /* ---- STD ------------------------------------------------------------ */
@@ -435,14 +435,16 @@ static int ag_std_line(ag_replay *rp, char *s, size_t len)
    case EV_W: {
       uint32_t v = ag_ntab_get(&rp->vars, arg, arglen, &created);
       if (created) rp->st.variables++;
-      return ag_event(rp, kind, t, AG_REPLAY_VAR_BASE + 8ull * v, 8,
-                      kind == EV_W ? AG_WRITE : 0, 0, site);
+      ag_event(rp, kind, t, AG_REPLAY_VAR_BASE + 8ull * v, 8, kind == EV_W ? AG_WRITE : 0, 0,
+               site);
+      break;
    }
    case EV_ACQ:
    case EV_REL: {
       uint32_t l = ag_ntab_get(&rp->locks, arg, arglen, &created);
       if (created) rp->st.locks++;
-      return ag_event(rp, kind, t, (uint64_t)l + 1, 0, 0, 0, site);
+      ag_event(rp, kind, t, (uint64_t)l + 1, 0, 0, 0, site);
+      break;
    }
    case EV_FORK:
    case EV_JOIN: {
@@ -454,11 +456,13 @@ static int ag_std_line(ag_replay *rp, char *s, size_t len)
                                            ag_replay_thread_name(rp, u));
          if (ag_announce(rp, u) < 0) return -1;
       }
-      return ag_event(rp, kind, t, u, 0, 0, 0, site);
+      ag_event(rp, kind, t, u, 0, 0, 0, site);
+      break;
    }
    default:
-      return ag_event(rp, kind, t, 0, 0, 0, 0, site);
+      ag_event(rp, kind, t, 0, 0, 0, 0, site);
    }
+   return 0;
 }
 
 /* Read into buf[len..cap); returns bytes read, 0 at EOF, -1 on error. */

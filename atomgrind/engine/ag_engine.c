@@ -41,7 +41,7 @@ int ag_engine_kind(const ag_engine_ops *ops) { return ops->kind; }
 int ag_engine_join_bytes = 1;
 
 /* What the dispatcher keeps per lock: whether the engine has state for it
-   (see ag_forget_locks), and for reports closed by an acquire, who last
+   (see ag_forget_lock), and for reports closed by an acquire, who last
    acquired and released it.  An exclusive holder releases what it
    acquired; a reader's acquire may be overwritten by another reader's
    (its release then names no acquire). */
@@ -503,7 +503,7 @@ static void ag_keys_in(ag_map *m, ag_addr addr, uint64_t len, ag_key_fn fn, void
    ag_map_foreach_in(m, addr, hi, fn, arg);
 }
 
-typedef int (*ag_forget_fn)(ag_engine *e, ag_addr key, void *rec);
+typedef void (*ag_forget_fn)(ag_engine *e, ag_addr key, void *rec);
 typedef struct { ag_engine *e; ag_forget_fn fn; } ag_forget_arg;
 
 static void ag_forget_one(void *arg, uint64_t key, void *rec)
@@ -520,25 +520,23 @@ static void ag_forget_keys(ag_engine *e, ag_map *m, ag_addr addr, uint64_t len,
    ag_keys_in(m, addr, len, ag_forget_one, &f);
 }
 
-static int ag_forget_lock(ag_engine *e, ag_addr lock, void *rec)
+static void ag_forget_lock(ag_engine *e, ag_addr lock, void *rec)
 {
    ag_lock_hist *h = rec;
-   if (!h->known) return 0;
+   if (!h->known) return;
    ag_memzero(h, sizeof *h);
    e->ops->lock_forget(e->self, lock);
-   return 1;
 }
 
 /* An atomic object's sync clock lives with the engine's lock state. */
-static int ag_forget_atomic(ag_engine *e, ag_addr addr, void *rec)
+static void ag_forget_atomic(ag_engine *e, ag_addr addr, void *rec)
 {
    ag_atomic_rec *r = rec;
    unsigned known = 0;
    for (unsigned i = 0; i < AG_ATOMIC_SIZES; i++) known |= r->size[i];
-   if (!known) return 0;
+   if (!known) return;
    ag_memzero(r, sizeof *r);
    if (e->active && e->ops->lock_forget) e->ops->lock_forget(e->self, addr);
-   return 1;
 }
 
 /* Widening a freed range over the atomic objects it touches. */

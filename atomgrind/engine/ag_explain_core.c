@@ -308,7 +308,6 @@ void ag_xp_cycle_delete(ag_xp_cycle *c)
    ag_free(c->e); ag_free(c->pos); ag_free(c->edges); ag_free(c->lanes); ag_free(c);
 }
 
-int ag_xp_cycle_size(const ag_xp_cycle *c) { return c->n; }
 
 /* ---- a small printf ------------------------------------------------ */
 

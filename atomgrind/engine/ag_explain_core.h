@@ -37,7 +37,6 @@ void ag_xp_thread_exit(ag_xp *x, ag_tid t);
    last one given), or NULL if none lies in the window. */
 ag_xp_cycle *ag_xp_find(ag_xp *x, uint64_t event, ag_tid t);
 void ag_xp_cycle_delete(ag_xp_cycle *c);
-int ag_xp_cycle_size(const ag_xp_cycle *c);   /* transactions = edges */
 
 /* How a picture is named and where it goes. */
 typedef struct ag_xp_out {

@@ -1,0 +1,140 @@
+"""atomgrind-infer (issue 33): it ends at the fixpoint whatever is dropped
+(also when the last function goes: an empty spec), its spec is the start
+patterns minus '!NAME' lines with the reports that dropped them, so it
+carries over to inputs the inference never ran, and its exit status and
+summary say what happened: a clean program, observed violations, only
+predicted ones, a program that aborts, one that deadlocks.  Also the
+'!NAME' lines of --atomic-spec files it relies on."""
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+from agtest import BUILD, REPO, compile_prog, tool_built, valgrind
+from test_spec import build_bank
+
+SCRIPT = os.path.join(REPO, "atomgrind-infer")
+
+
+def infer(*args, timeout=600):
+    """Run atomgrind-infer ARGS; (CompletedProcess, the spec's text or None)."""
+    with tempfile.TemporaryDirectory() as d:
+        spec = os.path.join(d, "out.spec")
+        p = subprocess.run([SCRIPT, "--spec=" + spec, *args], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=timeout,
+                           env=dict(os.environ, AG_BUILD=BUILD))
+        text = open(spec).read() if os.path.exists(spec) else None
+    return p, text
+
+
+def patterns(spec):
+    return [l for l in spec.splitlines() if l and not l.startswith("#")]
+
+
+def setUpModule():
+    if not tool_built():
+        raise AssertionError("atomgrind is not built in %s (run the README's setup)" % BUILD)
+
+
+class Fixpoint(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.bank = build_bank()
+
+    def test_last_function_dropped_is_a_fixpoint(self):
+        # used to end "the run did not finish normally (exit code 1)": the
+        # second run was given a spec with nothing atomic
+        p, spec = infer("--start=withdraw", "--", self.bank, "plain")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(p.stdout.splitlines(), [
+            "atomgrind-infer: run 1: 1 function(s) atomic, 1 dropped, 1 violation(s)",
+            "atomgrind-infer: run 2: 0 function(s) atomic, 0 dropped, 0 violation(s)",
+            "atomgrind-infer: fixpoint after 2 run(s): 1 function(s) at start, 0 atomic at the end, "
+            "1 violation(s) found, 1 function(s) dropped; spec in " + p.stdout.split("spec in ")[-1].strip()])
+        self.assertEqual(patterns(spec), ["withdraw", "!withdraw"], spec)
+        self.assertRegex(spec, r"# dropped in run 1: withdraw\n#   Atomicity violation: .*\n"
+                               r"#   at 0x[0-9A-F]+: withdraw \(spec_bank.c:\d+\)\n!withdraw\n")
+        self.assertIn("# atomic and entered in the last run: none", spec)
+
+    def test_clean_program(self):
+        p, spec = infer("--start=withdraw", "--vg-opt=-q", "--", self.bank, "locked")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("atomgrind-infer: fixpoint after 1 run(s): 1 function(s) at start, 1 atomic "
+                      "at the end, 0 violation(s) found, 0 function(s) dropped", p.stdout)
+        self.assertEqual(patterns(spec), ["withdraw"])
+
+    def test_spec_from_all_carries_over_to_another_input(self):
+        # inferred on 'loop' (withdraw is never called there), checked on
+        # 'plain' (withdraw's violation): the spec still holds withdraw.
+        # The old spec listed only what 'loop' entered, and was clean.
+        p, spec = infer("--", self.bank, "loop")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(patterns(spec), ["all", "!withdraw_fast"], spec)
+        with tempfile.NamedTemporaryFile("w", suffix=".spec") as f:
+            f.write(spec)
+            f.flush()
+            r = valgrind(self.bank, "--atomic-spec=" + f.name, args=["plain"])
+            self.assertGreater(r.atomicity, 0, r)
+            self.assertRegex(r.text, r"call of withdraw\)")
+            r = valgrind(self.bank, "--atomic-spec=" + f.name, args=["loop"])
+            self.assertEqual(r.errors, 0, r)
+
+    def test_list_start_keeps_its_patterns(self):
+        p, spec = infer("--start=withdraw_fast,audit,withdraw", "--", self.bank, "loop")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(patterns(spec), ["withdraw_fast", "audit", "withdraw", "!withdraw_fast"])
+
+    def test_bad_start(self):
+        p, spec = infer("--start=!withdraw", "--", self.bank, "plain")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("names no function to start from", p.stderr)
+        self.assertIsNone(spec)
+
+
+class Outcomes(unittest.TestCase):
+    def test_only_predicted_reports(self):
+        # predictions drop nothing (the inference drops on observed
+        # violations); the summary counts them
+        p, spec = infer("--start=withdraw", "--", compile_prog("predict_serial"), "after")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("atomgrind-infer: run 1: 1 function(s) atomic, 0 dropped, 0 violation(s), "
+                      "1 predicted (they drop nothing)", p.stdout)
+        self.assertIn("fixpoint after 1 run(s)", p.stdout)
+
+    def test_program_aborts(self):
+        p, spec = infer("--", compile_prog("aborts"))
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("; the program failed: killed by signal 6\n", p.stdout)
+        self.assertIn("atomgrind-infer: the program failed in run(s) 1: the spec is from runs "
+                      "that did not complete", p.stdout)
+        self.assertIsNotNone(spec)
+
+    def test_program_deadlocks(self):
+        p, spec = infer("--timeout=10", "--", compile_prog("deadlock"))
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("atomgrind-infer: the program was still running after 10 s (deadlock or "
+                      "hang?): killed; no spec", p.stderr)
+        self.assertIsNone(spec)
+
+
+class ExcludingSpecLines(unittest.TestCase):
+    """'!NAME' in an --atomic-spec file: the exclusion wins over 'all' and
+    over the function's own name, wherever it stands."""
+
+    def check(self, lines, atomicity):
+        with tempfile.NamedTemporaryFile("w", suffix=".spec") as f:
+            f.write("".join(l + "\n" for l in lines))
+            f.flush()
+            r = valgrind(build_bank(), "--atomic-spec=" + f.name, args=["plain"])
+        self.assertEqual(r.atomicity > 0, atomicity, r)
+
+    def test_exclusions(self):
+        self.check(["all"], True)
+        self.check(["all", "# why", "!withdraw"], False)
+        self.check(["!withdraw", "withdraw"], False)
+        self.check(["withdraw", "!  withdraw   # spaces and a comment"], False)
+
+
+if __name__ == "__main__":
+    unittest.main()
