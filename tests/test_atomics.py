@@ -27,7 +27,11 @@ KNOWN_FALSE = [("idioms", "ticket_store"), ("c11_globals", "relacq")]
 CLEAN_MOVS = ["flag_before", "relaxed_fence", "ptr_publish"]
 RACY_MOVS = ["race_after", "plain_flag"]
 CLEAN_C11 = ["seqcst", "counter"]
-SOURCES = {"idioms": "idioms.c", "idioms_cxx": "idioms_cxx.cpp", "plain_movs": "plain_movs.cpp",
+# atomic functions (--atomic-fns=use) over the standard library's
+# reference-counted types, at these scheduler seeds
+SP_CLEAN = ["copy_drop", "weak_lock", "locale"]
+SEEDS = [1, 2, 3]
+SOURCES = {"sp_regions": "sp_regions.cpp", "idioms": "idioms.c", "idioms_cxx": "idioms_cxx.cpp", "plain_movs": "plain_movs.cpp",
            "c11_globals": "c11_globals.c"}
 
 
@@ -112,6 +116,27 @@ class Atomics(unittest.TestCase):
         for m in CLEAN_C11:
             with self.subTest(mode=m):
                 self.assertEqual(races("c11_globals", m).races, 0)
+
+    def test_refcounts_in_regions(self):
+        """An atomic function copying and dropping a shared_ptr, locking a
+        weak_ptr, copying a locale while other threads do the same: clean at
+        every seed (56-58 reports in 7-8 contexts, all in the counts'
+        updates, before AG_COMMUTE).  Two snapshots of a shared_ptr that
+        another thread replaces in between, in the same function: reported
+        at every seed (on the mutex the snapshots take), not on the counts."""
+        src = SOURCES["sp_regions"]
+        exe = build("sp_regions", src, "c++")
+        for m in SP_CLEAN:
+            for seed in SEEDS:
+                with self.subTest(mode=m, seed=seed):
+                    r = valgrind(exe, "--atomic-fns=use", "--sched-seed=%d" % seed, args=[m])
+                    self.assertEqual(r.errors, 0, r)
+        for seed in SEEDS:
+            with self.subTest(mode="snapshot", seed=seed):
+                r = valgrind(exe, "--atomic-fns=use", "--sched-seed=%d" % seed, args=["snapshot"])
+                self.assertGreaterEqual(r.atomicity, 1, r)
+                self.assertIn("sp_regions.cpp", r.text)
+                self.assertNotIn("_M_release", r.text)
 
     def test_known_false_races(self):
         """a flag only ever plain-stored, never waited for, and C11 explicit
