@@ -31,7 +31,7 @@ CLEAN_C11 = ["seqcst", "counter"]
 # reference-counted types, at these scheduler seeds
 SP_CLEAN = ["copy_drop", "weak_lock", "locale"]
 SEEDS = [1, 2, 3]
-SOURCES = {"sp_regions": "sp_regions.cpp", "idioms": "idioms.c", "idioms_cxx": "idioms_cxx.cpp", "plain_movs": "plain_movs.cpp",
+SOURCES = {"sp_regions": "sp_regions.cpp", "dcl_regions": "dcl_regions.cpp", "idioms": "idioms.c", "idioms_cxx": "idioms_cxx.cpp", "plain_movs": "plain_movs.cpp",
            "c11_globals": "c11_globals.c"}
 
 
@@ -137,6 +137,25 @@ class Atomics(unittest.TestCase):
                 self.assertGreaterEqual(r.atomicity, 1, r)
                 self.assertIn("sp_regions.cpp", r.text)
                 self.assertNotIn("_M_release", r.text)
+
+    def test_double_checked_locking(self):
+        """DCL in an atomic function, thread 2's first check made while
+        thread 1 initialises under the lock: the correct form (acquire load,
+        lock, re-check, release store) is clean at every seed, whether
+        thread 2 blocks on the lock or takes it later (reported at every
+        seed before check-lock-recheck); without the re-check, or with it
+        before the lock, thread 2 initialises again: reported at every seed."""
+        exe = build("dcl_regions", SOURCES["dcl_regions"], "c++")
+        for m in ["correct", "correct_late", "no_recheck", "outside"]:
+            for seed in SEEDS:
+                with self.subTest(mode=m, seed=seed):
+                    r = valgrind(exe, "--atomic-fns=get", "--sched-seed=%d" % seed, args=[m])
+                    if m.startswith("correct"):
+                        self.assertEqual(r.errors, 0, r)
+                        self.assertIn("inits 1", r.stdout)
+                    else:
+                        self.assertGreaterEqual(r.atomicity, 1, r)
+                        self.assertIn("inits 2", r.stdout)
 
     def test_known_false_races(self):
         """a flag only ever plain-stored, never waited for, and C11 explicit
