@@ -375,7 +375,8 @@ static void ag_an_report(ag_violation *v)
    while one is, every access goes past it. */
 void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 {
-   if (UNLIKELY(ag_dcl_on) && (ag_dcl_nheld || (flags & (AG_ATOMIC_LS | AG_WRITE)) == AG_ATOMIC_LS)
+   if (UNLIKELY(ag_dcl_on) && (ag_dcl_nheld
+                             || (flags & (AG_ATOMIC_LS | AG_ATOMIC | AG_WRITE)) == AG_ATOMIC_LS)
        && ag_dcl_access(t, a, size, flags, ip))
       return;
    ag_an_access_now(t, a, size, flags, ip);

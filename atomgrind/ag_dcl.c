@@ -190,7 +190,7 @@ Bool ag_dcl_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
          }
       d = ag_dcl_get(t);
    }
-   if ((flags & (AG_ATOMIC_LS | AG_WRITE)) != AG_ATOMIC_LS || d->held || d->nlocks
+   if ((flags & (AG_ATOMIC_LS | AG_ATOMIC | AG_WRITE)) != AG_ATOMIC_LS || d->held || d->nlocks
        || !d->begin_site || !ag_dcl_zero(a, size))
       return False;
    d->held = True;

@@ -262,12 +262,12 @@ static Bool ag_insn_has_cas(IRSB *bb, Int i)
 }
 
 /* What the instruction at ip is by where it comes from (ag_provenance.h):
-   a std::atomic load or store compiled to a plain mov is atomic; a
+   a std::atomic operation is atomic, even a plain mov; a
    reference count's RMW commutes with the others (engine/ag_engine.h). */
 static UInt ag_idiom(Addr ip, Bool rmw)
 {
    switch (ag_prov_of(ip, rmw)) {
-   case AG_PROV_ATOMIC:   return rmw ? 0 : AG_ATOMIC_LS;
+   case AG_PROV_ATOMIC:   return AG_ATOMIC_LS;
    case AG_PROV_REFCOUNT: return rmw ? AG_COMMUTE : 0;
    default:               return 0;
    }

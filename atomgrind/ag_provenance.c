@@ -43,6 +43,25 @@ static Bool ag_pv_named(const HChar *fn, const HChar *base)
 /* libstdc++'s reference counts: ext/atomicity.h's __exchange_and_add and
    __atomic_add (shared_ptr's control block, locales, facets, ios_base
    callbacks), and the control block's own members (weak_ptr::lock's CAS). */
+static Bool ag_pv_named_any(const HChar *fn, const HChar *const *names, UInt n)
+{
+   for (UInt i = 0; i < n; i++)
+      if (ag_pv_named(fn, names[i])) return True;
+   return False;
+}
+
+/* The constructors in the atomic headers: they initialise the value with a
+   plain store, which C++ does not make atomic (a constructor racing with
+   another thread's load is a race). */
+static Bool ag_pv_atomic_ctor(const HChar *fn)
+{
+   static const HChar *const names[] = {
+      "__atomic_base", "atomic", "__atomic_float", "__atomic_ref", "atomic_ref",
+      "atomic_flag", "__atomic_flag_base",
+   };
+   return ag_pv_named_any(fn, names, sizeof names / sizeof names[0]);
+}
+
 static Bool ag_pv_refcount_fn(const HChar *fn)
 {
    static const HChar *const names[] = {
@@ -52,9 +71,7 @@ static Bool ag_pv_refcount_fn(const HChar *fn)
       "_M_release_last_use", "_M_weak_add_ref", "_M_weak_release",
       "_M_add_reference", "_M_remove_reference",
    };
-   for (UInt i = 0; i < sizeof names / sizeof names[0]; i++)
-      if (ag_pv_named(fn, names[i])) return True;
-   return False;
+   return ag_pv_named_any(fn, names, sizeof names / sizeof names[0]);
 }
 
 /* The innermost function at ip, if the debug info has inline records
@@ -88,7 +105,8 @@ UInt ag_prov_of(Addr ip, Bool rmw)
    if (!atomic_h && !count_h) return AG_PROV_NONE;
    const HChar *fn = ag_pv_innermost(ip);
    if (!fn) return AG_PROV_NONE;
-   if (atomic_h) return AG_PROV_ATOMIC;       /* its every access is to an atomic */
+   /* every other access there is an atomic operation's */
+   if (atomic_h) return ag_pv_atomic_ctor(fn) ? AG_PROV_NONE : AG_PROV_ATOMIC;
    if (count_h && rmw && ag_pv_refcount_fn(fn)) return AG_PROV_REFCOUNT;
    return AG_PROV_NONE;
 }

@@ -392,7 +392,9 @@ static unsigned ag_idiom_flags(const ag_engine *e, unsigned flags)
 {
    unsigned atomic = flags & (AG_SPIN | AG_ATOMIC_LS);
    if ((flags & AG_COMMUTE) && !e->atomics) flags &= ~AG_WRITE;
-   flags &= ~(AG_SPIN | AG_ATOMIC_LS | AG_COMMUTE);
+   /* race engines keep AG_ATOMIC_LS: an object it reveals was atomic
+      from its first atomic operation on, not before (ag_fasttrack.c) */
+   flags &= ~(AG_SPIN | AG_COMMUTE | (e->atomics ? 0 : AG_ATOMIC_LS));
    return atomic && e->atomics ? flags | AG_ATOMIC : flags;
 }
 

@@ -696,6 +696,20 @@ int main(void)
    r1 = acc(1, Y, 1, 0); uint64_t r2 = rd(1, X);
    WANT(r1, r2);
    done();
+   /* A plain initialisation, then another thread's first atomic access
+      with no order between: an atomic instruction (AG_ATOMIC) makes the
+      init atomic after the fact (it may have been an atomic store compiled
+      to a mov); one known atomic by its code's origin (std::atomic's
+      load, AG_ATOMIC_LS) does not: the init races with it. */
+   start("init, then LOCK access", 2);
+   wr(0, X); ard(1, X);
+   NONE();
+   done();
+   start("init, then std::atomic load", 2);
+   wr(0, X); r1 = acc(1, X, 8, AG_ATOMIC_LS);
+   WANT(r1);
+   done();
+
    /* A reference count's updates (AG_COMMUTE) stay atomic RMWs here: the
       last one orders the other owners' accesses before the delete. */
    start("reference count", 2);

@@ -11,9 +11,13 @@
 //                 read through load(acquire) by a later reader      -> clean
 //   race_after    data written after the release store            -> race
 //   plain_flag    the same hand-off through a plain bool          -> race
+//   init_race     a std::atomic constructed (a plain store: its value is
+//                 not initialised atomically) with no ordering before a
+//                 later reader's load(relaxed)                  -> race
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -23,6 +27,7 @@ static std::atomic<bool> flag{false};
 static bool pflag;
 struct node { long a, b; };
 static std::atomic<node *> head{nullptr};
+alignas(8) static char cell[sizeof(std::atomic<long>)];
 
 static void *writer(void *)
 {
@@ -36,6 +41,8 @@ static void *writer(void *)
    } else if (!strcmp(mode, "race_after")) {
       flag.store(true, std::memory_order_release);
       data = 42;
+   } else if (!strcmp(mode, "init_race")) {
+      new (cell) std::atomic<long>(7);
    } else if (!strcmp(mode, "plain_flag")) {
       data = 42;
       *(volatile bool *)&pflag = true;
@@ -57,6 +64,8 @@ static void *reader(void *)
    } else if (!strcmp(mode, "ptr_publish")) {
       node *n = head.load(std::memory_order_acquire);
       if (n) v = n->a + n->b;
+   } else if (!strcmp(mode, "init_race")) {
+      v = reinterpret_cast<std::atomic<long> *>(cell)->load(std::memory_order_relaxed);
    } else if (!strcmp(mode, "plain_flag")) {
       if (*(volatile bool *)&pflag) v = data;
    } else if (flag.load(std::memory_order_acquire)) {
