@@ -1,6 +1,6 @@
-/* ag_dcl.c -- see ag_dcl.h.  The rule and why it cannot hide what the
- * engines would report, except in the one case named below, are in
- * docs/atomgrind.md ("Double-checked locking").
+/* ag_dcl.c -- see ag_dcl.h.  The rule, why the cycle it accepts is no
+ * real violation, and the two things it can hide are in docs/atomgrind.md
+ * (section 3, "Standard library idioms", check-lock-recheck).
  *
  * Thread t's first check R1 (a std::atomic load, inside a region, t
  * holding no lock, the location x all zero) is held back.  Until t's next
@@ -20,7 +20,9 @@
  * (exact); overwritten and t took one of the overwriters' locks since,
  * R1 -> W -> release -> t's acquire is a cycle: reported; else R1 is
  * dropped, and a cycle through R1 and other data than x is not seen
- * (counted, and said at exit with -v). */
+ * (counted, and said at exit with -v).  A held R1 fed while another
+ * thread runs (before its unlocked write) is recorded with that thread's
+ * stack under --history-level=full. */
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"          /* VKI_PROT_READ */
 #include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client) */

@@ -273,10 +273,11 @@ static UInt ag_idiom(Addr ip, Bool rmw)
    }
 }
 
-/* ag_idiom once per instruction, at its first access: most have none. */
+/* ag_idiom once per instruction, at its first access (most have none),
+   and not in code translated without accesses (the floor). */
 static inline UInt ag_idiom_at(Int *known, Addr ip, Bool rmw)
 {
-   if (*known < 0) *known = (Int)ag_idiom(ip, rmw);
+   if (*known < 0) *known = ag_an_instrument_accesses ? (Int)ag_idiom(ip, rmw) : 0;
    return (UInt)*known;
 }
 
