@@ -17,6 +17,7 @@
 #include "ag_errors.h"             /* reports and misuse */
 #include "ag_blocks.h"             /* heap blocks, for race reports */
 #include "ag_cycles.h"             /* the ring reports' cycles are drawn from */
+#include "ag_dcl.h"                /* check-lock-recheck's first checks */
 #include "ag_history.h"            /* --history-level=full: access stacks */
 #include "ag_locksets.h"           /* locks held, for race reports */
 #include "ag_options.h"            /* --check, --engine, --sample, ... */
@@ -157,6 +158,12 @@ static void ag_report(void *cookie, const ag_violation *v)
    ag_error_violation(ag_an_vgtid, v);
 }
 
+/* What check-lock-recheck (ag_dcl.c) calls back: the engines' access
+   path past it, its own reports, the event count. */
+static void ag_an_access_now(ag_tid t, Addr a, UInt size, UInt flags, Addr ip);
+static void ag_an_report(ag_violation *v);
+static ULong ag_an_events(void);
+
 static ag_engine *ag_make(const HChar *name, const ag_config *cfg)
 {
    const ag_engine_ops *ops = ag_engine_find(name);
@@ -193,6 +200,10 @@ void ag_analysis_init(void)
                         || !ag_clo_skip_quiescent;
    ag_an_update_gate();
    ag_an_instrument_accesses = ag_an_gate || ag_clo_sample_rpt;
+   /* held-back loads would reach the race engine out of order */
+   ag_dcl_on = ag_clo_check == AG_CHECK_ATOMICITY && ag_neng > 0 && !ag_clo_record_trace;
+   static const ag_dcl_ops dcl = { ag_an_access_now, ag_an_report, ag_an_events };
+   ag_dcl_init(&dcl);
    if (ag_clo_sample_rpt) {
       ag_sampler_init(&ag_smp, ag_clo_rpt_epsilon_ppm / 1e6, ag_clo_rpt_delta_ppm / 1e6,
                       ag_clo_sample_seed);
@@ -202,6 +213,7 @@ void ag_analysis_init(void)
 
 void ag_analysis_fini(void)
 {
+   ag_dcl_fini();
    /* a clean report on a program nobody marked is not a clean bill */
    if ((ag_clo_check & AG_CHECK_ATOMICITY) && ag_neng > 0 && ag_an_regions == 0
        && VG_(clo_verbosity) >= 1) {
@@ -277,6 +289,7 @@ void ag_an_thread_exit(ag_tid t, ThreadId vgtid)
 {
    int rc = AG_OK;
    ag_an_vgtid = vgtid;
+   if (ag_dcl_on && ag_an_in_region(t)) ag_dcl_end(t);
    ag_rec_exit(t);
    ag_cyc_exit(t);
    for (UInt i = 0; i < ag_neng; i++) rc |= ag_ev_thread_exit(ag_eng[i], t);
@@ -297,6 +310,7 @@ ULong ag_an_begin(ag_tid t, ThreadId vgtid)
    ag_rec_begin(t, VG_(get_IP)(vgtid));
    ag_an_xp(AG_XE_BEGIN, t, 0, 0, False);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
+   if (ag_dcl_on) ag_dcl_begin(t, (ULong)(Addr)ec);
    ag_an_region_seen = True;
    ag_an_update_gate();
    return (ULong)(Addr)ec;
@@ -307,6 +321,7 @@ void ag_an_end(ag_tid t, ThreadId vgtid)
    int rc = AG_OK;
    ag_an_vgtid = vgtid;
    ag_an_sync_event();
+   if (ag_dcl_on && ag_engine_depth(ag_eng[0], t) == 1) ag_dcl_end(t);
    ag_rec_end(t, VG_(get_IP)(vgtid));
    ag_an_xp(AG_XE_END, t, 0, 0, False);
    for (UInt i = 0; i < ag_neng; i++) rc = ag_ev_end(ag_eng[i], t, 0);
@@ -345,8 +360,30 @@ static inline ULong ag_an_site(UInt i, ag_tid t, Addr ip)
    return ip | ag_lockset_tag(t);
 }
 
-/* The hot path: no call for recording unless asked, one engine unrolled. */
+static ULong ag_an_events(void) { return ag_neng ? ag_engine_events(ag_eng[0]) : 0; }
+
+/* A report ag_dcl.c makes itself (a first check overwritten, then no
+   re-check under the writers' lock). */
+static void ag_an_report(ag_violation *v)
+{
+   v->engine = "check-lock-recheck";
+   v->event = ag_neng ? ag_engine_events(ag_eng[0]) : 0;
+   ag_error_violation(ag_an_vgtid, v);
+}
+
+/* A std::atomic load may be a DCL's first check, held back (ag_dcl.c);
+   while one is, every access goes past it. */
 void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
+{
+   if (UNLIKELY(ag_dcl_on) && (ag_dcl_nheld
+                             || (flags & (AG_ATOMIC_LS | AG_ATOMIC | AG_WRITE)) == AG_ATOMIC_LS)
+       && ag_dcl_access(t, a, size, flags, ip))
+      return;
+   ag_an_access_now(t, a, size, flags, ip);
+}
+
+/* The hot path: no call for recording unless asked, one engine unrolled. */
+static void ag_an_access_now(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 {
    if (UNLIKELY(ag_clo_record_trace != NULL)) ag_rec_access(t, a, size, flags, ip);
    ag_an_xp(flags & AG_WRITE ? AG_XE_WRITE : AG_XE_READ, t, a, size, False);
@@ -393,6 +430,7 @@ void ag_an_lock_acquire(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_held++;
    if (ag_an_race_eng < ag_neng) ag_lockset_acquire(t, VG_(get_running_tid)(), lock);
+   if (ag_dcl_on) ag_dcl_lock(t, lock, True);
    ag_an_acquire(t, lock, shared);
 }
 
@@ -400,6 +438,7 @@ void ag_an_lock_release(ag_tid t, Addr lock, Bool shared)
 {
    if (ag_an_held) ag_an_held--;
    if (ag_an_race_eng < ag_neng) ag_lockset_release(t, lock);
+   if (ag_dcl_on) ag_dcl_lock(t, lock, False);
    ag_an_release(t, lock, shared);
 }
 

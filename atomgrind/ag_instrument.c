@@ -12,6 +12,7 @@
 #include "ag_instrument.h"
 #include "ag_objects.h"            /* ag_object_skipped */
 #include "ag_options.h"            /* --check-stack-var, --sample, --sched */
+#include "ag_provenance.h"         /* std::atomic's code, reference counts */
 #include "ag_sched.h"              /* preemption after an access */
 #include "ag_spec.h"               /* atomic functions' entries, SP's rises */
 #include "ag_spin.h"               /* ag_spin_loop */
@@ -93,7 +94,7 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
 {
    ir->touched = True;
    if (!ag_an_instrument_accesses) return;   /* the floor (ag_analysis.c) */
-   Bool ungated = (flags & (AG_ATOMIC | AG_SPIN)) && ag_clo_sample_rpt
+   Bool ungated = (flags & (AG_ATOMIC | AG_SPIN | AG_ATOMIC_LS)) && ag_clo_sample_rpt
                   && (ag_clo_check & AG_CHECK_RACES);
    IRExpr *cond = ungated ? IRExpr_Const(IRConst_U1(True)) : IRExpr_RdTmp(ir->gate);
    if (ir->stack_max != IRTemp_INVALID) {
@@ -260,6 +261,26 @@ static Bool ag_insn_has_cas(IRSB *bb, Int i)
    return False;
 }
 
+/* What the instruction at ip is by where it comes from (ag_provenance.h):
+   a std::atomic operation is atomic, even a plain mov; a
+   reference count's RMW commutes with the others (engine/ag_engine.h). */
+static UInt ag_idiom(Addr ip, Bool rmw)
+{
+   switch (ag_prov_of(ip, rmw)) {
+   case AG_PROV_ATOMIC:   return AG_ATOMIC_LS;
+   case AG_PROV_REFCOUNT: return rmw ? AG_COMMUTE : 0;
+   default:               return 0;
+   }
+}
+
+/* ag_idiom once per instruction, at its first access (most have none),
+   and not in code translated without accesses (the floor). */
+static inline UInt ag_idiom_at(Int *known, Addr ip, Bool rmw)
+{
+   if (*known < 0) *known = ag_an_instrument_accesses ? (Int)ag_idiom(ip, rmw) : 0;
+   return (UInt)*known;
+}
+
 /* Code that is not the program (ag_objects.c): SP's rises only, as a
    longjmp or an unwinder there may end the program's frames. */
 static IRSB *ag_instrument_sp_only(IRSB *bb, Int offset_SP)
@@ -296,6 +317,8 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    ag_spec_sp sp;                       /* SP's known values (ag_spec.c) */
    ag_spec_sp_reset(&sp);
    Bool atomic_insn = False;
+   Int idiom = -1;                      /* the instruction's AG_ATOMIC_LS, AG_COMMUTE
+                                           (-1: not looked up yet: ag_idiom_at) */
    /* race mode: the loads of a spin loop are acquire loads */
    UInt spin = (ag_clo_check & AG_CHECK_RACES) && ag_spin_loop(bb, vge) ? AG_SPIN : 0;
    Int i = 0;
@@ -333,18 +356,20 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          ir.len = st->Ist.IMark.len;
          ir.touched = False;
          atomic_insn = ag_insn_has_cas(bb, i);
+         idiom = -1;
          break;
       case Ist_WrTmp: {
          IRExpr *e = st->Ist.WrTmp.data;
          if (e->tag == Iex_Load)
             ag_emit(&ir, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty),
-                    atomic_insn ? AG_ATOMIC : spin, NULL);
+                    (atomic_insn ? AG_ATOMIC : spin) | ag_idiom_at(&idiom, ir.ip, atomic_insn), NULL);
          break;
       }
       case Ist_Store:
          ag_emit(&ir, st->Ist.Store.addr,
                  sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Store.data)),
-                 AG_WRITE | (atomic_insn ? AG_ATOMIC : 0), NULL);
+                 AG_WRITE | (atomic_insn ? AG_ATOMIC : 0) | ag_idiom_at(&idiom, ir.ip, atomic_insn),
+                 NULL);
          break;
       case Ist_StoreG: {
          IRStoreG *sg = st->Ist.StoreG.details;
@@ -363,7 +388,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          IRCAS *cas = st->Ist.CAS.details;
          UInt sz = sizeofIRType(typeOfIRExpr(bb->tyenv, cas->dataLo));
          if (cas->dataHi) sz *= 2;
-         ag_emit(&ir, cas->addr, sz, AG_WRITE | AG_ATOMIC, NULL);
+         ag_emit(&ir, cas->addr, sz, AG_WRITE | AG_ATOMIC | ag_idiom_at(&idiom, ir.ip, True), NULL);
          break;
       }
       case Ist_LLSC: {

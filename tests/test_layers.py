@@ -16,11 +16,12 @@ LAYERS = [
     ["ag_main"],                                            # wiring
     ["ag_clientreq", "ag_instrument", "ag_replace_malloc"],  # what the program does
     ["ag_spec"],                                            # regions as long as frames
-    ["ag_spin", "ag_deadload"],                             # IR and code analysis for instrumentation
+    ["ag_spin", "ag_deadload", "ag_provenance"],                             # IR and code analysis for instrumentation
     ["ag_sync"],                                            # sync objects
     ["ag_threads"],                                         # threads
     ["ag_sched"],                                           # who runs next
     ["ag_analysis"],                                        # engines and their events
+    ["ag_dcl"],                                             # check-lock-recheck's held loads
     ["ag_errors", "ag_record"],                             # reports, traces
     ["ag_cycles"],                                          # reports' cycles, drawn
     ["ag_fnspec"],                                          # which functions are atomic

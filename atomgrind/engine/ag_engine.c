@@ -386,13 +386,25 @@ void ag_ev_atomic_seen(ag_engine *e, ag_addr addr, unsigned size)
    if (e->atomics && size) ag_atomic_note(e, addr, size);
 }
 
+/* What AG_SPIN, AG_ATOMIC_LS and AG_COMMUTE are to this engine (see
+   ag_engine.h): e->atomics is kept by the race engines only. */
+static unsigned ag_idiom_flags(const ag_engine *e, unsigned flags)
+{
+   unsigned atomic = flags & (AG_SPIN | AG_ATOMIC_LS);
+   if ((flags & AG_COMMUTE) && !e->atomics) flags &= ~AG_WRITE;
+   /* race engines keep AG_ATOMIC_LS: an object it reveals was atomic
+      from its first atomic operation on, not before (ag_fasttrack.c) */
+   flags &= ~(AG_SPIN | AG_COMMUTE | (e->atomics ? 0 : AG_ATOMIC_LS));
+   return atomic && e->atomics ? flags | AG_ATOMIC : flags;
+}
+
 int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
                  unsigned flags, uint64_t site)
 {
    int bad, fwd = ag_event_if(e, t, site, size != 0 && !ag_quiescent(e), &bad);
    if (bad) return AG_MISUSE_BAD_TID;
-   if (__builtin_expect(flags & AG_SPIN, 0))
-      flags = e->atomics ? (flags & ~AG_SPIN) | AG_ATOMIC : flags & ~AG_SPIN;
+   if (__builtin_expect(flags & (AG_SPIN | AG_ATOMIC_LS | AG_COMMUTE), 0))
+      flags = ag_idiom_flags(e, flags);
    if (__builtin_expect(flags & AG_ATOMIC, 0) && e->atomics && size)
       ag_atomic_note(e, addr, size);
    if (!fwd) return AG_OK;

@@ -46,6 +46,19 @@ typedef uint64_t ag_addr;
                           location and exits on its value): race engines
                           get it as an atomic read, an acquire of the
                           location; atomicity engines as a plain read */
+#define AG_ATOMIC_LS 16u /* an access the front end knows is atomic by where
+                          its code comes from (std::atomic's operations;
+                          its load and store are plain movs on x86): race
+                          engines get it with AG_ATOMIC added (and keep the
+                          bit: ag_fasttrack.c); atomicity engines without
+                          the bit (a plain load or store is then not half
+                          of an RMW) */
+#define AG_COMMUTE 32u /* with AG_ATOMIC: a half of a reference count's
+                          increment or decrement (shared_ptr, locales).
+                          Race engines get the atomic RMW; atomicity engines
+                          a read: it conflicts with the count's plain writes
+                          and not with other counts' updates, which commute
+                          (docs/atomgrind.md, "Standard library idioms") */
 
 /* What an engine checks */
 #define AG_KIND_ATOMICITY 1

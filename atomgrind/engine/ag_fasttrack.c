@@ -39,7 +39,10 @@
  *     since its last plain write, and that write) are taken to have been
  *     atomic: loads and stores of the object before an atomic instruction
  *     revealed it.  A plain initialisation racing with the first atomic
- *     access is therefore missed;
+ *     access is therefore missed -- unless the front end knows that access
+ *     atomic by where its code comes from (AG_ATOMIC_LS: std::atomic's
+ *     operations), which it then knows of every atomic access of the
+ *     object: the plain accesses before it stay plain;
  *   - freed memory (ag_ev_forget) returns to fresh: no longer atomic, and
  *     a free of part of an atomic object frees all of it.  The
  *     dispatcher remembers atomic objects across sampling windows and
@@ -739,7 +742,10 @@ static unsigned ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
    const ag_ctx *x = f->ctx;
    int first = addr == x->addr;           /* the access's first location */
    if (flags & AG_ATOMIC) {
-      if (!ft_asize(l)) ft_atomize(f, l);
+      /* revealed by an instruction known atomic only because it is one
+         (not by where its code comes from: AG_ATOMIC_LS), earlier plain
+         accesses may have been atomic ones that look plain */
+      if (!ft_asize(l) && !(flags & AG_ATOMIC_LS)) ft_atomize(f, l);
       ft_mark(l, addr, x->addr, x->size);
       if (first) ft_atomic_acquire(f, t, x->addr);
       if (flags & AG_WRITE) ft_atomic_release(f, t, x->addr);

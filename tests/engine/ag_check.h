@@ -13,7 +13,7 @@ static int failures, checks;
    fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
-/* op: b e r w a(acquire) l(release) f(fork) j(join) F(forget arg..+size)
+/* op: b e r w c C(RMWs, see feed_ev) a(acquire) l(release) f(fork) j(join) F(forget arg..+size)
    K(forget the lock at LOCK+arg);
    arg is an offset from BASE for accesses, from LOCK for locks, a thread
    for fork/join */
@@ -40,6 +40,9 @@ static int feed_ev(ag_engine *e, const ev *x, uint64_t site)
    case 'e': return ag_ev_end(e, x->t, site);
    case 'r': return ag_ev_access(e, x->t, BASE + x->arg, size, 0, site);
    case 'w': return ag_ev_access(e, x->t, BASE + x->arg, size, AG_WRITE, site);
+   /* the write half of an atomic RMW: a reference count's (c), another (C) */
+   case 'c': return ag_ev_access(e, x->t, BASE + x->arg, size, AG_WRITE | AG_ATOMIC | AG_COMMUTE, site);
+   case 'C': return ag_ev_access(e, x->t, BASE + x->arg, size, AG_WRITE | AG_ATOMIC, site);
    case 'a': return ag_ev_acquire(e, x->t, LOCK + x->arg, x->shared, site);
    case 'l': return ag_ev_release(e, x->t, LOCK + x->arg, x->shared, site);
    case 'f': return ag_ev_fork(e, x->t, x->arg, site);

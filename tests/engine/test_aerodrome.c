@@ -165,6 +165,29 @@ static void test_unary(void)
    ONE("word unary", word, 2, 4);
 }
 
+/* ---- reference counts (AG_COMMUTE) -------------------------------- */
+
+static void test_commute(void)
+{
+   /* T0 copies and drops a shared pointer while T1 copies it: the count's
+      updates commute, so no cycle (as atomic RMWs of another kind: one) */
+   static const ev counts[] = {
+      {'b',0}, {'c',0,X,4}, {'c',1,X,4}, {'c',0,X,4}, {'e',0} };
+   NONE("reference counts", counts, 2);
+   static const ev rmws[] = {
+      {'b',0}, {'C',0,X,4}, {'C',1,X,4}, {'C',0,X,4}, {'e',0} };
+   ONE("other RMWs", rmws, 2, 4);
+   /* a plain write of the count still conflicts with its updates */
+   static const ev reset[] = {
+      {'b',0}, {'c',0,X,4}, {'w',1,X,4}, {'c',0,X,4}, {'e',0} };
+   ONE("count written", reset, 2, 4);
+   /* a snapshot bug beside the counts: two reads of Y with T1's write
+      between them */
+   static const ev snapshot[] = {
+      {'b',0}, {'c',0,X,4}, {'r',0,Y}, {'w',1,Y}, {'c',1,X,4}, {'r',0,Y}, {'c',0,X,4}, {'e',0} };
+   ONE("snapshot beside counts", snapshot, 2, 6);
+}
+
 /* ---- fork / join -------------------------------------------------- */
 
 static void test_fork_join(void)
@@ -558,6 +581,7 @@ int main(int argc, char **argv)
    int ntraces = argc > 1 ? atoi(argv[1]) : 2000;
    test_paper();
    test_unary();
+   test_commute();
    test_fork_join();
    test_locks();
    test_rwlock();

@@ -683,6 +683,42 @@ int main(void)
    for (int t = 1; t <= 99; t++) rd(t, Y);
    done();
 
+   /* std::atomic's release store and acquire load, plain movs known atomic
+      by where their code comes from (AG_ATOMIC_LS): the data they publish
+      does not race; through a plain flag it does. */
+   start("atomic by provenance", 2);
+   wr(0, X); acc(0, Y, 1, AG_WRITE | AG_ATOMIC_LS);
+   acc(1, Y, 1, AG_ATOMIC_LS); rd(1, X);
+   NONE();
+   done();
+   start("plain flag", 2);
+   wr(0, X); acc(0, Y, 1, AG_WRITE);
+   r1 = acc(1, Y, 1, 0); uint64_t r2 = rd(1, X);
+   WANT(r1, r2);
+   done();
+   /* A plain initialisation, then another thread's first atomic access
+      with no order between: an atomic instruction (AG_ATOMIC) makes the
+      init atomic after the fact (it may have been an atomic store compiled
+      to a mov); one known atomic by its code's origin (std::atomic's
+      load, AG_ATOMIC_LS) does not: the init races with it. */
+   start("init, then LOCK access", 2);
+   wr(0, X); ard(1, X);
+   NONE();
+   done();
+   start("init, then std::atomic load", 2);
+   wr(0, X); r1 = acc(1, X, 8, AG_ATOMIC_LS);
+   WANT(r1);
+   done();
+
+   /* A reference count's updates (AG_COMMUTE) stay atomic RMWs here: the
+      last one orders the other owners' accesses before the delete. */
+   start("reference count", 2);
+   rd(0, X); acc(0, Y, 4, AG_ATOMIC | AG_COMMUTE); acc(0, Y, 4, AG_WRITE | AG_ATOMIC | AG_COMMUTE);
+   acc(1, Y, 4, AG_ATOMIC | AG_COMMUTE); acc(1, Y, 4, AG_WRITE | AG_ATOMIC | AG_COMMUTE);
+   wr(1, X);
+   NONE();
+   done();
+
    if (failures) { printf("%d failure(s)\n", failures); return 1; }
    printf("test_fasttrack: all passed\n");
    return 0;

@@ -1,0 +1,112 @@
+/* ag_provenance.c -- see ag_provenance.h.  The source file of an
+ * instruction's line says cheaply whether it comes from one of libstdc++'s
+ * atomic headers; only then is the chain of inlined functions read, and
+ * the innermost one must be an atomic operation or a reference count's
+ * update.  __atomic builtins (C11's atomic_load_explicit, libstdc++'s
+ * own use of them) leave no frame of their own: a plain mov they compile
+ * to is the caller's, and is classified by the caller's file. */
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"    /* VG_(get_filename), VG_(get_fnname), VG_(get_objname) */
+#include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strstr), VG_(strncmp) */
+#include "ag_inline.h"             /* ag_inline_chain */
+#include "ag_provenance.h"
+
+/* Does path end with "/name" (or equal name)? */
+static Bool ag_pv_file_is(const HChar *path, const HChar *name)
+{
+   Int lp = VG_(strlen)(path), ln = VG_(strlen)(name);
+   if (lp < ln || VG_(strcmp)(path + lp - ln, name) != 0) return False;
+   return lp == ln || path[lp - ln - 1] == '/';
+}
+
+static Bool ag_pv_starts(const HChar *s, const HChar *prefix)
+{
+   return VG_(strncmp)(s, prefix, VG_(strlen)(prefix)) == 0;
+}
+
+/* The base of a function name: past its qualifiers and template
+   arguments, up to its parameters.  Inlined frames are named unqualified
+   ("load"), out-of-line ones in full ("std::__atomic_base<int>::load(...)"). */
+static Bool ag_pv_named(const HChar *fn, const HChar *base)
+{
+   const HChar *s = fn, *last = fn;
+   Int depth = 0;
+   for (; *s && !(depth == 0 && *s == '('); s++) {
+      if (*s == '<') depth++;
+      else if (*s == '>') depth--;
+      else if (depth == 0 && s[0] == ':' && s[1] == ':') last = s + 2;
+   }
+   Int n = VG_(strlen)(base);
+   return VG_(strncmp)(last, base, n) == 0 && (last[n] == 0 || last[n] == '(' || last[n] == '<');
+}
+
+/* libstdc++'s reference counts: ext/atomicity.h's __exchange_and_add and
+   __atomic_add (shared_ptr's control block, locales, facets, ios_base
+   callbacks), and the control block's own members (weak_ptr::lock's CAS). */
+static Bool ag_pv_named_any(const HChar *fn, const HChar *const *names, UInt n)
+{
+   for (UInt i = 0; i < n; i++)
+      if (ag_pv_named(fn, names[i])) return True;
+   return False;
+}
+
+/* The constructors in the atomic headers: they initialise the value with a
+   plain store, which C++ does not make atomic (a constructor racing with
+   another thread's load is a race). */
+static Bool ag_pv_atomic_ctor(const HChar *fn)
+{
+   static const HChar *const names[] = {
+      "__atomic_base", "atomic", "__atomic_float", "__atomic_ref", "atomic_ref",
+      "atomic_flag", "__atomic_flag_base",
+   };
+   return ag_pv_named_any(fn, names, sizeof names / sizeof names[0]);
+}
+
+static Bool ag_pv_refcount_fn(const HChar *fn)
+{
+   static const HChar *const names[] = {
+      "__exchange_and_add", "__exchange_and_add_dispatch", "__exchange_and_add_single",
+      "__atomic_add", "__atomic_add_dispatch", "__atomic_add_single",
+      "_M_add_ref_copy", "_M_add_ref_lock", "_M_add_ref_lock_nothrow", "_M_release",
+      "_M_release_last_use", "_M_weak_add_ref", "_M_weak_release",
+      "_M_add_reference", "_M_remove_reference",
+   };
+   return ag_pv_named_any(fn, names, sizeof names / sizeof names[0]);
+}
+
+/* The innermost function at ip, if the debug info has inline records
+   there; else the symbol's name. */
+static const HChar *ag_pv_innermost(Addr ip)
+{
+   const HChar *names[AG_INLINE_MAX];
+   return ag_inline_chain(ip, names, AG_INLINE_MAX) > 0 ? names[0] : NULL;
+}
+
+/* Code of libstdc++.so itself (Debian ships it without line information):
+   its locale and facet functions update reference counts with their only
+   read-modify-writes (their one-time initialisation is pthread_once). */
+static UInt ag_pv_libstdcxx(DiEpoch ep, Addr ip)
+{
+   const HChar *obj, *fn;
+   if (!VG_(get_objname)(ep, ip, &obj) || !VG_(strstr)(obj, "libstdc++")) return AG_PROV_NONE;
+   if (!VG_(get_fnname)(ep, ip, &fn)) return AG_PROV_NONE;
+   return ag_pv_starts(fn, "std::locale") || ag_pv_refcount_fn(fn)
+          ? AG_PROV_REFCOUNT : AG_PROV_NONE;
+}
+
+UInt ag_prov_of(Addr ip, Bool rmw)
+{
+   DiEpoch ep = VG_(current_DiEpoch)();
+   const HChar *file;
+   if (!VG_(get_filename)(ep, ip, &file) || !file[0])
+      return rmw ? ag_pv_libstdcxx(ep, ip) : AG_PROV_NONE;
+   Bool atomic_h = ag_pv_file_is(file, "atomic_base.h") || ag_pv_file_is(file, "atomic");
+   Bool count_h = ag_pv_file_is(file, "atomicity.h") || ag_pv_file_is(file, "shared_ptr_base.h");
+   if (!atomic_h && !count_h) return AG_PROV_NONE;
+   const HChar *fn = ag_pv_innermost(ip);
+   if (!fn) return AG_PROV_NONE;
+   /* every other access there is an atomic operation's */
+   if (atomic_h) return ag_pv_atomic_ctor(fn) ? AG_PROV_NONE : AG_PROV_ATOMIC;
+   if (count_h && rmw && ag_pv_refcount_fn(fn)) return AG_PROV_REFCOUNT;
+   return AG_PROV_NONE;
+}

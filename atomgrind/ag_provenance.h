@@ -1,0 +1,20 @@
+/* ag_provenance.h -- where an instruction comes from, as far as the debug
+ * information says (ag_provenance.c): the standard library's atomic
+ * operations, or its reference counts. */
+#ifndef AG_PROVENANCE_H
+#define AG_PROVENANCE_H
+
+#include "pub_tool_basics.h"     /* Addr, UInt */
+
+#define AG_PROV_NONE     0
+#define AG_PROV_ATOMIC   1   /* std::atomic's (and atomic_flag's, atomic_ref's)
+                                own code: a load or store there is atomic */
+#define AG_PROV_REFCOUNT 2   /* a reference count's update: shared_ptr's and
+                                weak_ptr's control block, locales, facets */
+
+/* The class of the instruction at ip (rmw: it is a LOCK-prefixed
+   read-modify-write).  Made at instrumentation time, from the source file
+   of ip's line and the chain of functions inlined there (ag_inline.h). */
+UInt ag_prov_of(Addr ip, Bool rmw);
+
+#endif
