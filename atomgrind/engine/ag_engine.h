@@ -117,6 +117,10 @@ typedef struct ag_config {
       the last one does) rather than the last: FastTrack's same-epoch
       shortcut.  The verdicts do not change (ag_fasttrack.c). */
    int approx_history;
+   /* The prediction engine sees only the accesses made while some region
+      is open, as the atomicity engines do (bounded prediction); it then
+      predicts nothing across a stretch it did not see (ag_predict.c). */
+   int predict_in_regions;
 } ag_config;
 
 /* An engine, as front ends see it: a name, a help line, a kind.  What an
