@@ -122,12 +122,12 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_XACT_CLO(arg, "--history-level=none", ag_clo_history, AG_HIST_NONE) {}
    else if VG_XACT_CLO(arg, "--history-level=approx", ag_clo_history, AG_HIST_APPROX) {}
    else if VG_XACT_CLO(arg, "--history-level=full", ag_clo_history, AG_HIST_FULL) {}
-   else if VG_STREQ(arg, "--predict=regions") {
-      ag_clo_predict = ag_clo_predict_regions = ag_predict_given = True;
-   }
-   else if VG_BOOL_CLO(arg, "--predict", ag_clo_predict) {
-      ag_clo_predict_regions = False;
+   else if VG_STR_CLO(arg, "--predict", str) {
+      ag_clo_predict = !VG_STREQ(str, "no");
+      ag_clo_predict_regions = VG_STREQ(str, "regions");
       ag_predict_given = True;
+      if (!VG_STREQ(str, "yes") && !VG_STREQ(str, "no") && !ag_clo_predict_regions)
+         VG_(fmsg_bad_option)(arg, "--predict wants yes, regions or no\n");
    }
    else if VG_STR_CLO(arg, "--explain-dir", ag_clo_explain_dir) {}
    else if VG_BINT_CLO(arg, "--explain-window", ag_clo_explain_window, 0, 16384) {}

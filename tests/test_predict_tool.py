@@ -8,7 +8,7 @@ otherwise (issue 32); these runs ask for the first."""
 import re
 import unittest
 
-from agtest import BUILD, compile_prog, supp_file, tool_built, valgrind
+from agtest import BUILD, compile_prog, supp_file, tool_built, valgrind, vg_in_place
 
 PREDICTED = r"(?m)^Possible atomicity violation: "
 
@@ -88,6 +88,11 @@ class Predict(unittest.TestCase):
             with self.subTest(seed=seed):
                 self.assertEqual(r.errors, 0, r)
                 self.assertEqual(r.rc, 0, r)
+
+    def test_bad_value(self):
+        p = vg_in_place("--tool=atomgrind", "--predict=maybe", "/bin/true")
+        self.assertNotEqual(p.returncode, 0, p.stdout)
+        self.assertIn("--predict wants yes, regions or no", p.stdout)
 
     def test_predict_no(self):
         r = self.run_mode("after", "--predict=no")
