@@ -175,7 +175,7 @@ void ag_analysis_init(void)
    cfg.keep_quiescent = !ag_clo_skip_quiescent;
    cfg.predict_in_regions = ag_clo_predict_regions;
    /* a race report may name its thread's epoch's first access: the same
-      verdicts, 0.90-0.97x the time (not with full history: exact names) */
+      verdicts, 0.91-1.08x the time (not with full history: exact names) */
    cfg.approx_history = ag_clo_history != AG_HIST_FULL;
    if (ag_clo_check & AG_CHECK_ATOMICITY) {
       const HChar *name = ag_clo_engine;
