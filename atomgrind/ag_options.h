@@ -36,6 +36,7 @@ extern ag_frames_t ag_clo_track_frames;   /* --track-frames= */
 typedef enum { AG_HIST_NONE, AG_HIST_APPROX, AG_HIST_FULL } ag_history_t;
 extern ag_history_t ag_clo_history;
 extern Bool ag_clo_predict;               /* --predict= */
+extern Bool ag_clo_predict_regions;       /* --predict=regions: bounded */
 /* The cycle of each atomicity report, drawn (ag_cycles.c) */
 extern const HChar *ag_clo_explain_dir;   /* --explain-dir=DIR */
 extern UInt ag_clo_explain_window;        /* --explain-window=N: events kept */

@@ -146,5 +146,20 @@ class RaceReports(unittest.TestCase):
                                  "in the run)", "18"), ("Locks held: none", "20")], r)
 
 
+
+class EpochNaming(unittest.TestCase):
+    def test_epoch_naming(self):
+        """the earlier access a race report names: by default the first of
+        its thread's epoch (first_write), with --history-level=full the
+        last (second_write); the same single report either way
+        (tests/progs/race_epoch.c)"""
+        exe = compile_prog("race_epoch")
+        for opts, named in (((), "first_write"), (("--history-level=full",), "second_write")):
+            with self.subTest(opts=opts):
+                r = valgrind(exe, "--check=races", *opts)
+                self.assertEqual(r.errors, 1, r)
+                self.assertRegex(r.text, r"(?s)This conflicts with a previous write by thread #2\n"
+                                 r"Locks held: none\n\s+at 0x[0-9A-F]+: " + named + r" \(race_epoch\.c:")
+
 if __name__ == "__main__":
     unittest.main()

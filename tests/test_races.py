@@ -41,6 +41,21 @@ class Races(unittest.TestCase):
         out = self.run_test("test_rpt_sound", "20000")
         self.assertIn("all passed", out)
 
+    def test_approx_history_mutants(self):
+        """the approximate history's check (test_rpt_sound's eighth) catches a
+        lost report and an extra one: ag_fasttrack.c built with AG_FT_MUTANT=1
+        (a write skipped over another thread's access) and =2 (a read skipped
+        over an older epoch's)."""
+        srcs = engine_sources() + [os.path.join(CTESTS, "ag_ref.c"),
+                                   os.path.join(CTESTS, "test_rpt_sound.c")]
+        for mutant, why in ((1, "a lost report"), (2, "an extra report")):
+            with self.subTest(mutant=mutant):
+                exe = host_binary("test_rpt_sound_mutant%d" % mutant, srcs, libs=["-lm"],
+                                  opt="-O2", defines=["AG_FT_MUTANT=%d" % mutant])
+                p = run_host(exe, "20000")
+                self.assertNotEqual(p.returncode, 0, p.stdout[-3000:])
+                self.assertIn("FAIL approximate history: " + why, p.stdout)
+
     def test_rpt_sound_atomicity(self):
         """sampled atomicity reports only at events where the reference finds a cycle."""
         out = self.run_test("test_rpt_atomicity", "3000")

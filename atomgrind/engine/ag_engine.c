@@ -133,7 +133,9 @@ ag_engine *ag_engine_new(const ag_engine_ops *ops, const ag_config *cfg,
    e->report = report;
    e->cookie = cookie;
    e->active = 1;
-   e->quiesce = ops->kind == AG_KIND_ATOMICITY && !e->ctx.cfg.keep_quiescent;
+   e->quiesce = (ops->kind == AG_KIND_ATOMICITY
+                 || (ops->kind == AG_KIND_PREDICT && e->ctx.cfg.predict_in_regions))
+                && !e->ctx.cfg.keep_quiescent;
    e->join_bytes = ag_engine_join_bytes && ops->loc_equal != NULL;
    if (ops->atomic_mark) e->atomics = ag_map_new(sizeof(ag_atomic_rec));
    ag_engine_start(e);
@@ -303,7 +305,7 @@ static void ag_close_region(ag_engine *e, ag_tid t, int fwd)
 {
    ag_region *r = &e->ctx.regions[t];
    if (fwd) e->ops->end(e->self, t);
-   e->open--;
+   if (--e->open == 0 && e->quiesce) e->ctx.blind_since = e->ctx.event;
    r->begin_event = 0;
    r->begin_site = 0;
 }

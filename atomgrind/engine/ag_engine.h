@@ -125,6 +125,15 @@ typedef void (*ag_report_fn)(void *cookie, const ag_violation *v);
 typedef struct ag_config {
    int cycles_increasing;    /* AtomSanitizer: report only increasing cycles */
    int keep_quiescent;       /* forward accesses made while no region is open */
+   /* Race reports may name, as the earlier access, the first of its
+      thread's epoch (same thread, kind and clock, so racing exactly when
+      the last one does) rather than the last: FastTrack's same-epoch
+      shortcut.  The verdicts do not change (ag_fasttrack.c). */
+   int approx_history;
+   /* The prediction engine sees only the accesses made while some region
+      is open, as the atomicity engines do (bounded prediction); it then
+      predicts nothing across a stretch it did not see (ag_predict.c). */
+   int predict_in_regions;
 } ag_config;
 
 /* An engine, as front ends see it: a name, a help line, a kind.  What an

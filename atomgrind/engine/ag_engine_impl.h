@@ -28,6 +28,10 @@ typedef struct ag_ctx {
    unsigned size;            /* size (0 for other events) */
    unsigned flags;           /* and AG_WRITE/AG_ATOMIC */
    ag_config cfg;
+   /* The engine is not sent the accesses made while no region is open:
+      the event (an end, or a thread's exit) that began the latest such
+      stretch; 0 when none has, or every access is sent. */
+   uint64_t blind_since;
    ag_region *regions;       /* per thread, indexed by ag_tid */
    uint32_t nthreads;        /* threads announced so far (max tid + 1) */
    /* set by the dispatcher, used by ag_ctx_report */

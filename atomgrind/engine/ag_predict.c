@@ -49,6 +49,16 @@
  * before a (and must still lie in that region).  Locksets are interned.
  * A location's first entry (64 bytes) lives in its shadow cell, the
  * others in an array: nearly every location is touched by one thread.
+ * Bounded (cfg.predict_in_regions, the tool's default but with
+ * --sched=native): the engine is sent only the accesses made while some
+ * thread is inside a region, as the atomicity engines are, so its memory
+ * and time follow the regions' accesses.  The reads-from rule needs every
+ * read between the pattern's two sides, so no prediction is made across a
+ * stretch with no region open (ctx->blind_since): with a after e2, none
+ * began after e2; with a before e1, none after a.  What it predicts is then
+ * what the unbounded engine would (both sides and everything between them
+ * seen alike), less the patterns whose other access, or whose stretch
+ * between, lies outside every region.
  * One report per (region instance, other thread).  A prediction against a
  * region that is still open waits for the region's end (and is then
  * reported there): the rest of the region may yet show the interleaving
@@ -704,6 +714,7 @@ static void pd_check_before(pd_state *pd, const pd_ents *l, pd_ent *me, ag_tid t
                pd_observed(pd, pd_rbegin(me), o->tid);
                continue;
             }
+            if (pd->ctx->blind_since > a->event) continue;   /* unseen since a */
             if (pd_vc_get(&th->vc, o->tid) >= a->clock) continue;   /* a hb e2 */
             if (pd_lset_exclude(pd, pd_held_since(th, e1->event), pd_d(pd, a)->ls)) continue;
             if (pd_rf_other(th, o->tid, addr) > a->event) continue;   /* t read past a */
@@ -739,6 +750,7 @@ static void pd_check_after(pd_state *pd, const pd_ents *l, ag_tid t, int ka, con
             if (!pd_in_region(pd, o, e2) || e2->event <= e1->event || !pd_pattern(i, ka, j)
                 || pd_one_rmw(pd, e1, e2))
                continue;
+            if (pd->ctx->blind_since > e2->event) continue;   /* unseen since e2 */
             if (pd_vc_get(&th->vc, o->tid) >= e2->clock) continue;   /* e2 hb a */
             if (pd_lset_exclude(pd, pd->h12s[o->h12].s[i][j], pd_d(pd, a)->ls)) continue;
             if (pd_rf_other(th, o->tid, addr) > e2->event) continue;   /* u read past e2 */
