@@ -9,6 +9,7 @@
 #include "ag_analysis.h"           /* ag_analysis_init/fini, ag_an_forget */
 #include "ag_clientreq.h"          /* ag_handle_client_request */
 #include "ag_cycles.h"             /* ag_cycles_init */
+#include "ag_defsupp.h"            /* atomgrind.supp */
 #include "ag_errors.h"             /* ag_errors_init */
 #include "ag_instrument.h"         /* ag_instrument */
 #include "ag_options.h"            /* option callbacks, ag_options_check */
@@ -34,6 +35,7 @@ static void ag_thread_exit(ThreadId vgtid)
 static void ag_post_clo_init(void)
 {
    ag_options_check();
+   ag_defsupp_load();
    ag_sched_init();
    ag_threads_init();
    ag_sync_init();

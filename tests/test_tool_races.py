@@ -17,6 +17,60 @@ def race_sites(run):
                           r"\s+at 0x[0-9A-F]+: \w+ \(([\w.]+:\d+)\)", run.text))
 
 
+def race_pairs(run, src):
+    """For each race report, the first line of src named in the racing
+    access's stack and in the previous access's: both stacks are there."""
+    pairs = []
+    for block in run.text.split("Possible data race")[1:]:
+        now, _, prev = block.partition("This conflicts with a previous")
+        prev = prev.split("\n\n")[0]
+        a = re.search(r"\(%s:(\d+)\)" % re.escape(src), now)
+        b = re.search(r"\(%s:(\d+)\)" % re.escape(src), prev)
+        pairs.append((a and int(a.group(1)), b and int(b.group(1))))
+    return pairs
+
+
+class World(unittest.TestCase):
+    """What the program does outside its own memory and locks: stdio,
+    descriptors, system calls, the pthread objects' memory, stacks.
+    Each cause has a racy form (reported, with both accesses' stacks in
+    the program) and a correct one (no error at all)."""
+
+    def run_prog(self, prog, mode, *opts):
+        return valgrind(compile_prog(prog), "--check=races", *opts, args=[mode])
+
+    def assert_clean(self, prog, mode, *opts):
+        r = self.run_prog(prog, mode, *opts)
+        self.assertEqual(r.errors, 0, r)
+        return r
+
+    def assert_racy(self, prog, mode, *opts):
+        r = self.run_prog(prog, mode, *opts)
+        self.assertGreaterEqual(r.races, 1, r)
+        pairs = race_pairs(r, prog + ".c")
+        self.assertTrue(any(a and b for a, b in pairs), (pairs, r))
+        return r
+
+    def test_stdio_from_threads_is_clean(self):
+        # glibc's stdio reads its FILE's flags and lock owner outside
+        # the lock: atomgrind.supp (installed, and in .in_place)
+        for mode in ("printf", "fprintf", "flockfile", "file", "read"):
+            with self.subTest(mode=mode):
+                r = self.assert_clean("race_stdio", mode)
+                self.assertGreaterEqual(r.suppressed, 1, r)   # the file is read
+
+    def test_stdio_suppressions_are_the_default_file(self):
+        r = self.run_prog("race_stdio", "printf", "--default-suppressions=no")
+        self.assertGreaterEqual(r.races, 1, r)
+
+    def test_stdio_race_on_program_data(self):
+        self.assert_racy("race_stdio", "racy")
+        # the program's buffer, read by stdio's strlen/memcpy, still races
+        r = self.run_prog("race_stdio", "racybuf")
+        self.assertGreaterEqual(r.races, 1, r)
+        self.assertRegex(r.text, r"at 0x[0-9A-F]+: __(strlen|memcpy)\w*")
+
+
 class Races(unittest.TestCase):
     def races(self, mode, *opts):
         return valgrind(compile_prog("race_counter"), "--check=races", *opts, args=[mode])
