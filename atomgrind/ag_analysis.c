@@ -409,6 +409,25 @@ void ag_an_sync_rmw(ag_tid t, Addr obj)
    ag_an_release(t, obj, False);
 }
 
+/* Ordering and accesses that no instruction of the program makes
+   (descriptors and system calls, ag_fd.c): for the race engine only --
+   atomicity engines see no lock here that a thread holds and releases. */
+void ag_an_order(ag_tid t, Addr obj, Bool release)
+{
+   if (ag_an_race_eng >= ag_neng) return;
+   ag_an_sync_event();
+   if (release) ag_ev_release(ag_eng[ag_an_race_eng], t, obj, False, 0);
+   else ag_ev_acquire(ag_eng[ag_an_race_eng], t, obj, False, 0);
+}
+
+void ag_an_world_access(ag_tid t, Addr a, SizeT len, Bool write, Addr ip)
+{
+   if (ag_an_race_eng >= ag_neng || !ag_an_gate || len == 0) return;
+   UInt size = len > 0x7fffffffUL ? 0x7fffffffU : (UInt)len;
+   ag_ev_access(ag_eng[ag_an_race_eng], t, a, size, write ? AG_WRITE : 0,
+                ag_an_site(ag_an_race_eng, t, ip));
+}
+
 void ag_an_atomic_seen(Addr a, UInt size)
 {
    for (UInt i = 0; i < ag_neng; i++) ag_ev_atomic_seen(ag_eng[i], a, size);

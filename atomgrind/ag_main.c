@@ -11,6 +11,7 @@
 #include "ag_cycles.h"             /* ag_cycles_init */
 #include "ag_defsupp.h"            /* atomgrind.supp */
 #include "ag_errors.h"             /* ag_errors_init */
+#include "ag_fd.h"                 /* descriptors and system calls */
 #include "ag_instrument.h"         /* ag_instrument */
 #include "ag_options.h"            /* option callbacks, ag_options_check */
 #include "ag_record.h"             /* ag_record_init/fini */
@@ -44,6 +45,7 @@ static void ag_post_clo_init(void)
    ag_analysis_init();
    ag_replace_malloc_post_clo_init();
    ag_spec_init();        /* also the dead stack (--check-stack-var) */
+   ag_fd_init();
    VG_(track_pre_thread_ll_exit)(ag_thread_exit);
    /* memory that goes away starts fresh when reused */
    VG_(track_die_mem_munmap)(ag_die_mem);
@@ -80,6 +82,7 @@ static void ag_pre_clo_init(void)
    ag_errors_init();
    ag_replace_malloc_init();
    ag_sched_pre_clo_init();
+   ag_fd_pre_clo_init();  /* after the scheduler: chains its callbacks */
 }
 
 VG_DETERMINE_INTERFACE_VERSION(ag_pre_clo_init)

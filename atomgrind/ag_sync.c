@@ -7,9 +7,19 @@
  * a synchronisation object (an acquire immediately followed by a
  * release): every such operation is ordered after the previous one on
  * the object, which gives signal -> woken wait, post -> wait, arrivals ->
- * departures.  pthread_once: see ag_sync_once. */
+ * departures.  pthread_once: see ag_sync_once.
+ *
+ * The objects' own memory, for the race engine (as ThreadSanitizer does):
+ * init and destroy write the object's first byte, every other operation
+ * reads it -- before the release it makes, after the acquire -- so that
+ * destroying, re-initialising or freeing an object while another thread
+ * may still be using it is a race, and doing so after that thread's last
+ * use is ordered (a join, the object's own lock) is not.  A barrier
+ * wait reads it on arrival only: glibc's destroy waits for the threads
+ * still leaving, so destroying it right after one's own wait is fine. */
 #include "pub_tool_basics.h"
 #include "ag_analysis.h"           /* the events a sync operation means */
+#include "ag_callsite.h"           /* where the program called */
 #include "ag_requests.h"          /* AG_LK_* lock kinds */
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_locksets.h"           /* a re-initialised lock is new */
@@ -39,6 +49,19 @@ static ag_lock *ag_lock_of(Addr a)
    return l;
 }
 
+/* The calling thread reads (uses) or writes (inits, destroys) obj.  Its
+   wrapper in the preload library is the frame the request comes from. */
+static void ag_sync_touch(ThreadId vgtid, ag_tid t, Addr obj, Bool write)
+{
+   ag_an_world_access(t, obj, 1, write, ag_callsite_within(vgtid, 3));
+}
+
+void ag_sync_use(ThreadId vgtid, Addr obj)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (th->valid) ag_sync_touch(vgtid, th->tid, obj, False);
+}
+
 void ag_sync_init(void)
 {
    ag_locks = ag_map_new(sizeof(ag_lock));
@@ -53,15 +76,14 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind)
    if (kind == AG_LK_RWLOCK_RD) {
       UInt *n = ag_map_lookup(ag_readers, ag_reader_key(lock, th->tid), NULL);
       if ((*n)++ == 0) ag_an_lock_acquire(th->tid, lock, True);
-      return;
-   }
-   if (l->owner == th->tid) {       /* recursive mutex */
+   } else if (l->owner == th->tid) {       /* recursive mutex */
       l->count++;
-      return;
+   } else {
+      l->owner = th->tid;
+      l->count = 1;
+      ag_an_lock_acquire(th->tid, lock, False);
    }
-   l->owner = th->tid;
-   l->count = 1;
-   ag_an_lock_acquire(th->tid, lock, False);
+   ag_sync_touch(vgtid, th->tid, lock, False);
 }
 
 void ag_sync_lock_release(ThreadId vgtid, Addr lock)
@@ -69,6 +91,7 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock)
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
    ag_lock *l = ag_map_get(ag_locks, lock);
+   ag_sync_touch(vgtid, th->tid, lock, False);
    if (l && l->owner == th->tid) {
       if (--l->count == 0) {
          l->owner = AG_NO_TID;
@@ -88,8 +111,8 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock)
 void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex)
 {
    ag_thread *th = ag_thread_of(vgtid);
-   (void)cond;
    if (!th->valid) return;
+   ag_sync_touch(vgtid, th->tid, cond, False);
    ag_lock *l = ag_map_get(ag_locks, mutex);
    if (!l || l->owner != th->tid) {
       ag_error_misuse(vgtid, "Thread #%u waits on condition variable %#lx with mutex %#lx, "
@@ -143,7 +166,8 @@ Bool ag_sync_holds(ThreadId vgtid, Addr lock)
    forget their state for it, as when its memory is freed). */
 void ag_sync_destroy(ThreadId vgtid, Addr obj)
 {
-   (void)vgtid;
+   ag_thread *th = ag_thread_of(vgtid);
+   if (th->valid) ag_sync_touch(vgtid, th->tid, obj, True);
    ag_lock *l = ag_map_get(ag_locks, obj);
    if (l) { l->owner = AG_NO_TID; l->count = 0; }
    ag_lockset_forget(obj);

@@ -70,6 +70,45 @@ class World(unittest.TestCase):
         self.assertGreaterEqual(r.races, 1, r)
         self.assertRegex(r.text, r"at 0x[0-9A-F]+: __(strlen|memcpy)\w*")
 
+    def test_descriptors_order(self):
+        # write -> read, send -> recv, connect -> accept, epoll_ctl ->
+        # epoll_wait (ag_fd.c); without the model each is a race on data
+        for mode in ("pipe", "socketpair", "socket", "epoll", "close"):
+            with self.subTest(mode=mode):
+                self.assert_clean("race_fd", mode)
+
+    def test_descriptor_races(self):
+        for mode in ("pipe_racy", "socketpair_racy", "socket_racy", "epoll_racy"):
+            with self.subTest(mode=mode):
+                r = self.assert_racy("race_fd", mode)
+                self.assertIn('data symbol "data"', r.text)
+        for mode in ("close_racy", "dup2_racy"):
+            with self.subTest(mode=mode):
+                r = self.assert_racy("race_fd", mode)
+                self.assertRegex(r.text, r"Possible data race during close of file descriptor \d+ "
+                                 r"by thread #\d+(.|\n)*This conflicts with a previous use")
+
+    def test_system_call_memory(self):
+        # read() fills its buffer, write() reads it, fstat() fills a struct:
+        # accesses of the calling thread (pre_mem_read/post_mem_write)
+        for mode in ("read", "write"):
+            with self.subTest(mode=mode):
+                self.assert_clean("race_sysmem", mode)
+        for mode in ("read_racy", "write_racy", "stat_racy"):
+            with self.subTest(mode=mode):
+                r = self.assert_racy("race_sysmem", mode)
+                self.assertRegex(r.text, r'inside data symbol "(buf|st)"')
+
+    def test_pthread_objects_memory(self):
+        # init/destroy write the object, other operations read it
+        for mode in ("after_join", "last_user"):
+            with self.subTest(mode=mode):
+                self.assert_clean("race_objects", mode)
+        for mode in ("mutex_racy", "cond_racy", "barrier_racy", "free_racy"):
+            with self.subTest(mode=mode):
+                r = self.assert_racy("race_objects", mode)
+                self.assertRegex(r.text, r"Possible data race during (write of size 1|free of size \d+)")
+
 
 class Races(unittest.TestCase):
     def races(self, mode, *opts):
