@@ -416,14 +416,22 @@ void ag_an_order(ag_tid t, Addr obj, Bool release)
 {
    if (ag_an_race_eng >= ag_neng) return;
    ag_an_sync_event();
-   if (release) ag_ev_release(ag_eng[ag_an_race_eng], t, obj, False, 0);
-   else ag_ev_acquire(ag_eng[ag_an_race_eng], t, obj, False, 0);
+   /* recorded as what the race engine sees (a replay with --check=races
+      numbers events as it did) */
+   if (release) {
+      ag_rec_release(t, obj, False);
+      ag_ev_release(ag_eng[ag_an_race_eng], t, obj, False, 0);
+   } else {
+      ag_rec_acquire(t, obj, False);
+      ag_ev_acquire(ag_eng[ag_an_race_eng], t, obj, False, 0);
+   }
 }
 
 void ag_an_world_access(ag_tid t, Addr a, SizeT len, Bool write, Addr ip)
 {
    if (ag_an_race_eng >= ag_neng || !ag_an_gate || len == 0) return;
    UInt size = len > 0x7fffffffUL ? 0x7fffffffU : (UInt)len;
+   ag_rec_access(t, a, size, write ? AG_WRITE : 0, ip);
    ag_ev_access(ag_eng[ag_an_race_eng], t, a, size, write ? AG_WRITE : 0,
                 ag_an_site(ag_an_race_eng, t, ip));
 }

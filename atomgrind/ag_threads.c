@@ -91,11 +91,16 @@ void ag_threads_exit(ThreadId vgtid)
 }
 
 /* In a fork child only the forking thread exists; the core drops the
-   others without telling tools, and reuses their ThreadIds. */
+   others without telling tools, and reuses their ThreadIds.  Nothing of
+   theirs happens in the child after the fork: the forking thread joins
+   them (glibc gives their stacks to the child's next threads). */
 static void ag_threads_fork_child(ThreadId me)
 {
    for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != me) ag_threads[t].valid = False;
+      if (t != me && ag_threads[t].valid) {
+         if (ag_threads[me].valid) ag_an_join(ag_threads[me].tid, ag_threads[t].tid);
+         ag_threads[t].valid = False;
+      }
 }
 
 void ag_threads_init(void)

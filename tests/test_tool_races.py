@@ -109,6 +109,20 @@ class World(unittest.TestCase):
                 r = self.assert_racy("race_objects", mode)
                 self.assertRegex(r.text, r"Possible data race during (write of size 1|free of size \d+)")
 
+    def test_fork_child(self):
+        # the forked child's log follows the parent's in the same file; in
+        # the child the vanished threads are joined by the forking one
+        # (without: 6 races on the reused stack of the sleeping thread)
+        exe = compile_prog("race_fork")
+        for mode, want in (("clean", 0), ("racy", 1)):
+            with self.subTest(mode=mode):
+                r = valgrind(exe, "--check=races", args=[mode])
+                counts = [int(n) for n in re.findall(r"ERROR SUMMARY: (\d+) errors", r.text)]
+                self.assertEqual(len(counts), 2, r)
+                self.assertEqual(sum(counts) > 0, bool(want), r)
+                if want:
+                    self.assertTrue(any(a and b for a, b in race_pairs(r, "race_fork.c")), r)
+
 
 class Races(unittest.TestCase):
     def races(self, mode, *opts):
