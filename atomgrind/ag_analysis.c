@@ -436,6 +436,32 @@ void ag_an_world_access(ag_tid t, Addr a, SizeT len, Bool write, Addr ip)
                 ag_an_site(ag_an_race_eng, t, ip));
 }
 
+/* A barrier wait's arrival or departure.  The race engine sees a release
+   (arrival) or an acquire (departure) of gen, an object of the barrier's
+   generation, so a departure is ordered after the arrivals of its own
+   generation only (as an RMW of the barrier, everyone's later arrivals
+   would order it too, hiding races between generations).  The other
+   engines see the RMW of b, as before.  Recorded as the race engine sees
+   it. */
+void ag_an_barrier(ag_tid t, Addr b, Addr gen, Bool arrive)
+{
+   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   ag_an_sync_event();
+   if (arrive) ag_rec_release(t, gen, False);
+   else ag_rec_acquire(t, gen, False);
+   for (UInt i = 0; i < ag_neng; i++) {
+      if (i == ag_an_race_eng) {
+         if (arrive) ag_ev_release(ag_eng[i], t, gen, False, 0);
+         else ag_ev_acquire(ag_eng[i], t, gen, False, 0);
+         continue;
+      }
+      if (i == 0) ag_an_xp(AG_XE_ACQ, t, b, 0, False);
+      ag_ev_acquire(ag_eng[i], t, b, False, site);
+      if (i == 0) ag_an_xp(AG_XE_REL, t, b, 0, False);
+      ag_ev_release(ag_eng[i], t, b, False, site);
+   }
+}
+
 void ag_an_atomic_seen(Addr a, UInt size)
 {
    for (UInt i = 0; i < ag_neng; i++) ag_ev_atomic_seen(ag_eng[i], a, size);

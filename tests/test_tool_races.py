@@ -123,6 +123,13 @@ class World(unittest.TestCase):
                 if want:
                     self.assertTrue(any(a and b for a, b in race_pairs(r, "race_fork.c")), r)
 
+    def test_barrier_generations(self):
+        # a departure is ordered after its own generation's arrivals only
+        # (as one RMW object the barrier ordered a late departure after
+        # the next round's arrival: the racy writes were missed)
+        self.assert_clean("race_barrier", "clean")
+        self.assert_racy("race_barrier", "racy")
+
 
 class Races(unittest.TestCase):
     def races(self, mode, *opts):
