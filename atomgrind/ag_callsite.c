@@ -29,3 +29,15 @@ Addr ag_callsite_within(ThreadId vgtid, UInt frames)
 }
 
 Addr ag_callsite(ThreadId vgtid) { return ag_callsite_within(vgtid, AG_CS_FRAMES); }
+
+Addr ag_callsite_sp(ThreadId vgtid)
+{
+   Addr ips[AG_CS_FRAMES], sps[AG_CS_FRAMES];
+   UInt n = VG_(get_StackTrace)(vgtid, ips, AG_CS_FRAMES, sps, NULL, 0);
+   DiEpoch ep = VG_(current_DiEpoch)();
+   for (UInt i = 0; i < n; i++) {
+      const HChar *obj;
+      if (!VG_(get_objname)(ep, ips[i], &obj) || !ag_cs_library(obj)) return sps[i];
+   }
+   return 0;
+}

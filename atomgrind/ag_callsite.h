@@ -14,5 +14,8 @@ Addr ag_callsite(ThreadId vgtid);
 /* The same within the first `frames` frames (fewer to unwind: a pthread
    call's wrapper is one frame deep). */
 Addr ag_callsite_within(ThreadId vgtid, UInt frames);
+/* The stack pointer in that frame (0 if none was found): the program's
+   frames live at and above it. */
+Addr ag_callsite_sp(ThreadId vgtid);
 
 #endif

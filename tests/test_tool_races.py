@@ -130,6 +130,15 @@ class World(unittest.TestCase):
         self.assert_clean("race_barrier", "clean")
         self.assert_racy("race_barrier", "racy")
 
+    def test_stack_variable_shared_by_creator(self):
+        # the creating thread's live frames are checked after a creation,
+        # without --check-stack-var (the base build found neither race)
+        self.assert_clean("race_stack", "clean")
+        for mode in ("racy", "deep"):
+            with self.subTest(mode=mode):
+                r = self.assert_racy("race_stack", mode)
+                self.assertIn("is on thread 1's stack", r.text)
+
 
 class Races(unittest.TestCase):
     def races(self, mode, *opts):
