@@ -2,8 +2,8 @@
  * object-name lookup each: paid per system call or pthread call, never
  * per memory access. */
 #include "pub_tool_basics.h"
-#include "pub_tool_debuginfo.h"    /* VG_(get_objname) */
-#include "pub_tool_libcbase.h"     /* VG_(strstr) */
+#include "pub_tool_debuginfo.h"    /* VG_(get_objname), VG_(get_fnname) */
+#include "pub_tool_libcbase.h"     /* VG_(strstr), VG_(strcmp) */
 #include "pub_tool_stacktrace.h"   /* VG_(get_StackTrace) */
 #include "ag_callsite.h"
 
@@ -40,4 +40,16 @@ Addr ag_callsite_sp(ThreadId vgtid)
       if (!VG_(get_objname)(ep, ips[i], &obj) || !ag_cs_library(obj)) return sps[i];
    }
    return 0;
+}
+
+Bool ag_callsite_under(ThreadId vgtid, const HChar *name)
+{
+   Addr ips[16];
+   UInt n = VG_(get_StackTrace)(vgtid, ips, 16, NULL, NULL, 0);
+   DiEpoch ep = VG_(current_DiEpoch)();
+   for (UInt i = 0; i < n; i++) {
+      const HChar *fn;
+      if (VG_(get_fnname)(ep, ips[i], &fn) && VG_(strcmp)(fn, name) == 0) return True;
+   }
+   return False;
 }

@@ -18,4 +18,8 @@ Addr ag_callsite_within(ThreadId vgtid, UInt frames);
    frames live at and above it. */
 Addr ag_callsite_sp(ThreadId vgtid);
 
+/* Whether a function called `name` is on vgtid's stack (its innermost
+   16 frames). */
+Bool ag_callsite_under(ThreadId vgtid, const HChar *name);
+
 #endif

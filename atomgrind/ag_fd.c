@@ -15,9 +15,8 @@
  * descriptor starts with a fresh byte (the kernel ordered its creation
  * after the close that freed its number). */
 #include "pub_tool_basics.h"
-#include "pub_tool_libcbase.h"     /* VG_(memcpy), VG_(strlen) */
+#include "pub_tool_libcbase.h"     /* VG_(memcpy), VG_(strlen), VG_(strcmp) */
 #include "pub_tool_machine.h"      /* VG_(get_SP): the caller's own stack */
-#include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "pub_tool_tooliface.h"    /* VG_(needs_syscall_wrapper) */
 #include "pub_tool_vki.h"          /* VKI_F_DUPFD */
 #include "pub_tool_vkiscnums.h"    /* __NR_* */
@@ -214,11 +213,17 @@ static void ag_fd_mem(ThreadId vgtid, Addr a, SizeT len, Bool write)
    ag_an_world_access(th->tid, a, len, write, ag_callsite(vgtid));
 }
 
+/* exit() writes out every stdio buffer without taking the FILE locks
+   (glibc's _IO_cleanup), so the kernel's read of a buffer there is
+   unordered with threads still printing into it: like the rest of that
+   flush (atomgrind.supp), not the program's race. */
 static void ag_fd_pre_mem_read(CorePart part, ThreadId vgtid, const HChar *what,
                                Addr a, SizeT len)
 {
    (void)what;
-   if (part == Vg_CoreSysCall) ag_fd_mem(vgtid, a, len, False);
+   if (part != Vg_CoreSysCall || !ag_fd_thread(vgtid)) return;
+   if (VG_(strcmp)(what, "write(buf)") == 0 && ag_callsite_under(vgtid, "_IO_cleanup")) return;
+   ag_fd_mem(vgtid, a, len, False);
 }
 
 static void ag_fd_pre_mem_read_asciiz(CorePart part, ThreadId vgtid, const HChar *what,

@@ -54,7 +54,7 @@ class World(unittest.TestCase):
     def test_stdio_from_threads_is_clean(self):
         # glibc's stdio reads its FILE's flags and lock owner outside
         # the lock: atomgrind.supp (installed, and in .in_place)
-        for mode in ("printf", "fprintf", "flockfile", "file", "read"):
+        for mode in ("printf", "fprintf", "flockfile", "file", "read", "exit"):
             with self.subTest(mode=mode):
                 r = self.assert_clean("race_stdio", mode)
                 self.assertGreaterEqual(r.suppressed, 1, r)   # the file is read

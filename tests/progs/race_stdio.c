@@ -4,6 +4,8 @@
  *   flockfile two threads print lines under flockfile            -> clean
  *   file      two threads fwrite one FILE, then each fopen/fread -> clean
  *   read      two threads fgets/fread/getc from one FILE         -> clean
+ *   exit      a detached thread prints forever; main returns while it
+ *             does (exit flushes stdout without the FILE lock)    -> clean
  *   racy      as printf, and both bump an unlocked counter       -> race
  *   racybuf   one thread fills a buffer the other prints, no sync -> race
  *             (inside stdio's strlen/memcpy: the default
@@ -27,6 +29,9 @@ static void *worker(void *arg)
       if (id == 0) { ms_sleep(300); fputs(text, stdout); printf("%s\n", text); }
       else strcpy(text, "a line written without any ordering\n");
       return NULL;
+   }
+   if (!strcmp(mode, "exit")) {
+      for (long i = 0;; i++) printf("thread %ld line %ld\n", id, i);
    }
    for (int i = 0; i < 20; i++) {
       if (!strcmp(mode, "printf") || !strcmp(mode, "racy")) {
@@ -67,6 +72,12 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
    mode = argc > 1 ? argv[1] : "printf";
+   if (!strcmp(mode, "exit")) {
+      pthread_detach(spawn(worker, (void *)0));
+      ms_sleep(300);
+      printf("main exits\n");
+      return 0;
+   }
    if (!strcmp(mode, "file") || !strcmp(mode, "read")) shared = tmpfile();
    if (!strcmp(mode, "read")) {
       for (int i = 0; i < 100; i++) fputs("0123456789\n", shared);
