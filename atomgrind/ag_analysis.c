@@ -453,6 +453,59 @@ void ag_an_sync_rmw(ag_tid t, Addr obj)
    ag_an_release(t, obj, False);
 }
 
+/* Ordering and accesses that no instruction of the program makes
+   (descriptors and system calls, ag_fd.c): for the race engine only --
+   atomicity engines see no lock here that a thread holds and releases. */
+void ag_an_order(ag_tid t, Addr obj, Bool release)
+{
+   if (ag_an_race_eng >= ag_neng) return;
+   ag_an_sync_event();
+   /* recorded as what the race engine sees (a replay with --check=races
+      numbers events as it did) */
+   if (release) {
+      ag_rec_release(t, obj, False);
+      ag_ev_release(ag_eng[ag_an_race_eng], t, obj, False, 0);
+   } else {
+      ag_rec_acquire(t, obj, False);
+      ag_ev_acquire(ag_eng[ag_an_race_eng], t, obj, False, 0);
+   }
+}
+
+void ag_an_world_access(ag_tid t, Addr a, SizeT len, Bool write, Addr ip)
+{
+   if (ag_an_race_eng >= ag_neng || !ag_an_gate || len == 0) return;
+   UInt size = len > 0x7fffffffUL ? 0x7fffffffU : (UInt)len;
+   ag_rec_access(t, a, size, write ? AG_WRITE : 0, ip);
+   ag_ev_access(ag_eng[ag_an_race_eng], t, a, size, write ? AG_WRITE : 0,
+                ag_an_site(ag_an_race_eng, t, ip));
+}
+
+/* A barrier wait's arrival or departure.  The race engine sees a release
+   (arrival) or an acquire (departure) of gen, an object of the barrier's
+   generation, so a departure is ordered after the arrivals of its own
+   generation only (as an RMW of the barrier, everyone's later arrivals
+   would order it too, hiding races between generations).  The other
+   engines see the RMW of b, as before.  Recorded as the race engine sees
+   it. */
+void ag_an_barrier(ag_tid t, Addr b, Addr gen, Bool arrive)
+{
+   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   ag_an_sync_event();
+   if (arrive) ag_rec_release(t, gen, False);
+   else ag_rec_acquire(t, gen, False);
+   for (UInt i = 0; i < ag_neng; i++) {
+      if (i == ag_an_race_eng) {
+         if (arrive) ag_ev_release(ag_eng[i], t, gen, False, 0);
+         else ag_ev_acquire(ag_eng[i], t, gen, False, 0);
+         continue;
+      }
+      if (i == 0) ag_an_xp(AG_XE_ACQ, t, b, 0, False);
+      ag_ev_acquire(ag_eng[i], t, b, False, site);
+      if (i == 0) ag_an_xp(AG_XE_REL, t, b, 0, False);
+      ag_ev_release(ag_eng[i], t, b, False, site);
+   }
+}
+
 void ag_an_atomic_seen(Addr a, UInt size)
 {
    for (UInt i = 0; i < ag_neng; i++) ag_ev_atomic_seen(ag_eng[i], a, size);

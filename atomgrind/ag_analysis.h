@@ -30,6 +30,14 @@ void ag_an_sync_rmw(ag_tid t, Addr obj);
    later one.  Atomicity engines see a write or a read of the control;
    the others (races, prediction) an RMW of it as a sync object. */
 void ag_an_once(ag_tid t, Addr once, Bool init);
+/* For the race engine only: an acquire or a release of obj that is no
+   lock (a descriptor's bytes), and an access that no instruction makes
+   (a descriptor's use, a system call's buffer) at code address ip. */
+void ag_an_order(ag_tid t, Addr obj, Bool release);
+void ag_an_world_access(ag_tid t, Addr a, SizeT len, Bool write, Addr ip);
+/* A barrier's arrival or departure: the race engine orders departures
+   after their generation's arrivals (gen: that generation's object). */
+void ag_an_barrier(ag_tid t, Addr b, Addr gen, Bool arrive);
 void ag_an_forget(Addr a, SizeT len);     /* memory freed, unmapped, reused */
 void ag_an_free(ag_tid t, Addr a, SizeT len);  /* t frees a heap block */
 void ag_an_atomic_seen(Addr a, UInt size);     /* an atomic access outside a window */

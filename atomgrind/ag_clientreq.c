@@ -87,10 +87,19 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       break;
    case AG_CR_COND_SIGNAL:
    case AG_CR_SEM_POST:
-   case AG_CR_SEM_WAITED:
-   case AG_CR_BARRIER_PRE:
-   case AG_CR_BARRIER_POST:
+      ag_sync_use(vgtid, arg[1]);        /* before the release it makes */
       ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_BARRIER_PRE:
+      ag_sync_use(vgtid, arg[1]);
+      ag_sync_barrier_arrive(vgtid, arg[1]);
+      break;
+   case AG_CR_SEM_WAITED:
+      ag_sync_object(vgtid, arg[1]);
+      ag_sync_use(vgtid, arg[1]);
+      break;
+   case AG_CR_BARRIER_POST:
+      ag_sync_barrier_depart(vgtid, arg[1]);
       break;
    case AG_CR_ONCE_POST:
       ag_sync_once(vgtid, arg[1], arg[2] != 0);

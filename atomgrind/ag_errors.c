@@ -14,6 +14,7 @@
 #include "pub_tool_tooliface.h"    /* VG_(needs_tool_errors) */
 #include "ag_errors.h"
 #include "ag_cycles.h"             /* the cycle of a report, drawn */
+#include "ag_fd.h"                 /* descriptors' made-up addresses (inline only) */
 #include "ag_fnspec.h"             /* regions that are calls; --infer-spec */
 #include "ag_options.h"            /* --trace-reports */
 #include "ag_history.h"            /* access stacks (--history-level=full) */
@@ -708,13 +709,21 @@ static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
 {
    const ag_violation *v = &x->v;
    HChar what[160], prev[160];
-   VG_(snprintf)(what, sizeof what, "Possible data race during %s of size %u at %#lx by thread #%u",
-                 ag_rw(v->flags), v->size, (unsigned long)v->addr, v->tid + 1);
+   Int fd = ag_fd_of_loc((Addr)v->addr);     /* a descriptor's use or close */
+   const HChar *rw = fd >= 0 ? (v->flags & AG_WRITE ? "close" : "use") : ag_rw(v->flags);
+   const HChar *orw = fd >= 0 ? (v->other_flags & AG_WRITE ? "close" : "use")
+                              : ag_rw(v->other_flags);
+   if (fd >= 0)
+      VG_(snprintf)(what, sizeof what, "Possible data race during %s of file descriptor %d "
+                    "by thread #%u", rw, fd, v->tid + 1);
+   else
+      VG_(snprintf)(what, sizeof what, "Possible data race during %s of size %u at %#lx "
+                    "by thread #%u", rw, v->size, (unsigned long)v->addr, v->tid + 1);
    if (v->other_tid != AG_NO_TID)
       VG_(snprintf)(prev, sizeof prev, "This conflicts with a previous %s by thread #%u",
-                    ag_rw(v->other_flags), v->other_tid + 1);
+                    orw, v->other_tid + 1);
    else
-      VG_(snprintf)(prev, sizeof prev, "This conflicts with a previous %s", ag_rw(v->other_flags));
+      VG_(snprintf)(prev, sizeof prev, "This conflicts with a previous %s", orw);
    ExeContext *other_ec = ag_site_stack(v->other_site);
    Addr other_ip = other_ec ? 0 : ag_site_ip(v->other_site);
    if (xml) {
@@ -732,7 +741,7 @@ static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
       ag_pp_locks_held(v->other_site, xml);
       ag_pp_access_at(other_ec, other_ip, xml);
    }
-   ag_pp_addr(x);
+   if (fd < 0) ag_pp_addr(x);
    ag_pp_lock_origins(v, xml);
 }
 

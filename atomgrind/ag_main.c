@@ -9,7 +9,9 @@
 #include "ag_analysis.h"           /* ag_analysis_init/fini, ag_an_forget */
 #include "ag_clientreq.h"          /* ag_handle_client_request */
 #include "ag_cycles.h"             /* ag_cycles_init */
+#include "ag_defsupp.h"            /* atomgrind.supp */
 #include "ag_errors.h"             /* ag_errors_init */
+#include "ag_fd.h"                 /* descriptors and system calls */
 #include "ag_instrument.h"         /* ag_instrument */
 #include "ag_options.h"            /* option callbacks, ag_options_check */
 #include "ag_record.h"             /* ag_record_init/fini */
@@ -34,6 +36,7 @@ static void ag_thread_exit(ThreadId vgtid)
 static void ag_post_clo_init(void)
 {
    ag_options_check();
+   ag_defsupp_load();
    ag_sched_init();
    ag_threads_init();
    ag_sync_init();
@@ -42,6 +45,7 @@ static void ag_post_clo_init(void)
    ag_analysis_init();
    ag_replace_malloc_post_clo_init();
    ag_spec_init();        /* also the dead stack (--check-stack-var) */
+   ag_fd_init();
    VG_(track_pre_thread_ll_exit)(ag_thread_exit);
    /* memory that goes away starts fresh when reused */
    VG_(track_die_mem_munmap)(ag_die_mem);
@@ -78,6 +82,7 @@ static void ag_pre_clo_init(void)
    ag_errors_init();
    ag_replace_malloc_init();
    ag_sched_pre_clo_init();
+   ag_fd_pre_clo_init();  /* after the scheduler: chains its callbacks */
 }
 
 VG_DETERMINE_INTERFACE_VERSION(ag_pre_clo_init)

@@ -7,9 +7,22 @@
  * a synchronisation object (an acquire immediately followed by a
  * release): every such operation is ordered after the previous one on
  * the object, which gives signal -> woken wait, post -> wait, arrivals ->
- * departures.  pthread_once: see ag_sync_once. */
+ * departures.  For races, a barrier's departures are ordered after the
+ * arrivals of their own generation only (ag_sync_barrier_arrive).  pthread_once: see ag_sync_once.
+ *
+ * The objects' own memory, for the race engine (as ThreadSanitizer does):
+ * init and destroy write the object's first byte, every other operation
+ * reads it -- before the release it makes, after the acquire -- so that
+ * destroying, re-initialising or freeing an object while another thread
+ * may still be using it is a race, and doing so after that thread's last
+ * use is ordered (a join, the object's own lock) is not.  A barrier
+ * wait reads it on arrival only: glibc's destroy waits for the threads
+ * still leaving, so destroying it right after one's own wait is fine. */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client): a barrier's count */
+#include "pub_tool_vki.h"          /* VKI_PROT_READ */
 #include "ag_analysis.h"           /* the events a sync operation means */
+#include "ag_callsite.h"           /* where the program called */
 #include "ag_requests.h"          /* AG_LK_* lock kinds */
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_locksets.h"           /* a re-initialised lock is new */
@@ -22,7 +35,24 @@ typedef struct {
    UInt count;          /* its recursion depth */
 } ag_lock;
 
+/* A barrier's generations (race engine only: ag_an_barrier).  glibc's
+   barrier (since 2.23: nptl's struct pthread_barrier) keeps its count at
+   offset 8; a count that does not look like one falls back to the RMW
+   of the barrier object. */
+typedef struct {
+   UInt count;          /* threads per generation */
+   ULong arrivals;      /* since init */
+   Addr gen;            /* the current generation's object */
+} ag_barrier;
+
+#define AG_BAR_COUNT_OFF 8
+#define AG_BAR_GEN_BASE 0xFFFFC00000000000ULL
+
 static ag_map *ag_locks;       /* lock address -> ag_lock */
+static ag_map *ag_barriers;    /* barrier address -> ag_barrier */
+static ag_map *ag_bar_waiting; /* (barrier, tid) -> its generation object */
+static ag_map *ag_bar_left;    /* generation object -> departures so far */
+static Addr ag_bar_next = AG_BAR_GEN_BASE;
 static ag_map *ag_readers;     /* (lock, tid) -> read-hold count */
 
 static ULong ag_reader_key(Addr lock, ag_tid t)
@@ -39,10 +69,26 @@ static ag_lock *ag_lock_of(Addr a)
    return l;
 }
 
+/* The calling thread reads (uses) or writes (inits, destroys) obj.  Its
+   wrapper in the preload library is the frame the request comes from. */
+static void ag_sync_touch(ThreadId vgtid, ag_tid t, Addr obj, Bool write)
+{
+   ag_an_world_access(t, obj, 1, write, ag_callsite_within(vgtid, 3));
+}
+
+void ag_sync_use(ThreadId vgtid, Addr obj)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (th->valid) ag_sync_touch(vgtid, th->tid, obj, False);
+}
+
 void ag_sync_init(void)
 {
    ag_locks = ag_map_new(sizeof(ag_lock));
    ag_readers = ag_map_new(sizeof(UInt));
+   ag_barriers = ag_map_new(sizeof(ag_barrier));
+   ag_bar_waiting = ag_map_new(sizeof(Addr));
+   ag_bar_left = ag_map_new(sizeof(UInt));
 }
 
 void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind)
@@ -53,15 +99,14 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind)
    if (kind == AG_LK_RWLOCK_RD) {
       UInt *n = ag_map_lookup(ag_readers, ag_reader_key(lock, th->tid), NULL);
       if ((*n)++ == 0) ag_an_lock_acquire(th->tid, lock, True);
-      return;
-   }
-   if (l->owner == th->tid) {       /* recursive mutex */
+   } else if (l->owner == th->tid) {       /* recursive mutex */
       l->count++;
-      return;
+   } else {
+      l->owner = th->tid;
+      l->count = 1;
+      ag_an_lock_acquire(th->tid, lock, False);
    }
-   l->owner = th->tid;
-   l->count = 1;
-   ag_an_lock_acquire(th->tid, lock, False);
+   ag_sync_touch(vgtid, th->tid, lock, False);
 }
 
 void ag_sync_lock_release(ThreadId vgtid, Addr lock)
@@ -69,6 +114,7 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock)
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
    ag_lock *l = ag_map_get(ag_locks, lock);
+   ag_sync_touch(vgtid, th->tid, lock, False);
    if (l && l->owner == th->tid) {
       if (--l->count == 0) {
          l->owner = AG_NO_TID;
@@ -88,8 +134,8 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock)
 void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex)
 {
    ag_thread *th = ag_thread_of(vgtid);
-   (void)cond;
    if (!th->valid) return;
+   ag_sync_touch(vgtid, th->tid, cond, False);
    ag_lock *l = ag_map_get(ag_locks, mutex);
    if (!l || l->owner != th->tid) {
       ag_error_misuse(vgtid, "Thread #%u waits on condition variable %#lx with mutex %#lx, "
@@ -120,6 +166,50 @@ void ag_sync_object(ThreadId vgtid, Addr obj)
    ag_an_sync_rmw(th->tid, obj);
 }
 
+/* A barrier wait's arrival: into the current generation, or a new one
+   when the last is full. */
+void ag_sync_barrier_arrive(ThreadId vgtid, Addr b)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   Addr at = b + AG_BAR_COUNT_OFF;
+   UInt count = VG_(am_is_valid_for_client)(at, sizeof(UInt), VKI_PROT_READ)
+                ? *(const UInt *)at : 0;
+   if (count == 0 || count > (1u << 20)) {
+      ag_an_sync_rmw(th->tid, b);
+      return;
+   }
+   ag_barrier *g = ag_map_lookup(ag_barriers, b, NULL);
+   if (g->count != count) {             /* first wait since init */
+      g->count = count;
+      g->arrivals = 0;
+   }
+   if (g->arrivals++ % count == 0) {
+      g->gen = ag_bar_next;
+      ag_bar_next += 8;
+   }
+   *(Addr *)ag_map_lookup(ag_bar_waiting, ag_reader_key(b, th->tid), NULL) = g->gen;
+   ag_an_barrier(th->tid, b, g->gen, True);
+}
+
+/* Its departure: after the arrivals of its own generation, whose object
+   is dropped when all of them have left. */
+void ag_sync_barrier_depart(ThreadId vgtid, Addr b)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   Addr *gen = ag_map_get(ag_bar_waiting, ag_reader_key(b, th->tid));
+   ag_barrier *g = ag_map_get(ag_barriers, b);
+   if (!gen || !*gen || !g) {
+      ag_an_sync_rmw(th->tid, b);
+      return;
+   }
+   ag_an_barrier(th->tid, b, *gen, False);
+   UInt *left = ag_map_lookup(ag_bar_left, *gen, NULL);
+   if (++*left == g->count) ag_an_forget(*gen, 1);
+   *gen = 0;
+}
+
 /* pthread_once is a write of its control by the initialising call and a
    read by every call after it (regions that each call it on a finished
    control do not conflict), and an ordering of the routine before every
@@ -143,9 +233,12 @@ Bool ag_sync_holds(ThreadId vgtid, Addr lock)
    forget their state for it, as when its memory is freed). */
 void ag_sync_destroy(ThreadId vgtid, Addr obj)
 {
-   (void)vgtid;
+   ag_thread *th = ag_thread_of(vgtid);
+   if (th->valid) ag_sync_touch(vgtid, th->tid, obj, True);
    ag_lock *l = ag_map_get(ag_locks, obj);
    if (l) { l->owner = AG_NO_TID; l->count = 0; }
+   ag_barrier *g = ag_map_get(ag_barriers, obj);
+   if (g) g->count = 0;                 /* a new barrier: generations anew */
    ag_lockset_forget(obj);
    ag_an_forget(obj, 1);
 }

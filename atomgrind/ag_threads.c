@@ -12,6 +12,8 @@
 #include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "pub_tool_tooliface.h"    /* VG_(track_*) */
 #include "ag_analysis.h"           /* thread events go to the engines */
+#include "ag_callsite.h"           /* the creator's frames, shared */
+#include "ag_options.h"            /* --check, --check-stack-var */
 #include "ag_map.h"                /* pthread_t -> ag_tid */
 #include "ag_objects.h"            /* ag_preload_present */
 #include "ag_sched.h"              /* threads come and go for the scheduler */
@@ -44,6 +46,23 @@ static void ag_stop_client_code(ThreadId vgtid, ULong bbs_done)
    ag_sched_stopped(vgtid);
 }
 
+/* Races on the stack (without --check-stack-var): a thread's own stack
+   is skipped inline, below stack_max.  What a thread shares through its
+   stack is mostly what its live frames hand the threads it creates (a
+   local passed by address, as the thread's argument or in a struct): at
+   each creation, its frames from the one that called pthread_create up
+   are checked from then on, and the frames it calls later stay private.
+   (A stack variable handed over later, through memory, is seen only from
+   the other thread's side.) */
+static void ag_threads_share_frames(ThreadId parent)
+{
+   if (!(ag_clo_check & AG_CHECK_RACES) || ag_clo_check_stack_var) return;
+   Addr sp = ag_callsite_sp(parent);
+   ag_thread *p = &ag_threads[parent];
+   if (sp == 0 || p->stack_max == 0 || sp > p->stack_max) return;
+   if (sp - 1 < p->stack_max) p->stack_max = sp - 1;
+}
+
 static void ag_thread_create(ThreadId parent, ThreadId child)
 {
    ag_thread *c = &ag_threads[child];
@@ -69,6 +88,7 @@ static void ag_thread_create(ThreadId parent, ThreadId child)
          }
       }
       ag_threads[parent].last_child = c->tid;
+      ag_threads_share_frames(parent);
       ag_threadinfo_created(c->tid, VG_(record_ExeContext)(parent, 0));
       ag_an_fork(ag_threads[parent].tid, c->tid);
    } else {
@@ -91,11 +111,16 @@ void ag_threads_exit(ThreadId vgtid)
 }
 
 /* In a fork child only the forking thread exists; the core drops the
-   others without telling tools, and reuses their ThreadIds. */
+   others without telling tools, and reuses their ThreadIds.  Nothing of
+   theirs happens in the child after the fork: the forking thread joins
+   them (glibc gives their stacks to the child's next threads). */
 static void ag_threads_fork_child(ThreadId me)
 {
    for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != me) ag_threads[t].valid = False;
+      if (t != me && ag_threads[t].valid) {
+         if (ag_threads[me].valid) ag_an_join(ag_threads[me].tid, ag_threads[t].tid);
+         ag_threads[t].valid = False;
+      }
 }
 
 void ag_threads_init(void)

@@ -14,7 +14,7 @@ from agtest import BUILD, REPO, tool_built
 # Top to bottom.  A new front-end file takes its place here.
 LAYERS = [
     ["ag_main"],                                            # wiring
-    ["ag_clientreq", "ag_instrument", "ag_replace_malloc"],  # what the program does
+    ["ag_clientreq", "ag_instrument", "ag_replace_malloc", "ag_fd"],  # what the program does
     ["ag_spec"],                                            # regions as long as frames
     ["ag_spin", "ag_deadload", "ag_provenance"],                             # IR and code analysis for instrumentation
     ["ag_sync"],                                            # sync objects
@@ -26,7 +26,7 @@ LAYERS = [
     ["ag_cycles"],                                          # reports' cycles, drawn
     ["ag_fnspec"],                                          # which functions are atomic
     ["ag_objects", "ag_options", "ag_syncinfo", "ag_history",
-     "ag_locksets", "ag_blocks", "ag_threadinfo", "ag_inline"],  # facts everyone reads
+     "ag_locksets", "ag_blocks", "ag_threadinfo", "ag_defsupp", "ag_callsite", "ag_inline"], # facts everyone reads
     ["ag_tidarray"],                                        # per-thread arrays
     ["engine"],                                             # atomgrind/engine/*.c
     ["ag_shim_vg"],                                         # the engines' Valgrind shim

@@ -2,8 +2,8 @@
 two accesses held (the earlier one's as they were at that access), a heap
 block's allocation stack and allocating thread, and thread announcements,
 once per thread; the same in --xml=yes.  tests/progs/race_report.c orders
-its two races with a pipe, which a happens-before detector does not see,
-so the reports are the same in every run."""
+its two races with a SysV message, which atomgrind does not model (a pipe
+it does), so the reports are the same in every run."""
 import re
 import tempfile
 import unittest

@@ -1,0 +1,297 @@
+/* ag_fd.c -- what system calls mean for races: ordering through file
+ * descriptors, as ThreadSanitizer's tsan_fd models it, and the memory the
+ * kernel reads and writes for the calling thread (end of the file).
+ *
+ * Each descriptor stands for a synchronisation object (a key, an address
+ * no program can map): a write or send releases it before the call, a
+ * read or receive that succeeds acquires it after.  Both ends of a pipe
+ * or socketpair share one; every socket shares one, as do all regular
+ * files (the kernel's file data is one shared store; TSan's choice);
+ * epoll_ctl releases the epoll descriptor and an epoll_wait that returns
+ * events acquires it; connect releases, and accept acquires, one object
+ * for every connection.  Each descriptor also has a byte of its own
+ * (ag_fd.h): a use reads it and close, or dup2 onto it, writes it, so
+ * closing a descriptor that another thread is using is a race.  A new
+ * descriptor starts with a fresh byte (the kernel ordered its creation
+ * after the close that freed its number). */
+#include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"     /* VG_(memcpy), VG_(strlen), VG_(strcmp) */
+#include "pub_tool_machine.h"      /* VG_(get_SP): the caller's own stack */
+#include "pub_tool_tooliface.h"    /* VG_(needs_syscall_wrapper) */
+#include "pub_tool_vki.h"          /* VKI_F_DUPFD */
+#include "pub_tool_vkiscnums.h"    /* __NR_* */
+#include "ag_analysis.h"           /* ag_an_order, ag_an_world_access */
+#include "ag_callsite.h"           /* the program's frame of the call */
+#include "ag_fd.h"
+#include "ag_map.h"                /* descriptor -> key, key -> references */
+#include "ag_options.h"            /* --check */
+#include "ag_threads.h"            /* the calling thread's engine id */
+
+/* Keys: three shared objects, then one per pipe, epoll instance, ... */
+#define AG_FD_KEY_FILES   0xFFFFD00000000000ULL
+#define AG_FD_KEY_SOCKETS (AG_FD_KEY_FILES + 8)
+#define AG_FD_KEY_CONNECT (AG_FD_KEY_FILES + 16)
+#define AG_FD_KEY_FRESH   (AG_FD_KEY_FILES + 64)
+
+static Bool ag_fd_on;               /* races are checked */
+static ag_map *ag_fd_keys;          /* descriptor -> Addr key */
+static ag_map *ag_fd_refs;          /* fresh key -> descriptors using it */
+static Addr ag_fd_next = AG_FD_KEY_FRESH;
+
+/* The calling thread; NULL inside a synchronisation call (its
+   internals), or when races are not checked. */
+static ag_thread *ag_fd_thread(ThreadId vgtid)
+{
+   if (!ag_fd_on) return NULL;
+   ag_thread *th = ag_thread_of(vgtid);
+   return th->valid && th->ignore == 0 ? th : NULL;
+}
+
+/* ---- keys -------------------------------------------------------------- */
+
+static void ag_fd_unref(Addr key)
+{
+   if (key < AG_FD_KEY_FRESH) return;
+   UInt *n = ag_map_get(ag_fd_refs, key);
+   if (n && *n > 0 && --*n == 0) {
+      ag_an_forget(key, 1);          /* the engines drop its clock */
+   }
+}
+
+static void ag_fd_set(Int fd, Addr key)
+{
+   if (fd < 0) return;
+   Addr *k = ag_map_lookup(ag_fd_keys, (ULong)fd, NULL);
+   if (*k) ag_fd_unref(*k);
+   *k = key;
+   if (key >= AG_FD_KEY_FRESH) (*(UInt *)ag_map_lookup(ag_fd_refs, key, NULL))++;
+   ag_an_forget(AG_FD_LOC_BASE + 8 * (Addr)fd, 8);     /* a new descriptor */
+}
+
+static Addr ag_fd_fresh(void)
+{
+   Addr k = ag_fd_next;
+   ag_fd_next += 8;
+   return k;
+}
+
+/* A descriptor not seen made (inherited, or made by a call not modelled)
+   gets an object of its own. */
+static Addr ag_fd_key(Int fd)
+{
+   Addr *k = ag_map_get(ag_fd_keys, (ULong)fd);
+   if (k && *k) return *k;
+   Addr key = ag_fd_fresh();
+   Addr *n = ag_map_lookup(ag_fd_keys, (ULong)fd, NULL);
+   *n = key;
+   (*(UInt *)ag_map_lookup(ag_fd_refs, key, NULL))++;
+   return key;
+}
+
+static Bool ag_fd_open(Int fd)
+{
+   Addr *k = ag_map_get(ag_fd_keys, (ULong)fd);
+   return k && *k;
+}
+
+static void ag_fd_drop(Int fd)
+{
+   Addr *k = ag_map_get(ag_fd_keys, (ULong)fd);
+   if (!k || !*k) return;
+   ag_fd_unref(*k);
+   *k = 0;                           /* (0: no descriptor) */
+}
+
+/* ---- events ------------------------------------------------------------ */
+
+/* A use (a read of its byte) or a close (a write), at the program's frame. */
+static void ag_fd_touch(ThreadId vgtid, ag_tid t, Int fd, Bool close)
+{
+   if (fd < 0 || AG_FD_LOC_BASE + 8 * (Addr)fd >= AG_FD_LOC_LIMIT) return;
+   ag_an_world_access(t, AG_FD_LOC_BASE + 8 * (Addr)fd, 1, close, ag_callsite(vgtid));
+}
+
+static void ag_fd_release(ag_tid t, Int fd) { if (fd >= 0) ag_an_order(t, ag_fd_key(fd), True); }
+static void ag_fd_acquire(ag_tid t, Int fd) { if (fd >= 0) ag_an_order(t, ag_fd_key(fd), False); }
+
+/* The two descriptors a pipe or socketpair wrote to the program's array. */
+static void ag_fd_pair(const Int *fds)
+{
+   Addr key = ag_fd_fresh();
+   ag_fd_set(fds[0], key);
+   ag_fd_set(fds[1], key);
+}
+
+/* Before the call: uses, closes, releases. */
+static void ag_fd_before(ThreadId vgtid, ag_tid t, UInt sysno, const UWord *args)
+{
+   Int fd = (Int)args[0];
+   switch (sysno) {
+   case __NR_write: case __NR_pwrite64: case __NR_writev: case __NR_pwritev:
+   case __NR_sendto: case __NR_sendmsg: case __NR_sendmmsg:
+   case __NR_epoll_ctl:
+      ag_fd_touch(vgtid, t, fd, False);
+      ag_fd_release(t, fd);
+      break;
+   case __NR_read: case __NR_pread64: case __NR_readv: case __NR_preadv:
+   case __NR_recvfrom: case __NR_recvmsg: case __NR_recvmmsg:
+   case __NR_epoll_wait: case __NR_epoll_pwait:
+   case __NR_accept: case __NR_accept4:
+      ag_fd_touch(vgtid, t, fd, False);
+      break;
+   case __NR_connect:
+      ag_fd_touch(vgtid, t, fd, False);
+      ag_an_order(t, AG_FD_KEY_CONNECT, True);
+      break;
+   case __NR_close:
+      ag_fd_touch(vgtid, t, fd, True);
+      ag_fd_drop(fd);
+      break;
+   case __NR_dup2: case __NR_dup3:
+      /* onto an open descriptor: closes it */
+      if ((Int)args[1] != fd && ag_fd_open((Int)args[1]))
+         ag_fd_touch(vgtid, t, (Int)args[1], True);
+      break;
+   default:
+      break;
+   }
+}
+
+/* After a call that succeeded with result r: acquires, new descriptors. */
+static void ag_fd_after(ag_tid t, UInt sysno, const UWord *args, UWord r)
+{
+   Int fd = (Int)args[0];
+   switch (sysno) {
+   case __NR_read: case __NR_pread64: case __NR_readv: case __NR_preadv:
+   case __NR_recvfrom: case __NR_recvmsg: case __NR_recvmmsg:
+      ag_fd_acquire(t, fd);
+      break;
+   case __NR_epoll_wait: case __NR_epoll_pwait:
+      if (r > 0) ag_fd_acquire(t, fd);
+      break;
+   case __NR_accept: case __NR_accept4:
+      ag_an_order(t, AG_FD_KEY_CONNECT, False);
+      ag_fd_set((Int)r, AG_FD_KEY_SOCKETS);
+      break;
+   case __NR_socket: ag_fd_set((Int)r, AG_FD_KEY_SOCKETS); break;
+   case __NR_connect: ag_fd_set(fd, AG_FD_KEY_SOCKETS); break;
+   case __NR_open: case __NR_openat: case __NR_creat:
+      ag_fd_set((Int)r, AG_FD_KEY_FILES);
+      break;
+   case __NR_pipe: case __NR_pipe2: ag_fd_pair((const Int *)args[0]); break;
+   case __NR_socketpair: ag_fd_pair((const Int *)args[3]); break;
+   case __NR_epoll_create: case __NR_epoll_create1: case __NR_eventfd:
+   case __NR_eventfd2: case __NR_signalfd: case __NR_signalfd4:
+   case __NR_timerfd_create: case __NR_inotify_init: case __NR_inotify_init1:
+      ag_fd_set((Int)r, ag_fd_fresh());
+      break;
+   case __NR_dup: case __NR_dup2: case __NR_dup3:
+      if ((Int)r != fd) ag_fd_set((Int)r, ag_fd_key(fd));
+      break;
+   case __NR_fcntl:
+      if (args[1] == VKI_F_DUPFD || args[1] == VKI_F_DUPFD_CLOEXEC)
+         ag_fd_set((Int)r, ag_fd_key(fd));
+      break;
+   default:
+      break;
+   }
+}
+
+/* ---- memory that system calls read and write --------------------------- */
+
+/* The kernel reads a write()'s buffer and fills a read()'s for the
+   calling thread: those are its accesses, at the call.  The core tells
+   tools (the same callbacks Memcheck checks definedness with); a
+   buffer on the caller's own stack is its own, as for instructions. */
+static void ag_fd_mem(ThreadId vgtid, Addr a, SizeT len, Bool write)
+{
+   ag_thread *th = ag_fd_thread(vgtid);
+   if (!th || len == 0) return;
+   if (!ag_clo_check_stack_var && a <= th->stack_max
+       && VG_(get_SP)(vgtid) <= a + VG_STACK_REDZONE_SZB) return;
+   ag_an_running(vgtid);
+   ag_an_world_access(th->tid, a, len, write, ag_callsite(vgtid));
+}
+
+/* exit() writes out every stdio buffer without taking the FILE locks
+   (glibc's _IO_cleanup), so the kernel's read of a buffer there is
+   unordered with threads still printing into it: like the rest of that
+   flush (atomgrind.supp), not the program's race. */
+static void ag_fd_pre_mem_read(CorePart part, ThreadId vgtid, const HChar *what,
+                               Addr a, SizeT len)
+{
+   (void)what;
+   if (part != Vg_CoreSysCall || !ag_fd_thread(vgtid)) return;
+   if (VG_(strcmp)(what, "write(buf)") == 0 && ag_callsite_under(vgtid, "_IO_cleanup")) return;
+   ag_fd_mem(vgtid, a, len, False);
+}
+
+static void ag_fd_pre_mem_read_asciiz(CorePart part, ThreadId vgtid, const HChar *what,
+                                      Addr a)
+{
+   (void)what;
+   if (part == Vg_CoreSysCall && ag_fd_thread(vgtid))
+      ag_fd_mem(vgtid, a, VG_(strlen)((const HChar *)a) + 1, False);
+}
+
+static void ag_fd_post_mem_write(CorePart part, ThreadId vgtid, Addr a, SizeT len)
+{
+   if (part == Vg_CoreSysCall) ag_fd_mem(vgtid, a, len, True);
+}
+
+/* ---- the core's callbacks, chained with the scheduler's ---------------- */
+
+/* The core keeps one pair of system-call callbacks, in its tool
+   dictionary (core-private, VgToolInterface in pub_core_tooliface.h; 0x330
+   bytes in 3.19), and the scheduler has registered its pair already.
+   Registering ours changes exactly two words of it; what they held
+   before is the scheduler's pair, which ours call. */
+extern UWord VG_(tdict)[];
+#define AG_FD_TDICT_WORDS (0x330 / sizeof(UWord))
+
+typedef void (*ag_fd_pre_fn)(ThreadId, UInt, UWord *, UInt);
+typedef void (*ag_fd_post_fn)(ThreadId, UInt, UWord *, UInt, SysRes);
+static ag_fd_pre_fn ag_fd_next_pre;
+static ag_fd_post_fn ag_fd_next_post;
+
+static void ag_fd_pre(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
+{
+   ag_thread *th = ag_fd_thread(vgtid);
+   if (th) {
+      ag_an_running(vgtid);
+      ag_fd_before(vgtid, th->tid, sysno, args);
+   }
+   if (ag_fd_next_pre) ag_fd_next_pre(vgtid, sysno, args, nargs);
+}
+
+static void ag_fd_post(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs, SysRes res)
+{
+   if (ag_fd_next_post) ag_fd_next_post(vgtid, sysno, args, nargs, res);
+   ag_thread *th = ag_fd_thread(vgtid);
+   if (!th || sr_isError(res)) return;
+   ag_an_running(vgtid);
+   ag_fd_after(th->tid, sysno, args, sr_Res(res));
+}
+
+void ag_fd_pre_clo_init(void)
+{
+   UWord before[AG_FD_TDICT_WORDS];
+   VG_(memcpy)(before, VG_(tdict), sizeof before);
+   VG_(needs_syscall_wrapper)(ag_fd_pre, ag_fd_post);
+   for (UInt i = 0; i < AG_FD_TDICT_WORDS; i++) {
+      if (VG_(tdict)[i] == before[i]) continue;
+      if (VG_(tdict)[i] == (UWord)ag_fd_pre) ag_fd_next_pre = (ag_fd_pre_fn)before[i];
+      if (VG_(tdict)[i] == (UWord)ag_fd_post) ag_fd_next_post = (ag_fd_post_fn)before[i];
+   }
+}
+
+void ag_fd_init(void)
+{
+   ag_fd_on = (ag_clo_check & AG_CHECK_RACES) != 0;
+   ag_fd_keys = ag_map_new(sizeof(Addr));
+   ag_fd_refs = ag_map_new(sizeof(UInt));
+   if (!ag_fd_on) return;
+   VG_(track_pre_mem_read)(ag_fd_pre_mem_read);
+   VG_(track_pre_mem_read_asciiz)(ag_fd_pre_mem_read_asciiz);
+   VG_(track_post_mem_write)(ag_fd_post_mem_write);
+}
