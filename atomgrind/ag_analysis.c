@@ -233,6 +233,7 @@ void ag_analysis_fini(void)
 }
 
 Bool ag_an_in_region(ag_tid t) { return ag_neng > 0 && ag_engine_depth(ag_eng[0], t) > 0; }
+Int ag_an_depth(ag_tid t) { return ag_neng > 0 ? (Int)ag_engine_depth(ag_eng[0], t) : -1; }
 
 void ag_an_running(ThreadId vgtid) { ag_an_vgtid = vgtid; }
 

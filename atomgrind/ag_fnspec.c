@@ -302,13 +302,13 @@ static Bool ag_fs_names(const ag_fs_pattern *p, const HChar *name, const HChar *
    return False;
 }
 
-Int ag_fnspec_match(Addr a)
+/* The function called name, with code at a, if a pattern makes it atomic. */
+Int ag_fnspec_match_name(const HChar *name, Addr a)
 {
-   const HChar *name, *bare = NULL;
+   const HChar *bare = NULL;
    HChar buf[256];
    Bool included = False, explicit = False;
    if (ag_fs_npats == 0) return AG_NO_FN;
-   if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &name)) return AG_NO_FN;
    if (ag_fs_unparamed(name, buf, sizeof buf)) bare = buf;
    for (UInt i = 0; i < ag_fs_npats; i++) {
       const ag_fs_pattern *p = &ag_fs_pats[i];
@@ -319,6 +319,14 @@ Int ag_fnspec_match(Addr a)
    }
    if (!included || (!explicit && ag_fs_not_the_programs(name))) return AG_NO_FN;
    return ag_fs_intern(name, explicit);
+}
+
+Int ag_fnspec_match(Addr a)
+{
+   const HChar *name;
+   if (ag_fs_npats == 0) return AG_NO_FN;
+   if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &name)) return AG_NO_FN;
+   return ag_fnspec_match_name(name, a);
 }
 
 Bool ag_fnspec_atomic(Int fn) { return !ag_fs_fns[fn].dropped; }

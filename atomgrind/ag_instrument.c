@@ -260,6 +260,21 @@ static Bool ag_insn_has_cas(IRSB *bb, Int i)
    return False;
 }
 
+/* The next instruction, at ip, of a block whose previous one was in chain
+   *chain: where the chain changes, a region of an inlined instance opens or
+   closes there (ag_spec.c), and the gate is read again.  Code translated
+   without accesses (the floor) misses the accesses left in this block
+   after the first region opened; the next block is translated with them
+   (ag_emit_leave at its start). */
+static void ag_inline_step(ag_ir *ir, UInt *chain, Addr ip, Int offset_IP)
+{
+   UInt c = ag_spec_inline_at(ip);
+   if (c == *chain) return;
+   *chain = c;
+   ag_spec_instrument_inline(ir->out, c, ip, ir->offset_SP, offset_IP);
+   if (ir->gate != IRTemp_INVALID) ag_emit_gate(ir);
+}
+
 /* Code that is not the program (ag_objects.c): SP's rises only, as a
    longjmp or an unwinder there may end the program's frames. */
 static IRSB *ag_instrument_sp_only(IRSB *bb, Int offset_SP)
@@ -296,6 +311,10 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    ag_spec_sp sp;                       /* SP's known values (ag_spec.c) */
    ag_spec_sp_reset(&sp);
    Bool atomic_insn = False;
+   /* the inline chain of the instruction (ag_spec.c): regions of inlined
+      atomic functions open and close where it changes */
+   Bool inl = ag_spec_inlines();
+   UInt chain = 0;
    /* race mode: the loads of a spin loop are acquire loads */
    UInt spin = (ag_clo_check & AG_CHECK_RACES) && ag_spin_loop(bb, vge) ? AG_SPIN : 0;
    Int i = 0;
@@ -309,10 +328,17 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       if (!st || st->tag == Ist_NoOp) continue;
       if (!gate_done) {
          /* first, so that the gate read below sees the region open */
-         if (st->tag == Ist_IMark
-             && ag_spec_instrument_entry(ir.out, (Addr)st->Ist.IMark.addr, ir.offset_SP)
-             && !ag_an_instrument_accesses)
-            ag_emit_leave(ir.out, layout->offset_IP, (Addr)vge->base[0]);
+         if (st->tag == Ist_IMark) {
+            Addr a0 = (Addr)st->Ist.IMark.addr;
+            Bool opens = ag_spec_instrument_entry(ir.out, a0, ir.offset_SP);
+            if (inl) {      /* the block may be entered from another chain */
+               chain = ag_spec_inline_at(a0);
+               ag_spec_instrument_inline(ir.out, chain, a0, ir.offset_SP, layout->offset_IP);
+               opens = True;
+            }
+            if (opens && !ag_an_instrument_accesses)
+               ag_emit_leave(ir.out, layout->offset_IP, (Addr)vge->base[0]);
+         }
          /* only instrumented accesses and atomic functions' entries (which
             make code instrumented: ag_analysis.c) ask for stops */
          if (ag_clo_sched != AG_SCHED_NATIVE && ag_an_instrument_accesses)
@@ -329,6 +355,8 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       switch (st->tag) {
       case Ist_IMark:
          ag_emit_dead_load(&ir);
+         if (inl && ir.ip != 0) ag_inline_step(&ir, &chain, (Addr)st->Ist.IMark.addr,
+                                               layout->offset_IP);
          ir.ip = (Addr)st->Ist.IMark.addr;
          ir.len = st->Ist.IMark.len;
          ir.touched = False;
@@ -393,5 +421,6 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       addStmtToIRSB(ir.out, st);
    }
    ag_emit_dead_load(&ir);
+   if (chain != 0 && bb->jumpkind == Ijk_Call) ag_spec_instrument_call_out(ir.out, ir.offset_SP);
    return ir.out;
 }

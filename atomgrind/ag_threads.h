@@ -6,6 +6,8 @@
 #include "pub_tool_basics.h"     /* ThreadId, Addr, UWord */
 #include "ag_engine.h"           /* ag_tid */
 
+typedef struct ag_rg_frame ag_rg_frame;   /* ag_regions.c */
+
 typedef struct {
    Bool valid;
    ag_tid tid;           /* dense engine id; never reused */
@@ -13,6 +15,15 @@ typedef struct {
    Addr stack_max;       /* highest address of the thread's stack (read
                             inline by instrumented code) */
    ag_tid last_child;    /* most recent child created by this thread */
+   /* atomic regions (ag_regions.c owns these) */
+   UInt depth;           /* regions open, all kinds */
+   UInt inl;             /* the inline chain its code is in (read inline by
+                            instrumented code; 0: none) */
+   UInt inl_open;        /* which of that chain's instances opened a region */
+   ag_rg_frame *frames;  /* frames that end regions, innermost last */
+   UInt nframes, capframes;
+   Addr last_ret;        /* the last return address checked at depth 0 ... */
+   Bool last_start;      /* ... and whether it returns into start_thread */
 } ag_thread;
 
 extern ag_thread *ag_cur;                 /* the running thread */

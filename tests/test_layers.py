@@ -13,7 +13,8 @@ from agtest import BUILD, REPO, tool_built
 LAYERS = [
     ["ag_main"],                                            # wiring
     ["ag_clientreq", "ag_instrument", "ag_replace_malloc"],  # what the program does
-    ["ag_spec"],                                            # regions as long as frames
+    ["ag_spec"],                                            # where frames and inlined code begin and end
+    ["ag_regions"],                                         # the one owner of regions
     ["ag_spin", "ag_deadload"],                             # IR and code analysis for instrumentation
     ["ag_sync"],                                            # sync objects
     ["ag_threads"],                                         # threads
@@ -21,9 +22,10 @@ LAYERS = [
     ["ag_analysis"],                                        # engines and their events
     ["ag_errors", "ag_record"],                             # reports, traces
     ["ag_cycles"],                                          # reports' cycles, drawn
+    ["ag_instances"],                                       # inlined instances of atomic functions
     ["ag_fnspec"],                                          # which functions are atomic
     ["ag_objects", "ag_options", "ag_syncinfo", "ag_history",
-     "ag_locksets", "ag_blocks", "ag_threadinfo"], # facts everyone reads
+     "ag_locksets", "ag_blocks", "ag_threadinfo", "ag_inline"],  # facts everyone reads
     ["ag_tidarray"],                                        # per-thread arrays
     ["engine"],                                             # atomgrind/engine/*.c
     ["ag_shim_vg"],                                         # the engines' Valgrind shim

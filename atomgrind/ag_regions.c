@@ -1,0 +1,334 @@
+/* ag_regions.c -- the one owner of atomic regions (see ag_regions.h).
+ *
+ * A region opens for a source marker (ATOMGRIND_ATOMIC_BEGIN), a call of an
+ * atomic function (its entry, ag_spec.c) or an inlined instance of one (its
+ * code entered from outside, ag_instrument.c).  Each opening is counted
+ * here, in the thread's record (ag_threads.h), in the engines (ag_an_begin)
+ * and in the scheduler (ag_sched_begin, ag_sched_region_enter), and each
+ * closing in all three: no other module calls them, so the three depths
+ * cannot drift apart (ag_rg_thread_exit checks it).
+ *
+ * Frames end regions.  A call's region lasts until its frame is gone: at
+ * the entry SP points at the return address (the frame's "slot"), and
+ * whatever ends the call -- a return, a longjmp, C++ unwinding -- raises
+ * SP above the slot (ag_rg_sp_rise).  A tail call jumps with SP at the
+ * slot, so the callee stays inside the caller's region; recursion nests; a
+ * signal handler runs below the interrupted SP and its own frames close
+ * when it returns.  A marked region gets a frame too: a longjmp or an
+ * exception that leaves its function before the END is a misuse, and the
+ * region is closed there; a normal return leaves it open (a helper may
+ * begin a region that its caller ends).  An inlined instance has no frame
+ * of its own: it closes when its code is left other than by a call; a call
+ * out of it pushes a frame that keeps the instance open until the callee
+ * returns (or is unwound), and then restores it. */
+#include "pub_tool_basics.h"
+#include "pub_tool_vki.h"          /* VKI_PROT_READ */
+#include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client) */
+#include "pub_tool_debuginfo.h"    /* VG_(get_fnname), VG_(describe_IP) */
+#include "pub_tool_libcassert.h"   /* tl_assert2 */
+#include "pub_tool_libcbase.h"     /* VG_STREQ */
+#include "pub_tool_libcprint.h"    /* VG_(umsg) */
+#include "pub_tool_machine.h"      /* VG_(get_IP) */
+#include "pub_tool_mallocfree.h"   /* VG_(realloc), VG_(free) */
+#include "pub_tool_options.h"      /* VG_(clo_verbosity) */
+#include "pub_tool_stacktrace.h"   /* VG_(get_StackTrace) */
+#include "ag_analysis.h"           /* regions for the engines */
+#include "ag_errors.h"             /* ag_error_misuse */
+#include "ag_fnspec.h"             /* which functions are atomic */
+#include "ag_instances.h"          /* inline chains */
+#include "ag_regions.h"
+#include "ag_sched.h"              /* regions for the scheduler */
+#include "ag_threads.h"            /* the per-thread record */
+
+/* Core-private, but linkable: a jump of SP by more than this is a stack
+   switch, not a frame's end. */
+extern Word VG_(clo_max_stackframe);
+/* Core-private too: --sanity-level=2 or more makes the depth check fatal. */
+extern Int VG_(clo_sanity_level);
+
+typedef enum { AG_RG_FN, AG_RG_MARK, AG_RG_CALL } ag_rg_kind;
+
+struct ag_rg_frame {
+   Addr slot;            /* the frame's return-address slot */
+   ag_rg_kind kind;
+   Int fn;               /* AG_RG_FN: the atomic function */
+   Addr begin_ip;        /* AG_RG_MARK: the ATOMGRIND_ATOMIC_BEGIN ... */
+   Addr ret;             /* ... and the return address, as it was then */
+   UInt inl, inl_open;   /* AG_RG_CALL: the caller's chain, kept open */
+};
+
+UInt ag_rg_open_frames;
+static Bool ag_rg_tracking;
+static ULong ag_rg_opened[3];          /* by kind: calls, markers, inline instances */
+static UInt ag_rg_exits_inside;        /* threads that exited inside a region */
+
+/* ---- opening and closing ------------------------------------------- */
+
+/* The engines first (the region's begin site, 0 when nested); the caller
+   then tells the scheduler, which may make the thread wait. */
+static ULong ag_rg_open(ThreadId vgtid, ag_thread *th, ag_rg_kind kind)
+{
+   th->depth++;
+   ag_rg_opened[kind]++;
+   return ag_an_begin(th->tid, vgtid);
+}
+
+/* from_request: at an END client request, a scheduling point (the thread
+   may wait); otherwise generated code is running, and the scheduler only
+   counts it. */
+static void ag_rg_close(ThreadId vgtid, ag_thread *th, Bool from_request)
+{
+   if (from_request) ag_sched_point(vgtid, AG_PT_END);
+   else ag_sched_region_leave(vgtid);
+   if (th->depth > 0) th->depth--;
+   ag_an_end(th->tid, vgtid);
+}
+
+/* ---- frames -------------------------------------------------------- */
+
+static void ag_rg_push(ag_thread *th, ag_rg_frame f)
+{
+   if (th->nframes == th->capframes) {
+      th->capframes = th->capframes ? 2 * th->capframes : 16;
+      th->frames = VG_(realloc)("ag.regions.frames", th->frames,
+                                th->capframes * sizeof *th->frames);
+   }
+   th->frames[th->nframes++] = f;
+   ag_rg_open_frames++;
+}
+
+static void ag_rg_remove(ag_thread *th, UInt i)
+{
+   for (; i + 1 < th->nframes; i++) th->frames[i] = th->frames[i + 1];
+   th->nframes--;
+   ag_rg_open_frames--;
+}
+
+/* Can the tool read the client's word at a (a slot found by unwinding, or
+   one on a stack that may have been unmapped since)? */
+static Bool ag_rg_readable(Addr a)
+{
+   return VG_(am_is_valid_for_client)(a, sizeof(Addr), VKI_PROT_READ);
+}
+
+/* Close the instances of the thread's current chain, from level k in. */
+static void ag_rg_inline_close(ThreadId vgtid, ag_thread *th, UInt k)
+{
+   const ag_inst_chain *c = ag_inst_chain_of(th->inl);
+   for (UInt i = c->n; i-- > k;)
+      if (th->inl_open & (1u << i)) {
+         th->inl_open &= ~(1u << i);
+         ag_rg_close(vgtid, th, False);
+      }
+}
+
+/* Frame f has ended; returned: by a return, not unwound. */
+static void ag_rg_frame_ends(ThreadId vgtid, ag_thread *th, const ag_rg_frame *f, Bool returned)
+{
+   if (!th->valid) return;
+   switch (f->kind) {
+   case AG_RG_FN:
+      ag_rg_close(vgtid, th, False);
+      break;
+   case AG_RG_MARK:
+      if (returned) break;
+      ag_error_misuse(vgtid, "Atomic region abandoned by a longjmp or an exception "
+                      "(closed here); it began at %s",
+                      VG_(describe_IP)(VG_(current_DiEpoch)(), f->begin_ip, NULL));
+      ag_rg_close(vgtid, th, False);
+      break;
+   case AG_RG_CALL:
+      /* the callee's own instances end with it; the caller's resume */
+      ag_rg_inline_close(vgtid, th, 0);
+      th->inl = f->inl;
+      th->inl_open = f->inl_open;
+      break;
+   }
+}
+
+/* SP rose from old_sp to new_sp: every frame whose slot lies below new_sp
+   is gone.  A slot far below (more than --max-stackframe) belongs to
+   another stack -- a signal handler running on an alternate stack above
+   this one -- and stays. */
+void ag_rg_sp_rise(ThreadId vgtid, Addr old_sp, Addr new_sp)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   while (th->nframes > 0) {
+      ag_rg_frame f = th->frames[th->nframes - 1];
+      if (f.slot >= new_sp || new_sp - f.slot > (Addr)VG_(clo_max_stackframe)) break;
+      th->nframes--;
+      ag_rg_open_frames--;
+      /* returned: SP stepped off the slot, and the slot still holds the
+         return address (C++ unwinding ends with a ret too, but through a
+         slot it rewrote to the landing pad) */
+      ag_rg_frame_ends(vgtid, th, &f, f.slot == old_sp
+                       && (f.kind != AG_RG_MARK
+                           || (ag_rg_readable(f.slot) && *(Addr *)f.slot == f.ret)));
+   }
+}
+
+/* ---- source markers ------------------------------------------------ */
+
+/* The marker's frame: sps[1] is SP in the caller once the function that
+   holds the BEGIN has returned. */
+static void ag_rg_marker_frame(ThreadId vgtid, ag_thread *th)
+{
+   Addr ips[2], sps[2];
+   if (!ag_rg_tracking) return;
+   if (VG_(get_StackTrace)(vgtid, ips, 2, sps, NULL, 0) < 2) return;
+   Addr slot = sps[1] - sizeof(Addr);
+   if (sps[1] <= sps[0] || !ag_rg_readable(slot)) return;   /* no usable unwind info */
+   ag_rg_push(th, (ag_rg_frame){ .slot = slot, .kind = AG_RG_MARK, .fn = AG_NO_FN,
+                                 .begin_ip = ips[0], .ret = *(Addr *)slot });
+}
+
+void ag_rg_marker_begin(ThreadId vgtid)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_rg_open(vgtid, th, AG_RG_MARK);
+   ag_rg_marker_frame(vgtid, th);
+   ag_sched_begin(vgtid, VG_(get_IP)(vgtid));   /* others may run inside it */
+}
+
+/* The innermost marker frame is the one this END closes.  An END with no
+   region open is reported by the engines (ag_an_end). */
+void ag_rg_marker_end(ThreadId vgtid)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   for (UInt i = th->nframes; i-- > 0;)
+      if (th->frames[i].kind == AG_RG_MARK) {
+         ag_rg_remove(th, i);
+         break;
+      }
+   ag_rg_close(vgtid, th, True);
+}
+
+/* ---- calls of atomic functions -------------------------------------- */
+
+/* Is the call whose return address sits at slot the start routine of a
+   thread (called by glibc's start_thread, or by our pthread_create
+   wrapper's trampoline)? */
+static Bool ag_rg_called_by_start_thread(ag_thread *th, Addr slot)
+{
+   const HChar *name;
+   Addr ret = *(Addr *)slot;
+   if (ret != th->last_ret) {    /* one symbol lookup per new call site */
+      th->last_ret = ret;
+      th->last_start = VG_(get_fnname)(VG_(current_DiEpoch)(), ret - 1, &name)
+         && (VG_STREQ(name, "start_thread") || VG_STREQ(name, "ag_thread_start"));
+   }
+   return th->last_start;
+}
+
+void ag_rg_fn_enter(ThreadId vgtid, Int fn, Addr sp)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid || !ag_fnspec_atomic(fn)) return;
+   /* the same frame: a tail call, or a loop back to the entry */
+   if (th->nframes > 0 && th->frames[th->nframes - 1].kind != AG_RG_CALL
+       && th->frames[th->nframes - 1].slot == sp)
+      return;
+   /* a thread's start routine holds the whole thread: not unless named */
+   if (th->depth == 0 && vgtid != 1 && !ag_fnspec_explicit(fn)
+       && ag_rg_called_by_start_thread(th, sp)) {
+      ag_fnspec_start_routine(fn);
+      return;
+   }
+   /* a nested call counts as entered too: were its caller dropped, the
+      refined spec must still make it atomic */
+   ag_fnspec_entered(fn, ag_rg_open(vgtid, th, AG_RG_FN));
+   ag_rg_push(th, (ag_rg_frame){ .slot = sp, .kind = AG_RG_FN, .fn = fn });
+   /* may preempt it at the next superblock */
+   ag_sched_region_enter(vgtid, (Addr)fn, th->ignore == 0);
+}
+
+/* ---- inlined instances --------------------------------------------- */
+
+void ag_rg_inline_switch(ThreadId vgtid, UInt chain)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (th->inl == chain) return;
+   const ag_inst_chain *from = ag_inst_chain_of(th->inl), *to = ag_inst_chain_of(chain);
+   UInt k = 0;                      /* the instances both are in stay open */
+   while (k < from->n && k < to->n && from->id[k] == to->id[k]) k++;
+   ag_rg_inline_close(vgtid, th, k);
+   th->inl = chain;
+   if (!th->valid) return;
+   for (UInt i = k; i < to->n; i++) {
+      if (!ag_fnspec_atomic(to->fn[i])) continue;
+      ag_fnspec_entered(to->fn[i], ag_rg_open(vgtid, th, AG_RG_CALL));
+      th->inl_open |= 1u << i;
+      ag_sched_region_enter(vgtid, (Addr)to->fn[i], th->ignore == 0);
+   }
+}
+
+void ag_rg_inline_call(ThreadId vgtid, Addr slot)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (th->inl == 0 || !ag_rg_tracking) return;
+   ag_rg_push(th, (ag_rg_frame){ .slot = slot, .kind = AG_RG_CALL, .fn = AG_NO_FN,
+                                 .inl = th->inl, .inl_open = th->inl_open });
+   th->inl = 0;
+   th->inl_open = 0;
+}
+
+/* ---- threads ------------------------------------------------------- */
+
+/* Every region but the marked ones ends with the thread (a marked region
+   still open is the misuse the engines report at its exit). */
+static void ag_rg_close_all_but_marks(ThreadId vgtid, ag_thread *th)
+{
+   ag_rg_inline_close(vgtid, th, 0);
+   while (th->nframes > 0) {
+      ag_rg_frame f = th->frames[--th->nframes];
+      ag_rg_open_frames--;
+      if (f.kind != AG_RG_MARK) ag_rg_frame_ends(vgtid, th, &f, True);
+      if (f.kind == AG_RG_CALL) ag_rg_inline_close(vgtid, th, 0);
+   }
+   th->inl = th->inl_open = 0;
+}
+
+/* The debug check: the engines' and the scheduler's depths are this
+   module's.  A disagreement is a bug of the tool. */
+static void ag_rg_check_depths(ThreadId vgtid, ag_thread *th)
+{
+   Int eng = ag_an_depth(th->tid);
+   UInt sch = ag_sched_depth(vgtid);
+   if ((eng < 0 || (UInt)eng == th->depth) && sch == th->depth) return;
+   VG_(umsg)("atomgrind: internal error: region depths disagree at the exit of "
+             "thread #%u: regions %u, engines %d, scheduler %u\n",
+             th->tid + 1, th->depth, eng, sch);
+   tl_assert2(VG_(clo_sanity_level) < 2, "region depths disagree");
+}
+
+void ag_rg_thread_exit(ThreadId vgtid)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_rg_close_all_but_marks(vgtid, th);
+   ag_rg_check_depths(vgtid, th);
+   if (th->depth > 0) ag_rg_exits_inside++;
+   th->depth = 0;
+   th->last_ret = 0;
+   VG_(free)(th->frames);
+   th->frames = NULL;
+   th->nframes = th->capframes = 0;
+}
+
+UInt ag_rg_depth(ThreadId vgtid) { return ag_thread_of(vgtid)->depth; }
+
+void ag_regions_init(Bool track_frames)
+{
+   ag_rg_tracking = track_frames;
+}
+
+void ag_regions_fini(void)
+{
+   if (VG_(clo_verbosity) >= 2)
+      VG_(umsg)("atomgrind: regions: %llu marked, %llu call(s) of atomic functions, "
+                "%llu inlined instance(s); %u thread(s) exited inside one\n",
+                ag_rg_opened[AG_RG_MARK], ag_rg_opened[AG_RG_FN], ag_rg_opened[AG_RG_CALL],
+                ag_rg_exits_inside);
+}
