@@ -73,6 +73,8 @@ typedef struct {
    Addr ip;              /* current guest instruction */
    UInt len;             /* ... its length */
    Bool touched;         /* ... has a memory access left in the IR (ag_emit) */
+   Bool accesses;        /* accesses are instrumented (not the floor, or the
+                            block holds code of an inlined atomic function) */
 } ag_ir;
 
 static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
@@ -92,7 +94,7 @@ static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
 static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard)
 {
    ir->touched = True;
-   if (!ag_an_instrument_accesses) return;   /* the floor (ag_analysis.c) */
+   if (!ir->accesses) return;   /* the floor (ag_analysis.c) */
    Bool ungated = (flags & (AG_ATOMIC | AG_SPIN)) && ag_clo_sample_rpt
                   && (ag_clo_check & AG_CHECK_RACES);
    IRExpr *cond = ungated ? IRExpr_Const(IRConst_U1(True)) : IRExpr_RdTmp(ir->gate);
@@ -260,18 +262,34 @@ static Bool ag_insn_has_cas(IRSB *bb, Int i)
    return False;
 }
 
+/* The inline chain of each instruction of bb (ag_spec.c), in chains[] (up
+   to max); whether any is not empty.  A block that opens an instance's
+   region has its accesses instrumented even under the floor: they come
+   after the region opens, in the same block. */
+#define AG_SB_INSNS 128
+static Bool ag_inline_prescan(IRSB *bb, UInt *chains, UInt max, UInt *n)
+{
+   Bool any = False;
+   *n = 0;
+   for (Int i = 0; i < bb->stmts_used && *n < max; i++)
+      if (bb->stmts[i] && bb->stmts[i]->tag == Ist_IMark) {
+         chains[*n] = ag_spec_inline_at((Addr)bb->stmts[i]->Ist.IMark.addr);
+         any |= chains[(*n)++] != 0;
+      }
+   return any;
+}
+
 /* The next instruction, at ip, of a block whose previous one was in chain
    *chain: where the chain changes, a region of an inlined instance opens or
    closes there (ag_spec.c), and the gate is read again.  Code translated
    without accesses (the floor) misses the accesses left in this block
    after the first region opened; the next block is translated with them
    (ag_emit_leave at its start). */
-static void ag_inline_step(ag_ir *ir, UInt *chain, Addr ip, Int offset_IP)
+static void ag_inline_step(ag_ir *ir, UInt *chain, UInt c, Addr ip, Int offset_IP)
 {
-   UInt c = ag_spec_inline_at(ip);
    if (c == *chain) return;
    *chain = c;
-   ag_spec_instrument_inline(ir->out, c, ip, ir->offset_SP, offset_IP);
+   ag_spec_instrument_inline(ir->out, c, False, ip, ir->offset_SP, offset_IP);
    if (ir->gate != IRTemp_INVALID) ag_emit_gate(ir);
 }
 
@@ -314,7 +332,9 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    /* the inline chain of the instruction (ag_spec.c): regions of inlined
       atomic functions open and close where it changes */
    Bool inl = ag_spec_inlines();
-   UInt chain = 0;
+   UInt chain = 0, chains[AG_SB_INSNS], ninsn = 0, insn = 0;
+   ir.accesses = ag_an_instrument_accesses
+                 || (inl && ag_inline_prescan(bb, chains, AG_SB_INSNS, &ninsn));
    /* race mode: the loads of a spin loop are acquire loads */
    UInt spin = (ag_clo_check & AG_CHECK_RACES) && ag_spin_loop(bb, vge) ? AG_SPIN : 0;
    Int i = 0;
@@ -332,8 +352,9 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
             Addr a0 = (Addr)st->Ist.IMark.addr;
             Bool opens = ag_spec_instrument_entry(ir.out, a0, ir.offset_SP);
             if (inl) {      /* the block may be entered from another chain */
-               chain = ag_spec_inline_at(a0);
-               ag_spec_instrument_inline(ir.out, chain, a0, ir.offset_SP, layout->offset_IP);
+               chain = ninsn > 0 ? chains[0] : ag_spec_inline_at(a0);
+               ag_spec_instrument_inline(ir.out, chain, True, a0, ir.offset_SP,
+                                         layout->offset_IP);
                opens = True;
             }
             if (opens && !ag_an_instrument_accesses)
@@ -344,7 +365,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          if (ag_clo_sched != AG_SCHED_NATIVE && ag_an_instrument_accesses)
             ag_emit_stop(ir.out, layout->offset_IP, (Addr)vge->base[0]);
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
-         if (ag_an_instrument_accesses) {
+         if (ir.accesses) {
             ag_emit_gate(&ir);
             /* the stack test inline, except with RPT (ag_h_access_rpt) */
             if (!ag_clo_check_stack_var && !ag_clo_sample_rpt) ag_emit_stack_max(&ir);
@@ -355,8 +376,12 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       switch (st->tag) {
       case Ist_IMark:
          ag_emit_dead_load(&ir);
-         if (inl && ir.ip != 0) ag_inline_step(&ir, &chain, (Addr)st->Ist.IMark.addr,
-                                               layout->offset_IP);
+         if (inl && ir.ip != 0) {
+            Addr a = (Addr)st->Ist.IMark.addr;
+            ag_inline_step(&ir, &chain, insn < ninsn ? chains[insn] : ag_spec_inline_at(a),
+                           a, layout->offset_IP);
+         }
+         insn++;
          ir.ip = (Addr)st->Ist.IMark.addr;
          ir.len = st->Ist.IMark.len;
          ir.touched = False;

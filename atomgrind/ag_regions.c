@@ -20,7 +20,18 @@
  * begin a region that its caller ends).  An inlined instance has no frame
  * of its own: it closes when its code is left other than by a call; a call
  * out of it pushes a frame that keeps the instance open until the callee
- * returns (or is unwound), and then restores it. */
+ * returns (or is unwound), and then restores it.
+ *
+ * Optimised code interleaves an instance's instructions with its caller's
+ * (a load hoisted above the caller's test, a store sunk past it).  Where,
+ * inside one superblock, the code steps from an instance out into the code
+ * around it, the instance is not closed but suspended: the accesses of
+ * that gap are not analysed at all (the thread is "ignored", as inside a
+ * synchronisation call), and coming back into the same instance resumes
+ * it.  Anything else ends the gap and closes the instance there: another
+ * instance, a call, a marker, or the start of a superblock outside it.  A
+ * gap only hides accesses, so it can miss a violation but never make one
+ * up. */
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"          /* VKI_PROT_READ */
 #include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client) */
@@ -122,6 +133,29 @@ static void ag_rg_inline_close(ThreadId vgtid, ag_thread *th, UInt k)
       }
 }
 
+/* th->inl in a gap: never a real chain, so every block's check calls. */
+#define AG_RG_IN_GAP 0xffffffffu
+
+static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool may_suspend);
+
+/* Leave a gap: back in the chain it suspended (the caller moves on from
+   there, or stays: a resume). */
+static UInt ag_rg_gap_leave(ag_thread *th)
+{
+   UInt around = th->inl_around;
+   th->inl = th->inl_gap;
+   th->inl_gap = th->inl_around = 0;
+   if (th->ignore > 0) th->ignore--;
+   return around;
+}
+
+/* End a gap where it is: the instances it suspended close. */
+static void ag_rg_gap_close(ThreadId vgtid, ag_thread *th)
+{
+   if (th->inl_gap == 0) return;
+   ag_rg_inline_move(vgtid, th, ag_rg_gap_leave(th), False);
+}
+
 /* Frame f has ended; returned: by a return, not unwound. */
 static void ag_rg_frame_ends(ThreadId vgtid, ag_thread *th, const ag_rg_frame *f, Bool returned)
 {
@@ -139,6 +173,7 @@ static void ag_rg_frame_ends(ThreadId vgtid, ag_thread *th, const ag_rg_frame *f
       break;
    case AG_RG_CALL:
       /* the callee's own instances end with it; the caller's resume */
+      ag_rg_gap_close(vgtid, th);
       ag_rg_inline_close(vgtid, th, 0);
       th->inl = f->inl;
       th->inl_open = f->inl_open;
@@ -186,6 +221,7 @@ void ag_rg_marker_begin(ThreadId vgtid)
 {
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
+   ag_rg_gap_close(vgtid, th);
    ag_rg_open(vgtid, th, AG_RG_MARK);
    ag_rg_marker_frame(vgtid, th);
    ag_sched_begin(vgtid, VG_(get_IP)(vgtid));   /* others may run inside it */
@@ -197,6 +233,7 @@ void ag_rg_marker_end(ThreadId vgtid)
 {
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
+   ag_rg_gap_close(vgtid, th);
    for (UInt i = th->nframes; i-- > 0;)
       if (th->frames[i].kind == AG_RG_MARK) {
          ag_rg_remove(th, i);
@@ -226,6 +263,7 @@ void ag_rg_fn_enter(ThreadId vgtid, Int fn, Addr sp)
 {
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid || !ag_fnspec_atomic(fn)) return;
+   ag_rg_gap_close(vgtid, th);
    /* the same frame: a tail call, or a loop back to the entry */
    if (th->nframes > 0 && th->frames[th->nframes - 1].kind != AG_RG_CALL
        && th->frames[th->nframes - 1].slot == sp)
@@ -246,13 +284,22 @@ void ag_rg_fn_enter(ThreadId vgtid, Int fn, Addr sp)
 
 /* ---- inlined instances --------------------------------------------- */
 
-void ag_rg_inline_switch(ThreadId vgtid, UInt chain)
+/* From the thread's chain (no gap) to `chain`: the instances both are in
+   stay open; those left close, or, if may_suspend and the code is the one
+   around them (a chain they extend), are suspended in a gap. */
+static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool may_suspend)
 {
-   ag_thread *th = ag_thread_of(vgtid);
    if (th->inl == chain) return;
    const ag_inst_chain *from = ag_inst_chain_of(th->inl), *to = ag_inst_chain_of(chain);
-   UInt k = 0;                      /* the instances both are in stay open */
+   UInt k = 0;
    while (k < from->n && k < to->n && from->id[k] == to->id[k]) k++;
+   if (may_suspend && k == to->n && th->valid) {
+      th->inl_gap = th->inl;
+      th->inl_around = chain;
+      th->inl = AG_RG_IN_GAP;
+      th->ignore++;
+      return;
+   }
    ag_rg_inline_close(vgtid, th, k);
    th->inl = chain;
    if (!th->valid) return;
@@ -264,9 +311,24 @@ void ag_rg_inline_switch(ThreadId vgtid, UInt chain)
    }
 }
 
+void ag_rg_inline_switch(ThreadId vgtid, UInt chain, Bool block_start)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (th->inl == chain) return;
+   if (th->inl_gap != 0) {
+      if (chain == th->inl_gap) {           /* back into the suspended code */
+         ag_rg_gap_leave(th);
+         return;
+      }
+      ag_rg_gap_leave(th);
+   }
+   ag_rg_inline_move(vgtid, th, chain, !block_start);
+}
+
 void ag_rg_inline_call(ThreadId vgtid, Addr slot)
 {
    ag_thread *th = ag_thread_of(vgtid);
+   ag_rg_gap_close(vgtid, th);
    if (th->inl == 0 || !ag_rg_tracking) return;
    ag_rg_push(th, (ag_rg_frame){ .slot = slot, .kind = AG_RG_CALL, .fn = AG_NO_FN,
                                  .inl = th->inl, .inl_open = th->inl_open });
@@ -280,6 +342,7 @@ void ag_rg_inline_call(ThreadId vgtid, Addr slot)
    still open is the misuse the engines report at its exit). */
 static void ag_rg_close_all_but_marks(ThreadId vgtid, ag_thread *th)
 {
+   ag_rg_gap_close(vgtid, th);
    ag_rg_inline_close(vgtid, th, 0);
    while (th->nframes > 0) {
       ag_rg_frame f = th->frames[--th->nframes];

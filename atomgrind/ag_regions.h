@@ -21,8 +21,10 @@ void ag_rg_fn_enter(ThreadId vgtid, Int fn, Addr sp);
 /* The running thread's SP rose from old_sp to new_sp: frames end. */
 void ag_rg_sp_rise(ThreadId vgtid, Addr old_sp, Addr new_sp);
 /* Its code moves into inline chain `chain` (ag_instances.h) other than by a
-   call or a return: instances it leaves close, those it enters open. */
-void ag_rg_inline_switch(ThreadId vgtid, UInt chain);
+   call or a return: instances it leaves close, those it enters open.
+   block_start: at a superblock's start (else between two instructions of
+   one block, where the caller's own code may be scheduled in between). */
+void ag_rg_inline_switch(ThreadId vgtid, UInt chain, Bool block_start);
 /* Code of an inline chain calls out; slot: SP, at the return address.  The
    instances stay open until the callee returns. */
 void ag_rg_inline_call(ThreadId vgtid, Addr slot);

@@ -62,9 +62,12 @@ Bool ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
 
 /* ---- inlined instances --------------------------------------------- */
 
-static VG_REGPARM(1) void ag_h_inline(UWord chain)
+#define AG_SP_BLOCK_START (1UL << 31)     /* in ag_h_inline's argument */
+
+static VG_REGPARM(1) void ag_h_inline(UWord arg)
 {
-   ag_rg_inline_switch(VG_(get_running_tid)(), (UInt)chain);
+   ag_rg_inline_switch(VG_(get_running_tid)(), (UInt)(arg & ~AG_SP_BLOCK_START),
+                       (arg & AG_SP_BLOCK_START) != 0);
 }
 
 static VG_REGPARM(1) void ag_h_inline_call(Addr slot)
@@ -80,7 +83,8 @@ UInt ag_spec_inline_at(Addr ip) { return ag_instances_on() ? ag_inst_at(ip) : 0;
    running thread's code is in that chain already (ag_cur->inl, read
    inline: a load and a compare when nothing changes), call ag_h_inline.
    IP is made exact first: an opening region's begin site is its stack. */
-void ag_spec_instrument_inline(IRSB *out, UInt chain, Addr ip, Int offset_SP, Int offset_IP)
+void ag_spec_instrument_inline(IRSB *out, UInt chain, Bool block_start, Addr ip,
+                               Int offset_SP, Int offset_IP)
 {
    IRTemp th = newIRTemp(out->tyenv, Ity_I64);
    addStmtToIRSB(out, IRStmt_WrTmp(th, IRExpr_Load(Iend_LE, Ity_I64,
@@ -95,7 +99,8 @@ void ag_spec_instrument_inline(IRSB *out, UInt chain, Addr ip, Int offset_SP, In
                                                        IRExpr_Const(IRConst_U32(chain)))));
    addStmtToIRSB(out, IRStmt_Put(offset_IP, mkIRExpr_HWord(ip)));
    IRDirty *di = unsafeIRDirty_0_N(1, "ag_h_inline", VG_(fnptr_to_fnentry)(ag_h_inline),
-                                   mkIRExprVec_1(mkIRExpr_HWord(chain)));
+                                   mkIRExprVec_1(mkIRExpr_HWord(
+                                      chain | (block_start ? AG_SP_BLOCK_START : 0))));
    di->guard = IRExpr_RdTmp(moved);
    di->nFxState = 2;
    for (Int i = 0; i < 2; i++) {

@@ -35,7 +35,8 @@ void ag_spec_instrument_sp(IRSB *out, ag_spec_sp *v, const IRStmt *st, Int offse
    the call at the end of a block of a non-empty chain that ends in a call. */
 Bool ag_spec_inlines(void);
 UInt ag_spec_inline_at(Addr ip);
-void ag_spec_instrument_inline(IRSB *out, UInt chain, Addr ip, Int offset_SP, Int offset_IP);
+void ag_spec_instrument_inline(IRSB *out, UInt chain, Bool block_start, Addr ip,
+                               Int offset_SP, Int offset_IP);
 void ag_spec_instrument_call_out(IRSB *out, Int offset_SP);
 void ag_spec_fini(void);
 

@@ -20,6 +20,8 @@ typedef struct {
    UInt inl;             /* the inline chain its code is in (read inline by
                             instrumented code; 0: none) */
    UInt inl_open;        /* which of that chain's instances opened a region */
+   UInt inl_gap;         /* in a gap: the chain it suspends (0: no gap) ... */
+   UInt inl_around;      /* ... and the chain of the code in the gap */
    ag_rg_frame *frames;  /* frames that end regions, innermost last */
    UInt nframes, capframes;
    Addr last_ret;        /* the last return address checked at depth 0 ... */
