@@ -12,6 +12,7 @@
 #include "ag_instrument.h"
 #include "ag_objects.h"            /* ag_object_skipped */
 #include "ag_options.h"            /* --check-stack-var, --sample, --sched */
+#include "ag_regions.h"            /* accesses in an inline gap */
 #include "ag_sched.h"              /* preemption after an access */
 #include "ag_spec.h"               /* atomic functions' entries, SP's rises */
 #include "ag_spin.h"               /* ag_spin_loop */
@@ -23,7 +24,11 @@
 static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
 {
    ag_thread *th = ag_cur;
-   if (th->ignore || !ag_an_gate) return;
+   if (UNLIKELY(th->ignore)) {
+      if (th->inl_gap) ag_rg_gap_access(a, szfl, ip);   /* ag_regions.c */
+      return;
+   }
+   if (!ag_an_gate) return;
    ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
    if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
 }

@@ -23,15 +23,19 @@
  * returns (or is unwound), and then restores it.
  *
  * Optimised code interleaves an instance's instructions with its caller's
- * (a load hoisted above the caller's test, a store sunk past it).  Where,
- * inside one superblock, the code steps from an instance out into the code
- * around it, the instance is not closed but suspended: the accesses of
- * that gap are not analysed at all (the thread is "ignored", as inside a
- * synchronisation call), and coming back into the same instance resumes
- * it.  Anything else ends the gap and closes the instance there: another
- * instance, a call, a marker, or the start of a superblock outside it.  A
- * gap only hides accesses, so it can miss a violation but never make one
- * up. */
+ * (a load hoisted above the caller's test, a store sunk past it, a branch
+ * to a block of the caller's that comes back).  Where the code steps from
+ * an instance out into the code around it, for the rest of that superblock
+ * and at most one more, the instance is not closed but suspended: the thread is
+ * "ignored" (as inside a synchronisation call) and the accesses of that
+ * gap are kept aside.  Coming back into the same instance resumes it; the
+ * gap's accesses (the caller's code, scheduled inside the copy) are then
+ * analysed if a region around the instance is open (they are in it either
+ * way), else left out: that can miss a violation, never make one up.  Anything else
+ * ends the gap and closes the instance where the gap began, and the gap's
+ * accesses are then analysed after it, as they ran: another instance, a
+ * call, a marker, the start of a superblock outside it, or any return to
+ * the scheduler (so no other thread runs while a gap is open). */
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"          /* VKI_PROT_READ */
 #include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client) */
@@ -136,10 +140,30 @@ static void ag_rg_inline_close(ThreadId vgtid, ag_thread *th, UInt k)
 /* th->inl in a gap: never a real chain, so every block's check calls. */
 #define AG_RG_IN_GAP 0xffffffffu
 
-static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool may_suspend);
+static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool may_suspend,
+                              Bool block_start, Addr ip);
 
-/* Leave a gap: back in the chain it suspended (the caller moves on from
-   there, or stays: a resume). */
+/* The accesses of the running thread's gap (only the running thread can
+   be in one: every return to the scheduler ends it), in order. */
+#define AG_RG_GAP_MAX 256
+static struct { Addr a; UWord szfl; Addr ip; } ag_rg_gap_acc[AG_RG_GAP_MAX];
+static UInt ag_rg_ngap;
+static ULong ag_rg_gap_lost;           /* accesses past the buffer, for -v */
+
+void ag_rg_gap_access(Addr a, UWord szfl, Addr ip)
+{
+   if (ag_rg_ngap == AG_RG_GAP_MAX) {
+      ag_rg_gap_lost++;
+      return;
+   }
+   ag_rg_gap_acc[ag_rg_ngap].a = a;
+   ag_rg_gap_acc[ag_rg_ngap].szfl = szfl;
+   ag_rg_gap_acc[ag_rg_ngap].ip = ip;
+   ag_rg_ngap++;
+}
+
+/* Leave a gap: back in the chain it suspended; returns the chain the code
+   of the gap was in. */
 static UInt ag_rg_gap_leave(ag_thread *th)
 {
    UInt around = th->inl_around;
@@ -149,11 +173,43 @@ static UInt ag_rg_gap_leave(ag_thread *th)
    return around;
 }
 
-/* End a gap where it is: the instances it suspended close. */
+/* Replay the gap's accesses (in the regions open now). */
+static void ag_rg_gap_replay(ag_thread *th)
+{
+   for (UInt i = 0; i < ag_rg_ngap && ag_an_gate; i++)
+      ag_an_access(th->tid, ag_rg_gap_acc[i].a, (UInt)(ag_rg_gap_acc[i].szfl & 0xffff),
+                   (UInt)(ag_rg_gap_acc[i].szfl >> 16), ag_rg_gap_acc[i].ip);
+   ag_rg_ngap = 0;
+}
+
+/* The code came back into the suspended instances: the gap's accesses
+   were the caller's code, scheduled inside them.  Inside a region around
+   the instances they belong to it whatever their order (nested regions
+   count as the outermost), and are analysed; otherwise they cannot be
+   placed before or after the instance, and are left out. */
+static void ag_rg_gap_resume(ag_thread *th)
+{
+   UInt k = ag_inst_chain_of(th->inl_around)->n, suspended = 0;
+   for (UInt m = th->inl_open >> k; m; m &= m - 1) suspended++;
+   ag_rg_gap_leave(th);
+   if (th->depth > suspended) ag_rg_gap_replay(th);
+   ag_rg_ngap = 0;
+}
+
+/* It did not: the instances closed where the gap began, so its accesses
+   come after them, as they ran (nothing else ran in between). */
 static void ag_rg_gap_close(ThreadId vgtid, ag_thread *th)
 {
    if (th->inl_gap == 0) return;
-   ag_rg_inline_move(vgtid, th, ag_rg_gap_leave(th), False);
+   ag_rg_inline_move(vgtid, th, ag_rg_gap_leave(th), False, False, 0);
+   ag_rg_gap_replay(th);
+}
+
+/* Every return of the running thread to the scheduler (ag_threads.c). */
+static void ag_rg_stopped(ThreadId vgtid)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (th->inl_gap != 0) ag_rg_gap_close(vgtid, th);
 }
 
 /* Frame f has ended; returned: by a return, not unwound. */
@@ -191,6 +247,7 @@ void ag_rg_sp_rise(ThreadId vgtid, Addr old_sp, Addr new_sp)
    while (th->nframes > 0) {
       ag_rg_frame f = th->frames[th->nframes - 1];
       if (f.slot >= new_sp || new_sp - f.slot > (Addr)VG_(clo_max_stackframe)) break;
+      ag_rg_gap_close(vgtid, th);        /* its accesses came before the frame's end */
       th->nframes--;
       ag_rg_open_frames--;
       /* returned: SP stepped off the slot, and the slot still holds the
@@ -287,7 +344,8 @@ void ag_rg_fn_enter(ThreadId vgtid, Int fn, Addr sp)
 /* From the thread's chain (no gap) to `chain`: the instances both are in
    stay open; those left close, or, if may_suspend and the code is the one
    around them (a chain they extend), are suspended in a gap. */
-static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool may_suspend)
+static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool may_suspend,
+                              Bool block_start, Addr ip)
 {
    if (th->inl == chain) return;
    const ag_inst_chain *from = ag_inst_chain_of(th->inl), *to = ag_inst_chain_of(chain);
@@ -296,6 +354,8 @@ static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool ma
    if (may_suspend && k == to->n && th->valid) {
       th->inl_gap = th->inl;
       th->inl_around = chain;
+      th->inl_gap_blocks = block_start;
+      th->inl_gap_ip = ip;
       th->inl = AG_RG_IN_GAP;
       th->ignore++;
       return;
@@ -311,18 +371,25 @@ static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool ma
    }
 }
 
-void ag_rg_inline_switch(ThreadId vgtid, UInt chain, Bool block_start)
+/* A gap lasts until the code comes back into the instances, or goes
+   elsewhere, or reaches a second block start of the code around them.  A
+   jump back to or before where the gap began (a loop's next round) ends
+   it: a copy reached so is the next call, not the same one resumed. */
+void ag_rg_inline_switch(ThreadId vgtid, UInt chain, Bool block_start, Addr ip)
 {
    ag_thread *th = ag_thread_of(vgtid);
    if (th->inl == chain) return;
    if (th->inl_gap != 0) {
-      if (chain == th->inl_gap) {           /* back into the suspended code */
-         ag_rg_gap_leave(th);
+      Bool forward = ip > th->inl_gap_ip;   /* (VEX unrolls loops too) */
+      if (chain == th->inl_gap && forward) {      /* back into the suspended code */
+         ag_rg_gap_resume(th);
          return;
       }
-      ag_rg_gap_leave(th);
+      if (forward && chain == th->inl_around && th->inl_gap_blocks++ == 0)
+         return;                                  /* one more block around them */
+      ag_rg_gap_close(vgtid, th);
    }
-   ag_rg_inline_move(vgtid, th, chain, !block_start);
+   ag_rg_inline_move(vgtid, th, chain, True, block_start, ip);
 }
 
 void ag_rg_inline_call(ThreadId vgtid, Addr slot)
@@ -385,6 +452,7 @@ UInt ag_rg_depth(ThreadId vgtid) { return ag_thread_of(vgtid)->depth; }
 void ag_regions_init(Bool track_frames)
 {
    ag_rg_tracking = track_frames;
+   ag_threads_stop_hook = ag_rg_stopped;
 }
 
 void ag_regions_fini(void)
@@ -394,4 +462,7 @@ void ag_regions_fini(void)
                 "%llu inlined instance(s); %u thread(s) exited inside one\n",
                 ag_rg_opened[AG_RG_MARK], ag_rg_opened[AG_RG_FN], ag_rg_opened[AG_RG_CALL],
                 ag_rg_exits_inside);
+   if (VG_(clo_verbosity) >= 2 && ag_rg_gap_lost)
+      VG_(umsg)("atomgrind: regions: %llu access(es) of the code around inlined "
+                "instances not analysed (gap buffer full)\n", ag_rg_gap_lost);
 }

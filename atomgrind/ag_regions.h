@@ -23,8 +23,12 @@ void ag_rg_sp_rise(ThreadId vgtid, Addr old_sp, Addr new_sp);
 /* Its code moves into inline chain `chain` (ag_instances.h) other than by a
    call or a return: instances it leaves close, those it enters open.
    block_start: at a superblock's start (else between two instructions of
-   one block, where the caller's own code may be scheduled in between). */
-void ag_rg_inline_switch(ThreadId vgtid, UInt chain, Bool block_start);
+   one block, where the caller's own code may be scheduled in between);
+   ip: the instruction's address. */
+void ag_rg_inline_switch(ThreadId vgtid, UInt chain, Bool block_start, Addr ip);
+/* An access of the running thread while it is ignored (ag_instrument.c):
+   kept, if it is in a gap between the instructions of an inlined instance. */
+void ag_rg_gap_access(Addr a, UWord szfl, Addr ip);
 /* Code of an inline chain calls out; slot: SP, at the return address.  The
    instances stay open until the callee returns. */
 void ag_rg_inline_call(ThreadId vgtid, Addr slot);

@@ -66,8 +66,9 @@ Bool ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
 
 static VG_REGPARM(1) void ag_h_inline(UWord arg)
 {
-   ag_rg_inline_switch(VG_(get_running_tid)(), (UInt)(arg & ~AG_SP_BLOCK_START),
-                       (arg & AG_SP_BLOCK_START) != 0);
+   ThreadId vgtid = VG_(get_running_tid)();
+   ag_rg_inline_switch(vgtid, (UInt)(arg & ~AG_SP_BLOCK_START),
+                       (arg & AG_SP_BLOCK_START) != 0, VG_(get_IP)(vgtid));
 }
 
 static VG_REGPARM(1) void ag_h_inline_call(Addr slot)
@@ -237,7 +238,7 @@ void ag_spec_init(void)
                  || (ag_clo_track_frames == AG_FRAMES_AUTO
                      && (ag_fnspec_given() || (ag_clo_check & AG_CHECK_ATOMICITY)));
    ag_regions_init(ag_sp_tracking);
-   ag_instances_init(ag_fnspec_given());
+   ag_instances_init(ag_fnspec_given() && ag_clo_inline_regions);
    if (ag_fnspec_given()) {
       /* entries are recognised at the start of a block: a call must not
          be chased into its callee's block (callgrind does the same) */

@@ -206,5 +206,41 @@ class PatternsThatCheckNothing(unittest.TestCase):
         self.assertIn("Mark regions with ATOMGRIND_ATOMIC_BEGIN/END, or name atomic functions", r.text)
 
 
+class InlinedNestingAndExits(unittest.TestCase):
+    """inline_nest (Debian's flags), one thread: inlined instances nest
+    (inner inlined into outer), recursion through an inlined copy nests as
+    calls do, and a longjmp out of one closes it; every depth agrees at
+    exit (fatal with --sanity-level=2)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exe = compile_prog("inline_nest", extra=debian_cflags(), suffix="-deb")
+
+    def run_mode(self, mode):
+        r = valgrind(self.exe, "-v", "--sanity-level=2", "--atomic-fns=outer,inner,step,jumpy",
+                     args=[mode])
+        self.assertEqual(r.errors, 0, r)
+        self.assertNotIn("depths disagree", r.text)
+        return r
+
+    def test_nested(self):
+        r = self.run_mode("nested")          # 3 rounds of outer with inner in it
+        self.assertEqual(regions_line(r), (0, 0, 6), r)
+        self.assertEqual(checked(r), (3, 0), r)
+
+    def test_recursion_nests(self):
+        r = self.run_mode("recurse")         # rec(3): 4 nested copies of step, one region
+        self.assertEqual(regions_line(r), (0, 0, 4), r)
+        self.assertEqual(checked(r), (1, 0), r)
+
+    def test_longjmp_closes(self):
+        # jumpy's region ends at the longjmp; the load -O2 hoisted above the
+        # setjmp test runs again after it (a second, short jumpy region);
+        # then outer with inner
+        r = self.run_mode("longjmp")
+        self.assertEqual(regions_line(r), (0, 0, 4), r)
+        self.assertEqual(checked(r), (3, 0), r)
+
+
 if __name__ == "__main__":
     unittest.main()
