@@ -13,6 +13,10 @@ machine shifts them alike):
     spec      atomgrind --atomic-fns=next_block,record_block (inline regions)
     nomatch   atomgrind --atomic-fns=no_such_function (inline tracking on,
               nothing matched: the look-ups and the per-block check alone)
+    calls     atomgrind with the spec on the same program built with
+              -fno-inline-functions-called-once -fno-inline-small-functions
+              -fno-inline-functions: the same regions as calls
+    native    spec, --sched=native (what the scheduler adds)
 
 Prints CPU s (user+sys) per run, the median of each, and the ratios.
 Python 3 standard library; vg_bench's measuring helper.
@@ -36,14 +40,18 @@ CONFIGS = [
     ("spec-off", ["--tool=atomgrind", SPEC, "--inline-regions=no"]),
     ("spec", ["--tool=atomgrind", SPEC]),
     ("nomatch", ["--tool=atomgrind", "--atomic-fns=no_such_function"]),
+    ("calls", ["--tool=atomgrind", SPEC]),
+    ("native", ["--tool=atomgrind", SPEC, "--sched=native"]),
 ]
+NOINLINE = ["-fno-inline-functions-called-once", "-fno-inline-small-functions",
+            "-fno-inline-functions"]
 
 
-def build(out):
+def build(out, extra=()):
     flags = subprocess.run(["dpkg-buildflags", "--get", "CFLAGS"], capture_output=True,
                            text=True, check=True).stdout.split()
-    subprocess.run(["cc", *flags, "-pthread", os.path.join(HERE, "workloads", "lzpack.c"),
-                    "-o", out], check=True)
+    subprocess.run(["cc", *flags, *extra, "-pthread",
+                    os.path.join(HERE, "workloads", "lzpack.c"), "-o", out], check=True)
 
 
 def main():
@@ -55,6 +63,8 @@ def main():
     os.makedirs(vg_bench.TMP, exist_ok=True)
     exe = os.path.join(vg_bench.TMP, "lzpack")
     build(exe)
+    exe_calls = exe + "-calls"
+    build(exe_calls, NOINLINE)
     inp = os.path.join(vg_bench.TMP, "lzpack.in")
     vg_bench.gen_input(inp, args.size)
     vg = [os.path.join(ROOT, "vg-in-place")]
@@ -63,7 +73,7 @@ def main():
     for rep in range(args.repeat):
         for name, opts in CONFIGS:
             rc, wall, c, rss, err = vg_bench.run_measured(
-                vg + opts + [exe, "-t", "2", inp], env=env)
+                vg + opts + [exe_calls if name == "calls" else exe, "-t", "2", inp], env=env)
             if rc != 0:
                 sys.exit("%s failed (rc %d):\n%s" % (name, rc, err[-2000:]))
             cpu[name].append(c)
@@ -72,9 +82,10 @@ def main():
     print("\nmedian CPU s over %d paired runs (lzpack -t 2, %d bytes):" % (args.repeat, args.size))
     for n, _ in CONFIGS:
         print("  %-9s %6.2f  (%.2fx none)" % (n, med[n], med[n] / med["none"]))
-    print("  spec / spec-off: %.3fx   nomatch / spec-off: %.3fx   spec / drd: %.2fx"
-          % (med["spec"] / med["spec-off"], med["nomatch"] / med["spec-off"],
-             med["spec"] / med["drd"]))
+    print("  nomatch / spec-off: %.3fx (tracking alone)   spec / calls: %.3fx (inlined vs called)"
+          % (med["nomatch"] / med["spec-off"], med["spec"] / med["calls"]))
+    print("  spec / drd: %.2fx   spec / native: %.2fx"
+          % (med["spec"] / med["drd"], med["spec"] / med["native"]))
 
 
 if __name__ == "__main__":
