@@ -51,6 +51,7 @@
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_fnspec.h"             /* which functions are atomic */
 #include "ag_instances.h"          /* inline chains */
+#include "ag_options.h"            /* --sample=rpt */
 #include "ag_regions.h"
 #include "ag_sched.h"              /* regions for the scheduler */
 #include "ag_threads.h"            /* the per-thread record */
@@ -351,7 +352,8 @@ static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool ma
    const ag_inst_chain *from = ag_inst_chain_of(th->inl), *to = ag_inst_chain_of(chain);
    UInt k = 0;
    while (k < from->n && k < to->n && from->id[k] == to->id[k]) k++;
-   if (may_suspend && k == to->n && th->valid) {
+   /* (not with RPT: its helpers drop an ignored thread's accesses) */
+   if (may_suspend && k == to->n && th->valid && !ag_clo_sample_rpt) {
       th->inl_gap = th->inl;
       th->inl_around = chain;
       th->inl_gap_blocks = block_start;
