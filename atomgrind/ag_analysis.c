@@ -15,6 +15,7 @@
 #include "pub_tool_transtab.h"     /* VG_(discard_translations_safely) */
 #include "ag_analysis.h"
 #include "ag_errors.h"             /* reports and misuse */
+#include "ag_fnspec.h"             /* were atomic functions named? */
 #include "ag_blocks.h"             /* heap blocks, for race reports */
 #include "ag_cycles.h"             /* the ring reports' cycles are drawn from */
 #include "ag_dcl.h"                /* check-lock-recheck's first checks */
@@ -224,9 +225,14 @@ void ag_analysis_fini(void)
        && VG_(clo_verbosity) >= 1) {
       VG_(umsg)("atomgrind: WARNING: no atomic region was entered, so atomicity "
                 "was not checked.\n");
-      VG_(umsg)("atomgrind: Mark regions with ATOMGRIND_ATOMIC_BEGIN/END, or name "
-                "atomic functions\n");
-      VG_(umsg)("atomgrind: with --atomic-fns=PATTERN or --atomic-spec=FILE.\n");
+      if (ag_fnspec_given()) {   /* the advice was followed: say what happened */
+         VG_(umsg)("atomgrind: No function named by --atomic-fns/--atomic-spec ran "
+                   "(each pattern's reason is above).\n");
+      } else {
+         VG_(umsg)("atomgrind: Mark regions with ATOMGRIND_ATOMIC_BEGIN/END, or name "
+                   "atomic functions\n");
+         VG_(umsg)("atomgrind: with --atomic-fns=PATTERN or --atomic-spec=FILE.\n");
+      }
    }
    if (ag_clo_sample_rpt && VG_(clo_verbosity) >= 1)
       VG_(umsg)("RPT sampling: %llu window(s) analysed, %llu of %llu events "
@@ -250,6 +256,7 @@ void ag_analysis_fini(void)
 }
 
 Bool ag_an_in_region(ag_tid t) { return ag_neng > 0 && ag_engine_depth(ag_eng[0], t) > 0; }
+Int ag_an_depth(ag_tid t) { return ag_neng > 0 ? (Int)ag_engine_depth(ag_eng[0], t) : -1; }
 
 void ag_an_running(ThreadId vgtid) { ag_an_vgtid = vgtid; }
 

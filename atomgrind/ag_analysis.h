@@ -42,6 +42,7 @@ void ag_an_forget(Addr a, SizeT len);     /* memory freed, unmapped, reused */
 void ag_an_free(ag_tid t, Addr a, SizeT len);  /* t frees a heap block */
 void ag_an_atomic_seen(Addr a, UInt size);     /* an atomic access outside a window */
 Bool ag_an_in_region(ag_tid t);
+Int ag_an_depth(ag_tid t);                /* t's region nesting; -1: no engine */
 void ag_an_disable(void);                 /* nothing is analysed from now on */
 
 /* Read inline by instrumented code. */

@@ -1,14 +1,13 @@
 /* ag_clientreq.c -- client requests: the public region markers and the
  * preload library's reports of synchronisation calls. */
 #include "pub_tool_basics.h"
-#include "pub_tool_machine.h"      /* VG_(get_IP): a region's site */
 #include "pub_tool_tooliface.h"    /* VG_IS_TOOL_USERREQ */
-#include "ag_analysis.h"           /* region begin/end, joins */
+#include "ag_analysis.h"           /* joins */
 #include "ag_clientreq.h"
+#include "ag_regions.h"            /* the region markers */
 #include "ag_requests.h"           /* what the preload library sends */
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_sched.h"              /* scheduling points */
-#include "ag_spec.h"               /* frames of marked regions */
 #include "ag_sync.h"               /* what a sync call means */
 #include "ag_threads.h"            /* the requesting thread */
 #include "ag_syncinfo.h"           /* the kind of each sync object */
@@ -40,14 +39,10 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    ag_note_kind(arg);
    switch (arg[0]) {
    case VG_USERREQ__ATOMGRIND_ATOMIC_BEGIN:
-      ag_an_begin(th->tid, vgtid);
-      ag_spec_marker_begin(vgtid);
-      ag_sched_begin(vgtid, VG_(get_IP)(vgtid));   /* others may run inside it */
+      ag_rg_marker_begin(vgtid);
       break;
    case VG_USERREQ__ATOMGRIND_ATOMIC_END:
-      ag_sched_point(vgtid, AG_PT_END);
-      ag_spec_marker_end(vgtid);
-      ag_an_end(th->tid, vgtid);
+      ag_rg_marker_end(vgtid);
       break;
    /* Every synchronisation call is bracketed by PUSH and POP: the outermost
       ones are the scheduling points before and after it. */

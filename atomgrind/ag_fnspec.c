@@ -19,6 +19,7 @@
 #include "pub_tool_libcfile.h"     /* VG_(open), VG_(read), VG_(write) */
 #include "pub_tool_libcprint.h"    /* VG_(fmsg), VG_(umsg) */
 #include "pub_tool_mallocfree.h"   /* VG_(malloc) */
+#include "pub_tool_options.h"      /* VG_(clo_verbosity) */
 #include "pub_tool_seqmatch.h"     /* VG_(string_match) */
 #include "ag_fnspec.h"
 #include "ag_map.h"                /* name -> function, site -> function */
@@ -28,7 +29,10 @@ typedef struct {
    HChar *pat;
    Bool exclude;               /* !PATTERN */
    Bool all;                   /* the word 'all' */
+   HChar *from;                /* "--atomic-fns" or "FILE:LINE", for the exit */
 } ag_fs_pattern;
+
+static const HChar *ag_fs_from = "--atomic-fns";   /* where ag_fs_add's patterns come from */
 
 typedef struct {
    HChar *name;
@@ -60,6 +64,7 @@ static void ag_fs_add(const HChar *text, Bool exclude)
    p->pat = VG_(strdup)("ag.fnspec.pat", text);
    p->exclude = exclude;
    p->all = VG_STREQ(text, "all");
+   p->from = VG_(strdup)("ag.fnspec.from", ag_fs_from);
 }
 
 /* Check one pattern (without its '!'); NULL if fine, else what is wrong.
@@ -177,7 +182,11 @@ static void ag_fs_read_spec(const HChar *path)
       if (nl) *nl = 0;
       HChar *s = ag_fs_trim(line);
       if (*s) {
+         HChar from[256];
+         VG_(snprintf)(from, sizeof from, "%s:%d", path, lineno);
+         ag_fs_from = from;
          const HChar *bad = ag_fs_entry(s);
+         ag_fs_from = "--atomic-fns";
          if (bad) {
             VG_(fmsg)("%s:%d: %s\n", path, lineno, bad);
             VG_(exit)(1);
@@ -302,13 +311,13 @@ static Bool ag_fs_names(const ag_fs_pattern *p, const HChar *name, const HChar *
    return False;
 }
 
-Int ag_fnspec_match(Addr a)
+/* The function called name, with code at a, if a pattern makes it atomic. */
+Int ag_fnspec_match_name(const HChar *name, Addr a)
 {
-   const HChar *name, *bare = NULL;
+   const HChar *bare = NULL;
    HChar buf[256];
    Bool included = False, explicit = False;
    if (ag_fs_npats == 0) return AG_NO_FN;
-   if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &name)) return AG_NO_FN;
    if (ag_fs_unparamed(name, buf, sizeof buf)) bare = buf;
    for (UInt i = 0; i < ag_fs_npats; i++) {
       const ag_fs_pattern *p = &ag_fs_pats[i];
@@ -319,6 +328,14 @@ Int ag_fnspec_match(Addr a)
    }
    if (!included || (!explicit && ag_fs_not_the_programs(name))) return AG_NO_FN;
    return ag_fs_intern(name, explicit);
+}
+
+Int ag_fnspec_match(Addr a)
+{
+   const HChar *name;
+   if (ag_fs_npats == 0) return AG_NO_FN;
+   if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), a, &name)) return AG_NO_FN;
+   return ag_fnspec_match_name(name, a);
 }
 
 Bool ag_fnspec_atomic(Int fn) { return !ag_fs_fns[fn].dropped; }
@@ -378,10 +395,103 @@ static Bool ag_fs_keeps(const ag_fs_fn *f)
    return !f->dropped && (f->explicit || (f->entered && !f->start_routine));
 }
 
+/* ---- patterns that checked nothing ------------------------------- */
+
+/* Core-private, but linkable: the symbol table of an object.  SymAVMAs is
+   one address on amd64. */
+typedef struct { Addr main; } ag_fs_avmas;
+extern Int VG_(DebugInfo_syms_howmany)(const DebugInfo *di);
+extern void VG_(DebugInfo_syms_getidx)(const DebugInfo *di, Int idx, ag_fs_avmas *ad,
+                                       UInt *size, const HChar **pri_name,
+                                       const HChar ***sec_names, Bool *isText,
+                                       Bool *isIFunc, Bool *isGlobal);
+
+/* The Itanium mangling of a plain name "A::b" ("1A1b"), into buf; False
+   for a pattern with wildcards, brackets or a parameter list. */
+static Bool ag_fs_mangled_part(const HChar *pat, HChar *buf, SizeT n)
+{
+   SizeT used = 0;
+   const HChar *s = pat;
+   while (*s) {
+      const HChar *e = VG_(strstr)(s, "::");
+      SizeT len = e ? (SizeT)(e - s) : VG_(strlen)(s);
+      for (SizeT i = 0; i < len; i++)
+         if (VG_(strchr)("*?()<> ,~", s[i])) return False;
+      Int w = VG_(snprintf)(buf + used, n - used, "%u", (UInt)len);
+      if (len == 0 || used + w + len + 1 > n) return False;
+      used += w;
+      VG_(memcpy)(buf + used, s, len);
+      used += len;
+      s += len + (e ? 2 : 0);
+   }
+   buf[used] = 0;
+   return used > 0;
+}
+
+/* A function the pattern names, in any object's symbol table (a C++
+   symbol is mangled there: its plain name's mangling is looked for). */
+static const HChar *ag_fs_defined(const ag_fs_pattern *p)
+{
+   HChar mangled[256];
+   Bool cxx = ag_fs_mangled_part(p->pat, mangled, sizeof mangled);
+   for (const DebugInfo *di = VG_(next_DebugInfo)(NULL); di; di = VG_(next_DebugInfo)(di)) {
+      Int n = VG_(DebugInfo_syms_howmany)(di);
+      for (Int i = 0; i < n; i++) {
+         const HChar *name;
+         Bool text = False, ifunc, global;
+         VG_(DebugInfo_syms_getidx)(di, i, NULL, NULL, &name, NULL, &text, &ifunc, &global);
+         if (!text || !name) continue;
+         if (VG_(string_match)(p->pat, name)
+             || (cxx && name[0] == '_' && name[1] == 'Z' && VG_(strstr)(name, mangled)))
+            return name;
+      }
+   }
+   return NULL;
+}
+
+/* Each pattern under which no region ran, with the reason: a function it
+   matched ran only as a thread's start routine, or it names a function
+   that was never called, or no function at all. */
+static void ag_fs_report_patterns(void)
+{
+   if (VG_(clo_verbosity) < 1) return;
+   for (UInt i = 0; i < ag_fs_npats; i++) {
+      const ag_fs_pattern *p = &ag_fs_pats[i];
+      Bool ran = False, start = False, expl = False;
+      if (p->exclude) continue;
+      for (UInt j = 0; j < ag_fs_nfns && !ran; j++) {
+         HChar buf[256];
+         const ag_fs_fn *f = &ag_fs_fns[j];
+         const HChar *bare = ag_fs_unparamed(f->name, buf, sizeof buf) ? buf : NULL;
+         if (!p->all && !ag_fs_names(p, f->name, bare, &expl)) continue;
+         ran |= f->entered;
+         start |= f->start_routine;
+      }
+      if (ran) continue;
+      if (start) {
+         VG_(umsg)("atomgrind: %s: '%s' checked nothing: what it names ran only as a "
+                   "thread's start routine (name the function exactly to check it)\n",
+                   p->from, p->pat);
+      } else if (p->all) {
+         VG_(umsg)("atomgrind: %s: 'all' checked nothing: no function of the program "
+                   "(or of --atomic-objs) ran\n", p->from);
+      } else {
+         const HChar *def = ag_fs_defined(p);
+         if (def)
+            VG_(umsg)("atomgrind: %s: '%s' checked nothing: %s is defined but was never "
+                      "called\n", p->from, p->pat, def);
+         else
+            VG_(umsg)("atomgrind: %s: '%s' checked nothing: no such function\n",
+                      p->from, p->pat);
+      }
+   }
+}
+
 void ag_fnspec_fini(void)
 {
    UInt kept = 0, dropped = 0, entered = 0;
    HChar line[256];
+   ag_fs_report_patterns();
    if (!ag_clo_infer_spec) return;
    for (UInt i = 0; i < ag_fs_nfns; i++) {
       kept += ag_fs_keeps(&ag_fs_fns[i]);

@@ -13,6 +13,9 @@ Bool ag_fnspec_given(void);             /* some function may be atomic */
 /* At translation time: the function whose first instruction is at a, if
    its calls are atomic regions; else AG_NO_FN. */
 Int  ag_fnspec_match(Addr a);
+/* The same for a function by its name (an inlined instance of it), whose
+   code is at a. */
+Int  ag_fnspec_match_name(const HChar *name, Addr a);
 Bool ag_fnspec_atomic(Int fn);          /* not dropped by --infer-spec */
 Bool ag_fnspec_explicit(Int fn);        /* named by a pattern of its own name */
 const HChar *ag_fnspec_name(Int fn);

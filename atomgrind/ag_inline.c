@@ -12,19 +12,21 @@
 static HChar ag_in_buf[AG_IN_BUF];
 
 /* The function name in one describe_IP line, copied to dst (of room bytes);
-   its length, 0 when the line has no name ("???"). */
-static Int ag_in_name(const HChar *line, HChar *dst, Int room)
+   its length, 0 when the line has no name ("???").  *where: the location
+   after it, "(file:line)" or "(in obj)" ("" when none), pointing into line. */
+static Int ag_in_name(const HChar *line, HChar *dst, Int room, const HChar **where)
 {
    const HChar *s = line;
    while (*s && !(s[0] == ':' && s[1] == ' ')) s++;   /* past "0x...:" */
    if (!*s) return 0;
    s += 2;
    Int len = VG_(strlen)(s);
+   *where = s + len;
    /* the location is the last " (" whose ")" ends the line */
    if (len > 0 && s[len - 1] == ')') {
       Int i;
       for (i = len - 2; i > 0; i--)
-         if (s[i] == '(' && s[i - 1] == ' ') { len = i - 1; break; }
+         if (s[i] == '(' && s[i - 1] == ' ') { *where = s + i; len = i - 1; break; }
    }
    if (len <= 0 || len >= room || (len == 3 && s[0] == '?')) return 0;
    VG_(strncpy)(dst, s, len);
@@ -34,6 +36,11 @@ static Int ag_in_name(const HChar *line, HChar *dst, Int room)
 
 Int ag_inline_chain(Addr ip, const HChar **names, Int max)
 {
+   return ag_inline_frames(ip, names, NULL, max);
+}
+
+Int ag_inline_frames(Addr ip, const HChar **names, const HChar **wheres, Int max)
+{
    DiEpoch ep = VG_(current_DiEpoch)();
    /* describe_IP writes XML frames under --xml=yes: ask for text */
    Bool xml = VG_(clo_xml);
@@ -41,11 +48,18 @@ Int ag_inline_chain(Addr ip, const HChar **names, Int max)
    InlIPCursor *iipc = VG_(new_IIPC)(ep, ip);
    Int n = 0, used = 0;
    do {
-      const HChar *line = VG_(describe_IP)(ep, ip, iipc);
-      Int len = ag_in_name(line, ag_in_buf + used, AG_IN_BUF - used);
-      if (len > 0 && n < max) {
-         names[n++] = ag_in_buf + used;
+      const HChar *line = VG_(describe_IP)(ep, ip, iipc), *where = "";
+      Int len = ag_in_name(line, ag_in_buf + used, AG_IN_BUF - used, &where);
+      Int wlen = VG_(strlen)(where);
+      if (len > 0 && n < max && (!wheres || used + len + wlen + 2 <= AG_IN_BUF)) {
+         names[n] = ag_in_buf + used;
          used += len + 1;
+         if (wheres) {   /* describe_IP's buffer is reused: copy */
+            VG_(strcpy)(ag_in_buf + used, where);
+            wheres[n] = ag_in_buf + used;
+            used += wlen + 1;
+         }
+         n++;
       }
    } while (VG_(next_IIPC)(iipc));
    VG_(delete_IIPC)(iipc);

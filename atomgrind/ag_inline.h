@@ -15,6 +15,11 @@
    The names are valid until the next call; copy what you keep. */
 Int ag_inline_chain(Addr ip, const HChar **names, Int max);
 
+/* The same, with each frame's location in wheres[i]: for names[0] the
+   line of ip, for the others the line of the call that was inlined
+   ("(file:line)"; "" when unknown).  Valid until the next call. */
+Int ag_inline_frames(Addr ip, const HChar **names, const HChar **wheres, Int max);
+
 /* Whether any function of ip's chain (inlined or not) is called `name`
    exactly, or starts with `prefix` when prefix is True. */
 Bool ag_inline_has(Addr ip, const HChar *name, Bool prefix);

@@ -13,6 +13,7 @@
 #include "ag_objects.h"            /* ag_object_skipped */
 #include "ag_options.h"            /* --check-stack-var, --sample, --sched */
 #include "ag_provenance.h"         /* std::atomic's code, reference counts */
+#include "ag_regions.h"            /* accesses in an inline gap */
 #include "ag_sched.h"              /* preemption after an access */
 #include "ag_spec.h"               /* atomic functions' entries, SP's rises */
 #include "ag_spin.h"               /* ag_spin_loop */
@@ -24,7 +25,11 @@
 static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
 {
    ag_thread *th = ag_cur;
-   if (th->ignore || !ag_an_gate) return;
+   if (UNLIKELY(th->ignore)) {
+      if (th->inl_gap) ag_rg_gap_access(a, szfl, ip);   /* ag_regions.c */
+      return;
+   }
+   if (!ag_an_gate) return;
    ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
    if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
 }
@@ -74,6 +79,8 @@ typedef struct {
    Addr ip;              /* current guest instruction */
    UInt len;             /* ... its length */
    Bool touched;         /* ... has a memory access left in the IR (ag_emit) */
+   Bool accesses;        /* accesses are instrumented (not the floor, or the
+                            block holds code of an inlined atomic function) */
 } ag_ir;
 
 static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
@@ -93,7 +100,7 @@ static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
 static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard)
 {
    ir->touched = True;
-   if (!ag_an_instrument_accesses) return;   /* the floor (ag_analysis.c) */
+   if (!ir->accesses) return;   /* the floor (ag_analysis.c) */
    Bool ungated = (flags & (AG_ATOMIC | AG_SPIN | AG_ATOMIC_LS)) && ag_clo_sample_rpt
                   && (ag_clo_check & AG_CHECK_RACES);
    IRExpr *cond = ungated ? IRExpr_Const(IRConst_U1(True)) : IRExpr_RdTmp(ir->gate);
@@ -274,11 +281,43 @@ static UInt ag_idiom(Addr ip, Bool rmw)
 }
 
 /* ag_idiom once per instruction, at its first access (most have none),
-   and not in code translated without accesses (the floor). */
-static inline UInt ag_idiom_at(Int *known, Addr ip, Bool rmw)
+   and not in code translated without accesses (the floor, unless an
+   inlined instance's region opens in the block). */
+static inline UInt ag_idiom_at(Int *known, Bool accesses, Addr ip, Bool rmw)
 {
-   if (*known < 0) *known = ag_an_instrument_accesses ? (Int)ag_idiom(ip, rmw) : 0;
+   if (*known < 0) *known = accesses ? (Int)ag_idiom(ip, rmw) : 0;
    return (UInt)*known;
+}
+
+/* The inline chain of each instruction of bb (ag_spec.c), in chains[] (up
+   to max); whether any is not empty.  A block that opens an instance's
+   region has its accesses instrumented even under the floor: they come
+   after the region opens, in the same block. */
+#define AG_SB_INSNS 128
+static Bool ag_inline_prescan(IRSB *bb, UInt *chains, UInt max, UInt *n)
+{
+   Bool any = False;
+   *n = 0;
+   for (Int i = 0; i < bb->stmts_used && *n < max; i++)
+      if (bb->stmts[i] && bb->stmts[i]->tag == Ist_IMark) {
+         chains[*n] = ag_spec_inline_at((Addr)bb->stmts[i]->Ist.IMark.addr);
+         any |= chains[(*n)++] != 0;
+      }
+   return any;
+}
+
+/* The next instruction, at ip, of a block whose previous one was in chain
+   *chain: where the chain changes, a region of an inlined instance opens or
+   closes there (ag_spec.c), and the gate is read again.  Code translated
+   without accesses (the floor) misses the accesses left in this block
+   after the first region opened; the next block is translated with them
+   (ag_emit_leave at its start). */
+static void ag_inline_step(ag_ir *ir, UInt *chain, UInt c, Addr ip, Int offset_IP)
+{
+   if (c == *chain) return;
+   *chain = c;
+   ag_spec_instrument_inline(ir->out, c, False, ip, ir->offset_SP, offset_IP);
+   if (ir->gate != IRTemp_INVALID) ag_emit_gate(ir);
 }
 
 /* Code that is not the program (ag_objects.c): SP's rises only, as a
@@ -319,6 +358,12 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    Bool atomic_insn = False;
    Int idiom = -1;                      /* the instruction's AG_ATOMIC_LS, AG_COMMUTE
                                            (-1: not looked up yet: ag_idiom_at) */
+   /* the inline chain of the instruction (ag_spec.c): regions of inlined
+      atomic functions open and close where it changes */
+   Bool inl = ag_spec_inlines();
+   UInt chain = 0, chains[AG_SB_INSNS], ninsn = 0, insn = 0;
+   ir.accesses = ag_an_instrument_accesses
+                 || (inl && ag_inline_prescan(bb, chains, AG_SB_INSNS, &ninsn));
    /* race mode: the loads of a spin loop are acquire loads */
    UInt spin = (ag_clo_check & AG_CHECK_RACES) && ag_spin_loop(bb, vge) ? AG_SPIN : 0;
    Int i = 0;
@@ -332,16 +377,24 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       if (!st || st->tag == Ist_NoOp) continue;
       if (!gate_done) {
          /* first, so that the gate read below sees the region open */
-         if (st->tag == Ist_IMark
-             && ag_spec_instrument_entry(ir.out, (Addr)st->Ist.IMark.addr, ir.offset_SP)
-             && !ag_an_instrument_accesses)
-            ag_emit_leave(ir.out, layout->offset_IP, (Addr)vge->base[0]);
+         if (st->tag == Ist_IMark) {
+            Addr a0 = (Addr)st->Ist.IMark.addr;
+            Bool opens = ag_spec_instrument_entry(ir.out, a0, ir.offset_SP);
+            if (inl) {      /* the block may be entered from another chain */
+               chain = ninsn > 0 ? chains[0] : ag_spec_inline_at(a0);
+               ag_spec_instrument_inline(ir.out, chain, True, a0, ir.offset_SP,
+                                         layout->offset_IP);
+               opens = True;
+            }
+            if (opens && !ag_an_instrument_accesses)
+               ag_emit_leave(ir.out, layout->offset_IP, (Addr)vge->base[0]);
+         }
          /* only instrumented accesses and atomic functions' entries (which
             make code instrumented: ag_analysis.c) ask for stops */
          if (ag_clo_sched != AG_SCHED_NATIVE && ag_an_instrument_accesses)
             ag_emit_stop(ir.out, layout->offset_IP, (Addr)vge->base[0]);
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
-         if (ag_an_instrument_accesses) {
+         if (ir.accesses) {
             ag_emit_gate(&ir);
             /* the stack test inline, except with RPT (ag_h_access_rpt) */
             if (!ag_clo_check_stack_var && !ag_clo_sample_rpt) ag_emit_stack_max(&ir);
@@ -352,6 +405,12 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       switch (st->tag) {
       case Ist_IMark:
          ag_emit_dead_load(&ir);
+         if (inl && ir.ip != 0) {
+            Addr a = (Addr)st->Ist.IMark.addr;
+            ag_inline_step(&ir, &chain, insn < ninsn ? chains[insn] : ag_spec_inline_at(a),
+                           a, layout->offset_IP);
+         }
+         insn++;
          ir.ip = (Addr)st->Ist.IMark.addr;
          ir.len = st->Ist.IMark.len;
          ir.touched = False;
@@ -362,13 +421,13 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          IRExpr *e = st->Ist.WrTmp.data;
          if (e->tag == Iex_Load)
             ag_emit(&ir, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty),
-                    (atomic_insn ? AG_ATOMIC : spin) | ag_idiom_at(&idiom, ir.ip, atomic_insn), NULL);
+                    (atomic_insn ? AG_ATOMIC : spin) | ag_idiom_at(&idiom, ir.accesses, ir.ip, atomic_insn), NULL);
          break;
       }
       case Ist_Store:
          ag_emit(&ir, st->Ist.Store.addr,
                  sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Store.data)),
-                 AG_WRITE | (atomic_insn ? AG_ATOMIC : 0) | ag_idiom_at(&idiom, ir.ip, atomic_insn),
+                 AG_WRITE | (atomic_insn ? AG_ATOMIC : 0) | ag_idiom_at(&idiom, ir.accesses, ir.ip, atomic_insn),
                  NULL);
          break;
       case Ist_StoreG: {
@@ -388,7 +447,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          IRCAS *cas = st->Ist.CAS.details;
          UInt sz = sizeofIRType(typeOfIRExpr(bb->tyenv, cas->dataLo));
          if (cas->dataHi) sz *= 2;
-         ag_emit(&ir, cas->addr, sz, AG_WRITE | AG_ATOMIC | ag_idiom_at(&idiom, ir.ip, True), NULL);
+         ag_emit(&ir, cas->addr, sz, AG_WRITE | AG_ATOMIC | ag_idiom_at(&idiom, ir.accesses, ir.ip, True), NULL);
          break;
       }
       case Ist_LLSC: {
@@ -418,5 +477,6 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
       addStmtToIRSB(ir.out, st);
    }
    ag_emit_dead_load(&ir);
+   if (chain != 0 && bb->jumpkind == Ijk_Call) ag_spec_instrument_call_out(ir.out, ir.offset_SP);
    return ir.out;
 }

@@ -15,6 +15,7 @@
 #include "ag_instrument.h"         /* ag_instrument */
 #include "ag_options.h"            /* option callbacks, ag_options_check */
 #include "ag_record.h"             /* ag_record_init/fini */
+#include "ag_regions.h"            /* a thread's regions end with it */
 #include "ag_replace_malloc.h"     /* ag_replace_malloc_*: the heap */
 #include "ag_sched.h"              /* ag_sched_* set-up and exit line */
 #include "ag_spec.h"               /* regions from function specs, frames */
@@ -29,7 +30,7 @@ static void ag_die_mem(Addr a, SizeT len) { ag_an_forget(a, len); }
 /* A thread's function regions end before the thread does. */
 static void ag_thread_exit(ThreadId vgtid)
 {
-   ag_spec_thread_exit(vgtid);
+   ag_rg_thread_exit(vgtid);
    ag_threads_exit(vgtid);
 }
 

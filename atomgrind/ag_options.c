@@ -33,6 +33,7 @@ const HChar *ag_clo_atomic_spec = NULL;
 const HChar *ag_clo_atomic_objs = NULL;
 const HChar *ag_clo_infer_spec = NULL;
 ag_frames_t ag_clo_track_frames = AG_FRAMES_AUTO;
+Bool ag_clo_inline_regions = True;
 
 /* A repeated list option adds to the list: "a,b" then "c" is "a,b,c". */
 static const HChar *ag_join_list(const HChar *old, const HChar *add)
@@ -119,6 +120,7 @@ Bool ag_process_cmd_line_option(const HChar *arg)
    else if VG_XACT_CLO(arg, "--track-frames=auto", ag_clo_track_frames, AG_FRAMES_AUTO) {}
    else if VG_XACT_CLO(arg, "--track-frames=yes", ag_clo_track_frames, AG_FRAMES_YES) {}
    else if VG_XACT_CLO(arg, "--track-frames=no", ag_clo_track_frames, AG_FRAMES_NO) {}
+   else if VG_BOOL_CLO(arg, "--inline-regions", ag_clo_inline_regions) {}
    else if VG_XACT_CLO(arg, "--history-level=none", ag_clo_history, AG_HIST_NONE) {}
    else if VG_XACT_CLO(arg, "--history-level=approx", ag_clo_history, AG_HIST_APPROX) {}
    else if VG_XACT_CLO(arg, "--history-level=full", ag_clo_history, AG_HIST_FULL) {}
@@ -178,6 +180,8 @@ void ag_print_usage(void)
 "    --track-frames=auto|yes|no  close regions whose frame is gone (return,\n"
 "                              longjmp, exception); auto: with a spec or\n"
 "                              when atomicity is checked [auto]\n"
+"    --inline-regions=yes|no   inlined copies of atomic functions are regions\n"
+"                              too [yes]\n"
 "    --history-level=none|approx|full  stacks for the other thread's side of a\n"
 "                              report: none: code addresses only; approx: also\n"
 "                              where it took and released locks; full: also a\n"

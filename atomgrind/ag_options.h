@@ -32,6 +32,7 @@ extern const HChar *ag_clo_atomic_objs;   /* --atomic-objs=P,P,... */
 extern const HChar *ag_clo_infer_spec;    /* --infer-spec=FILE */
 typedef enum { AG_FRAMES_AUTO, AG_FRAMES_YES, AG_FRAMES_NO } ag_frames_t;
 extern ag_frames_t ag_clo_track_frames;   /* --track-frames= */
+extern Bool ag_clo_inline_regions;        /* --inline-regions= */
 /* --history-level: stacks for the other thread's side of a report */
 typedef enum { AG_HIST_NONE, AG_HIST_APPROX, AG_HIST_FULL } ag_history_t;
 extern ag_history_t ag_clo_history;

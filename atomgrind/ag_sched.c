@@ -631,6 +631,8 @@ void ag_sched_region_leave(ThreadId vgtid)
    if (ag_sc_th) ag_sc_count(vgtid, AG_PT_END);
 }
 
+UInt ag_sched_depth(ThreadId vgtid) { return ag_sc_th ? ag_sc_th[vgtid].depth : 0; }
+
 void ag_sched_access(ThreadId vgtid)
 {
    if (ag_sc_turn != vgtid || ag_sc_th[vgtid].depth == 0) return;

@@ -49,6 +49,8 @@ void ag_sched_begin(ThreadId vgtid, Addr site);
    may_stop (not inside a synchronisation call). */
 void ag_sched_region_enter(ThreadId vgtid, Addr site, Bool may_stop);
 void ag_sched_region_leave(ThreadId vgtid);
+/* The region nesting the scheduler counts (ag_regions.c checks it). */
+UInt ag_sched_depth(ThreadId vgtid);
 
 /* An access by the running thread (not to its stack, not ignored): inside
    a region it may ask for a preemption at the next superblock start. */

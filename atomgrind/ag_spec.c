@@ -1,19 +1,11 @@
-/* ag_spec.c -- atomic regions that last as long as a stack frame.
- *
- * A call of a function named by --atomic-fns/--atomic-spec is a region
- * from its first instruction until that call's frame is gone.  At the
- * entry SP points at the return address (the frame's "slot"); whatever
- * ends the call -- a return, a longjmp, C++ unwinding -- raises SP above
- * the slot, and die_mem_stack tells.  A tail call jumps with SP at the
- * slot, so the callee stays inside the caller's region; recursion nests
- * (the outermost call counts, as regions nest); a signal handler runs
- * below the interrupted SP and its own frames close when it returns.
- *
- * The same frames catch source-marked regions (ATOMGRIND_ATOMIC_BEGIN)
- * whose function is left by a longjmp or an exception before the END:
- * that is a misuse, and the region is closed there.  A normal return
- * (SP steps exactly off the slot) leaves a marked region open, since a
- * helper may begin a region that its caller ends.
+/* ag_spec.c -- the frame tracker: where, in the program's code, atomic
+ * regions that last as long as a stack frame begin and end.  It finds them
+ * at translation time and has generated code tell ag_regions.c, which owns
+ * the regions and their frames:
+ *   - the entry of a function named by --atomic-fns/--atomic-spec;
+ *   - SP's rises, which end frames (a return, a longjmp, C++ unwinding);
+ *   - code of an inlined instance of such a function entered from outside
+ *     or left (ag_spec_instrument_inline), and calls out of it.
  *
  * Frames are tracked when a spec is given or atomicity is checked (so a
  * C++ throw out of a marked region is caught with no option), or with
@@ -21,110 +13,25 @@
  * not by the core's die_mem_stack: that calls a helper at every rise of SP,
  * even while no frame is open (7% of a call-heavy run). */
 #include "pub_tool_basics.h"
-#include "pub_tool_vki.h"          /* VKI_PROT_READ */
-#include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client) */
-#include "pub_tool_debuginfo.h"    /* VG_(get_fnname), VG_(describe_IP) */
-#include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_machine.h"      /* VG_(fnptr_to_fnentry) */
-#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
 #include "pub_tool_options.h"      /* VG_(clo_vex_control), VG_(clo_stats) */
-#include "pub_tool_stacktrace.h"   /* VG_(get_StackTrace) */
-#include "pub_tool_threadstate.h"  /* VG_N_THREADS, VG_(get_running_tid) */
+#include "pub_tool_threadstate.h"  /* VG_(get_running_tid) */
 #include "pub_tool_tooliface.h"    /* VG_(track_*), IR */
-#include "ag_analysis.h"           /* regions open and close */
-#include "ag_errors.h"             /* ag_error_misuse */
+#include "ag_analysis.h"           /* ag_an_forget */
 #include "ag_fnspec.h"             /* which functions are atomic */
+#include "ag_instances.h"          /* inlined instances at an address */
 #include "ag_options.h"            /* --track-frames */
-#include "ag_sched.h"              /* function regions for the scheduler */
+#include "ag_regions.h"            /* where regions open and close */
 #include "ag_spec.h"
-#include "ag_threads.h"            /* engine thread ids */
+#include "ag_threads.h"            /* ag_cur: the running thread's chain */
 
-/* Core-private, but linkable: a jump of SP by more than this is a stack
-   switch, not a frame's end. */
-extern Word VG_(clo_max_stackframe);
-
-typedef struct {
-   Addr slot;            /* the frame's return-address slot */
-   Int fn;               /* the atomic function, or AG_NO_FN: a source marker */
-   Addr begin_ip;        /* a marker's ATOMGRIND_ATOMIC_BEGIN */
-   Addr ret;             /* a marker's return address, as it was then */
-} ag_sp_frame;
-
-typedef struct {
-   ag_sp_frame *f;
-   UInt n, cap;
-   Addr last_ret;        /* the last return address checked at depth 0 ... */
-   Bool last_start;      /* ... and whether it returns into start_thread */
-} ag_sp_stack;
-
-static ag_sp_stack *ag_sp_threads;   /* indexed by ThreadId */
-static UInt ag_sp_open;              /* frames on all stacks: the fast path */
 static Bool ag_sp_tracking;
-
-static void ag_sp_push(ag_sp_stack *st, Addr slot, Int fn, Addr begin_ip, Addr ret)
-{
-   if (st->n == st->cap) {
-      st->cap = st->cap ? 2 * st->cap : 16;
-      st->f = VG_(realloc)("ag.spec.frames", st->f, st->cap * sizeof *st->f);
-   }
-   st->f[st->n++] = (ag_sp_frame){ slot, fn, begin_ip, ret };
-   ag_sp_open++;
-}
-
-static void ag_sp_remove(ag_sp_stack *st, UInt i)
-{
-   for (; i + 1 < st->n; i++) st->f[i] = st->f[i + 1];
-   st->n--;
-   ag_sp_open--;
-}
-
-/* Can the tool read the client's word at a (a slot found by unwinding, or
-   one on a stack that may have been unmapped since)? */
-static Bool ag_sp_readable(Addr a)
-{
-   return VG_(am_is_valid_for_client)(a, sizeof(Addr), VKI_PROT_READ);
-}
-
-/* ---- function entry ------------------------------------------------ */
-
-/* Is the call whose return address sits at slot the start routine of a
-   thread (called by glibc's start_thread, or by our pthread_create
-   wrapper's trampoline)? */
-static Bool ag_sp_called_by_start_thread(ag_sp_stack *st, Addr slot)
-{
-   const HChar *name;
-   Addr ret = *(Addr *)slot;
-   if (ret != st->last_ret) {    /* one symbol lookup per new call site */
-      st->last_ret = ret;
-      st->last_start = VG_(get_fnname)(VG_(current_DiEpoch)(), ret - 1, &name)
-         && (VG_STREQ(name, "start_thread") || VG_STREQ(name, "ag_thread_start"));
-   }
-   return st->last_start;
-}
-
 
 /* The first instruction of an atomic function: sp is SP there. */
 static VG_REGPARM(2) void ag_h_enter(UWord fn, Addr sp)
 {
-   ThreadId vgtid = VG_(get_running_tid)();
-   ag_thread *th = ag_thread_of(vgtid);
-   ag_sp_stack *st = &ag_sp_threads[vgtid];
-   if (!th->valid || !ag_fnspec_atomic((Int)fn)) return;
-   /* the same frame: a tail call, or a loop back to the entry */
-   if (st->n > 0 && st->f[st->n - 1].slot == sp) return;
-   /* a thread's start routine holds the whole thread: not unless named */
-   if (st->n == 0 && vgtid != 1 && !ag_fnspec_explicit((Int)fn)
-       && ag_sp_called_by_start_thread(st, sp)) {
-      ag_fnspec_start_routine((Int)fn);
-      return;
-   }
-   /* a nested call counts as entered too: were its caller dropped, the
-      refined spec must still make it atomic */
-   ag_fnspec_entered((Int)fn, ag_an_begin(th->tid, vgtid));
-   ag_sp_push(st, sp, (Int)fn, 0, 0);
-   /* may preempt it at the next superblock */
-   ag_sched_region_enter(vgtid, (Addr)fn, th->ignore == 0);
+   ag_rg_fn_enter(VG_(get_running_tid)(), (Int)fn, sp);
 }
 
 /* Add a helper call that reads SP (passed as an argument too): SP must be
@@ -153,50 +60,79 @@ Bool ag_spec_instrument_entry(IRSB *out, Addr a, Int offset_SP)
 }
 
 
-/* ---- frames end ---------------------------------------------------- */
+/* ---- inlined instances --------------------------------------------- */
 
-static void ag_sp_close(ThreadId vgtid, const ag_sp_frame *f, Bool returned)
-{
-   ag_thread *th = ag_thread_of(vgtid);
-   if (!th->valid) return;
-   if (f->fn != AG_NO_FN) {
-      ag_sched_region_leave(vgtid);
-      ag_an_end(th->tid, vgtid);
-   } else if (!returned) {
-      ag_error_misuse(vgtid, "Atomic region abandoned by a longjmp or an exception "
-                      "(closed here); it began at %s",
-                      VG_(describe_IP)(VG_(current_DiEpoch)(), f->begin_ip, NULL));
-      ag_an_end(th->tid, vgtid);
-   }
-}
+#define AG_SP_BLOCK_START (1UL << 31)     /* in ag_h_inline's argument */
 
-/* SP rose from old_sp to new_sp: every frame whose slot lies below new_sp
-   is gone.  A slot far below (more than --max-stackframe) belongs to
-   another stack -- a signal handler running on an alternate stack above
-   this one -- and stays. */
-static void ag_sp_rise(Addr old_sp, Addr new_sp)
+static VG_REGPARM(1) void ag_h_inline(UWord arg)
 {
    ThreadId vgtid = VG_(get_running_tid)();
-   ag_sp_stack *st = &ag_sp_threads[vgtid];
-   while (st->n > 0) {
-      ag_sp_frame f = st->f[st->n - 1];
-      if (f.slot >= new_sp || new_sp - f.slot > (Addr)VG_(clo_max_stackframe)) break;
-      st->n--;
-      ag_sp_open--;
-      /* returned: SP stepped off the slot, and the slot still holds the
-         return address (C++ unwinding ends with a ret too, but through a
-         slot it rewrote to the landing pad) */
-      ag_sp_close(vgtid, &f, f.slot == old_sp
-                  && (f.fn != AG_NO_FN || (ag_sp_readable(f.slot) && *(Addr *)f.slot == f.ret)));
-   }
+   ag_rg_inline_switch(vgtid, (UInt)(arg & ~AG_SP_BLOCK_START),
+                       (arg & AG_SP_BLOCK_START) != 0, VG_(get_IP)(vgtid));
 }
+
+static VG_REGPARM(1) void ag_h_inline_call(Addr slot)
+{
+   ag_rg_inline_call(VG_(get_running_tid)(), slot);
+}
+
+Bool ag_spec_inlines(void) { return ag_instances_on(); }
+
+UInt ag_spec_inline_at(Addr ip) { return ag_instances_on() ? ag_inst_at(ip) : 0; }
+
+/* Before the instruction at ip, whose code is in `chain`: unless the
+   running thread's code is in that chain already (ag_cur->inl, read
+   inline: a load and a compare when nothing changes), call ag_h_inline.
+   IP is made exact first: an opening region's begin site is its stack. */
+void ag_spec_instrument_inline(IRSB *out, UInt chain, Bool block_start, Addr ip,
+                               Int offset_SP, Int offset_IP)
+{
+   IRTemp th = newIRTemp(out->tyenv, Ity_I64);
+   addStmtToIRSB(out, IRStmt_WrTmp(th, IRExpr_Load(Iend_LE, Ity_I64,
+                                                   mkIRExpr_HWord((HWord)&ag_cur))));
+   IRTemp at = newIRTemp(out->tyenv, Ity_I64);
+   addStmtToIRSB(out, IRStmt_WrTmp(at, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(th),
+                                                    mkIRExpr_HWord(offsetof(ag_thread, inl)))));
+   IRTemp cur = newIRTemp(out->tyenv, Ity_I32);
+   addStmtToIRSB(out, IRStmt_WrTmp(cur, IRExpr_Load(Iend_LE, Ity_I32, IRExpr_RdTmp(at))));
+   IRTemp moved = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(moved, IRExpr_Binop(Iop_CmpNE32, IRExpr_RdTmp(cur),
+                                                       IRExpr_Const(IRConst_U32(chain)))));
+   addStmtToIRSB(out, IRStmt_Put(offset_IP, mkIRExpr_HWord(ip)));
+   IRDirty *di = unsafeIRDirty_0_N(1, "ag_h_inline", VG_(fnptr_to_fnentry)(ag_h_inline),
+                                   mkIRExprVec_1(mkIRExpr_HWord(
+                                      chain | (block_start ? AG_SP_BLOCK_START : 0))));
+   di->guard = IRExpr_RdTmp(moved);
+   di->nFxState = 2;
+   for (Int i = 0; i < 2; i++) {
+      di->fxState[i].fx = Ifx_Read;
+      di->fxState[i].offset = i == 0 ? offset_SP : offset_IP;
+      di->fxState[i].size = sizeof(Addr);
+      di->fxState[i].nRepeats = 0;
+      di->fxState[i].repeatLen = 0;
+   }
+   addStmtToIRSB(out, IRStmt_Dirty(di));
+}
+
+/* At the end of a block of an inline chain that ends in a call: SP is at
+   the return address then. */
+void ag_spec_instrument_call_out(IRSB *out, Int offset_SP)
+{
+   IRTemp sp = newIRTemp(out->tyenv, Ity_I64);
+   addStmtToIRSB(out, IRStmt_WrTmp(sp, IRExpr_Get(offset_SP, Ity_I64)));
+   IRDirty *di = unsafeIRDirty_0_N(1, "ag_h_inline_call", VG_(fnptr_to_fnentry)(ag_h_inline_call),
+                                   mkIRExprVec_1(IRExpr_RdTmp(sp)));
+   ag_sp_add_call(out, di, offset_SP);
+}
+
+/* ---- frames end ---------------------------------------------------- */
 
 /* --check-stack-var=yes forgets dead stack memory, which needs the core's
    die_mem_stack anyway: its handler also ends the frames. */
 static void ag_sp_die_forget(Addr a, SizeT len)
 {
    ag_an_forget(a, len);
-   if (ag_sp_open != 0) ag_sp_rise(a, a + len);
+   if (ag_rg_open_frames != 0) ag_rg_sp_rise(VG_(get_running_tid)(), a, a + len);
 }
 
 static ULong ag_sp_rises;             /* ag_h_sp_rise's calls, for --stats */
@@ -204,7 +140,7 @@ static ULong ag_sp_rises;             /* ag_h_sp_rise's calls, for --stats */
 static VG_REGPARM(2) void ag_h_sp_rise(Addr old_sp, Addr new_sp)
 {
    ag_sp_rises++;
-   ag_sp_rise(old_sp, new_sp);
+   ag_rg_sp_rise(VG_(get_running_tid)(), old_sp, new_sp);
 }
 
 Bool ag_spec_tracks_sp(void)
@@ -222,7 +158,7 @@ static void ag_sp_emit_rise(IRSB *out, IRExpr *new_sp, Int offset_SP, Bool rises
    addStmtToIRSB(out, IRStmt_WrTmp(old, IRExpr_Get(offset_SP, Ity_I64)));
    IRTemp open = newIRTemp(out->tyenv, Ity_I32);
    addStmtToIRSB(out, IRStmt_WrTmp(open, IRExpr_Load(Iend_LE, Ity_I32,
-                                                     mkIRExpr_HWord((HWord)&ag_sp_open))));
+                                                     mkIRExpr_HWord((HWord)&ag_rg_open_frames))));
    IRTemp any = newIRTemp(out->tyenv, Ity_I1);
    addStmtToIRSB(out, IRStmt_WrTmp(any, IRExpr_Binop(Iop_CmpNE32, IRExpr_RdTmp(open),
                                                      IRExpr_Const(IRConst_U32(0)))));
@@ -293,47 +229,6 @@ void ag_spec_instrument_sp(IRSB *out, ag_spec_sp *v, const IRStmt *st, Int offse
    }
 }
 
-/* ---- source markers ------------------------------------------------ */
-
-void ag_spec_marker_begin(ThreadId vgtid)
-{
-   Addr ips[2], sps[2];
-   if (!ag_sp_tracking) return;
-   /* sps[1]: SP in the caller once the marker's function has returned */
-   if (VG_(get_StackTrace)(vgtid, ips, 2, sps, NULL, 0) < 2) return;
-   Addr slot = sps[1] - sizeof(Addr);
-   if (sps[1] <= sps[0] || !ag_sp_readable(slot)) return;   /* no usable unwind info */
-   ag_sp_push(&ag_sp_threads[vgtid], slot, AG_NO_FN, ips[0], *(Addr *)slot);
-}
-
-/* The innermost marker frame is the one this END closes. */
-void ag_spec_marker_end(ThreadId vgtid)
-{
-   if (!ag_sp_tracking) return;
-   ag_sp_stack *st = &ag_sp_threads[vgtid];
-   for (UInt i = st->n; i-- > 0;)
-      if (st->f[i].fn == AG_NO_FN) {
-         ag_sp_remove(st, i);
-         return;
-      }
-}
-
-/* A thread's end ends its function regions; a marked region still open
-   is the misuse ag_an_thread_exit reports. */
-void ag_spec_thread_exit(ThreadId vgtid)
-{
-   if (!ag_sp_threads) return;
-   ag_sp_stack *st = &ag_sp_threads[vgtid];
-   while (st->n > 0 && st->f[st->n - 1].fn != AG_NO_FN) {
-      ag_sp_frame f = st->f[--st->n];
-      ag_sp_open--;
-      ag_sp_close(vgtid, &f, True);
-   }
-   ag_sp_open -= st->n;
-   st->n = 0;
-   st->last_ret = 0;
-}
-
 /* ---- setup --------------------------------------------------------- */
 
 void ag_spec_init(void)
@@ -342,7 +237,8 @@ void ag_spec_init(void)
    ag_sp_tracking = ag_clo_track_frames == AG_FRAMES_YES
                  || (ag_clo_track_frames == AG_FRAMES_AUTO
                      && (ag_fnspec_given() || (ag_clo_check & AG_CHECK_ATOMICITY)));
-   ag_sp_threads = VG_(calloc)("ag.spec.threads", VG_N_THREADS, sizeof(ag_sp_stack));
+   ag_regions_init(ag_sp_tracking);
+   ag_instances_init(ag_fnspec_given() && ag_clo_inline_regions);
    if (ag_fnspec_given()) {
       /* entries are recognised at the start of a block: a call must not
          be chased into its callee's block (callgrind does the same) */
@@ -360,5 +256,7 @@ void ag_spec_fini(void)
    if (VG_(clo_stats) && ag_spec_tracks_sp())
       VG_(umsg)("atomgrind: frames: %llu rises of SP checked against open frames\n",
                 ag_sp_rises);
+   ag_instances_fini();
+   ag_regions_fini();
    ag_fnspec_fini();
 }

@@ -1,6 +1,7 @@
-/* ag_spec.h -- atomic regions that last as long as a stack frame: calls of
- * the functions --atomic-fns/--atomic-spec name, and source-marked regions
- * a longjmp or an exception abandons (ag_spec.c). */
+/* ag_spec.h -- the frame tracker: at translation time, where regions that
+ * last as long as a frame begin and end (entries of the functions
+ * --atomic-fns/--atomic-spec name, their inlined instances, SP's rises);
+ * ag_regions.c keeps the regions (ag_spec.c). */
 #ifndef AG_SPEC_H
 #define AG_SPEC_H
 
@@ -27,9 +28,16 @@ typedef struct {
 Bool ag_spec_tracks_sp(void);                            /* frames tracked, in the IR */
 void ag_spec_sp_reset(ag_spec_sp *v);                    /* a block's start */
 void ag_spec_instrument_sp(IRSB *out, ag_spec_sp *v, const IRStmt *st, Int offset_SP);
-void ag_spec_marker_begin(ThreadId vgtid);   /* after ATOMGRIND_ATOMIC_BEGIN */
-void ag_spec_marker_end(ThreadId vgtid);     /* before ATOMGRIND_ATOMIC_END */
-void ag_spec_thread_exit(ThreadId vgtid);    /* closes its function regions */
+/* Inlined instances of atomic functions (ag_instances.h): whether they are
+   tracked, the chain of the instruction at ip, the check before an
+   instruction whose chain may differ from the running code's (a block's
+   first, or one whose chain differs from the instruction before it), and
+   the call at the end of a block of a non-empty chain that ends in a call. */
+Bool ag_spec_inlines(void);
+UInt ag_spec_inline_at(Addr ip);
+void ag_spec_instrument_inline(IRSB *out, UInt chain, Bool block_start, Addr ip,
+                               Int offset_SP, Int offset_IP);
+void ag_spec_instrument_call_out(IRSB *out, Int offset_SP);
 void ag_spec_fini(void);
 
 #endif

@@ -23,6 +23,7 @@
 static ag_thread *ag_threads;          /* indexed by ThreadId */
 static ag_thread ag_idle = { .ignore = 1, .tid = AG_NO_TID };  /* before any thread runs */
 ag_thread *ag_cur = &ag_idle;
+void (*ag_threads_stop_hook)(ThreadId vgtid);
 
 static ag_tid ag_next_tid;
 static ag_map *ag_by_pthread;          /* pthread_t -> ag_tid */
@@ -42,6 +43,7 @@ static void ag_start_client_code(ThreadId vgtid, ULong bbs_done)
 static void ag_stop_client_code(ThreadId vgtid, ULong bbs_done)
 {
    (void)bbs_done;
+   if (ag_threads_stop_hook) ag_threads_stop_hook(vgtid);
    ag_an_stopped();
    ag_sched_stopped(vgtid);
 }

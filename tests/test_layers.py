@@ -15,8 +15,9 @@ from agtest import BUILD, REPO, tool_built
 LAYERS = [
     ["ag_main"],                                            # wiring
     ["ag_clientreq", "ag_instrument", "ag_replace_malloc", "ag_fd"],  # what the program does
-    ["ag_spec"],                                            # regions as long as frames
-    ["ag_spin", "ag_deadload", "ag_provenance"],                             # IR and code analysis for instrumentation
+    ["ag_spec"],                                            # where frames and inlined code begin and end
+    ["ag_regions"],                                         # the one owner of regions
+    ["ag_spin", "ag_deadload", "ag_provenance"],            # IR and code analysis for instrumentation
     ["ag_sync"],                                            # sync objects
     ["ag_threads"],                                         # threads
     ["ag_sched"],                                           # who runs next
@@ -24,6 +25,7 @@ LAYERS = [
     ["ag_dcl"],                                             # check-lock-recheck's held loads
     ["ag_errors", "ag_record"],                             # reports, traces
     ["ag_cycles"],                                          # reports' cycles, drawn
+    ["ag_instances"],                                       # inlined instances of atomic functions
     ["ag_fnspec"],                                          # which functions are atomic
     ["ag_objects", "ag_options", "ag_syncinfo", "ag_history",
      "ag_locksets", "ag_blocks", "ag_threadinfo", "ag_defsupp", "ag_callsite", "ag_inline"], # facts everyone reads

@@ -1,0 +1,246 @@
+"""One owner of atomic regions (issue 29) and inlined instances of atomic
+functions as regions (issue 33).
+
+ag_regions.c alone opens and closes regions for the engines and the
+scheduler, so their depths agree: a marked region left by a longjmp ends
+for both (the scheduler's count of regions at exit shows it), and each
+thread's exit checks the three depths (an internal error otherwise).
+
+Inlined instances: programs built with Debian's flags and at -O3 whose
+named functions are inlined (one always_inline), with and without a
+violation, through --atomic-fns and --atomic-spec; the exit names the
+patterns that checked nothing and why."""
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+from agtest import compile_prog, tool_built, valgrind
+
+
+def setUpModule():
+    if not tool_built():
+        raise AssertionError("atomgrind is not built (run the README's setup)")
+
+
+def checked(r):
+    """(regions, overlapped) from the scheduler's exit line."""
+    m = re.search(r"^Checked: (\d+) region\(s\), (\d+) overlapped", r.text, re.M)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+class LongjmpOutOfMarkedRegion(unittest.TestCase):
+    """region_longjmp: main's region is abandoned by a longjmp; its three
+    later regions and the worker's are regions of their own, none of
+    them overlapped (before: main stayed at depth 1, "Checked: 2
+    region(s)")."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exe = compile_prog("region_longjmp")
+
+    def check(self, *opts):
+        r = valgrind(self.exe, "-v", *opts)
+        # the abandoned region, once (-v lists it again at exit)
+        self.assertEqual((r.errors, r.contexts), (1, 1), r)
+        self.assertRegex(r.text, r"(?m)^Atomic region abandoned by a longjmp")
+        self.assertEqual(r.atomicity, 0, r)
+        self.assertEqual(checked(r), (5, 0), r)
+        self.assertRegex(r.text, r"(?m)^atomgrind: regions: 5 marked, .*; 0 thread\(s\) exited inside one$")
+        self.assertNotIn("depths disagree", r.text)
+        return r
+
+    def test_default(self):
+        self.check()
+
+    def test_fatal_depth_check(self):
+        self.check("--sanity-level=2")
+
+    def test_pct(self):
+        self.check("--sched=pct", "--sched-seed=3")
+
+    def test_native(self):
+        self.check("--sched=native")
+
+
+def debian_cflags():
+    """Debian's CFLAGS (dpkg-buildflags), the file-prefix map left out."""
+    try:
+        out = subprocess.run(["dpkg-buildflags", "--get", "CFLAGS"], capture_output=True,
+                             text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        out = ["-g", "-O2", "-fstack-protector-strong"]
+    return [f for f in out if not f.startswith("-ffile-prefix-map")]
+
+
+def defined_functions(exe):
+    out = subprocess.run(["nm", exe], capture_output=True, text=True, check=True).stdout
+    return {l.split()[-1] for l in out.splitlines() if len(l.split()) == 3 and l.split()[1] in "tT"}
+
+
+def regions_line(r):
+    m = re.search(r"^atomgrind: regions: (\d+) marked, (\d+) call\(s\) of atomic functions, "
+                  r"(\d+) inlined instance\(s\)", r.text, re.M)
+    return tuple(int(g) for g in m.groups()) if m else None
+
+
+class InlinedAtomicFunctions(unittest.TestCase):
+    """inline_bank built with Debian's flags (-O2) and at -O3: withdraw and
+    deposit (always_inline) leave no symbol, and each inlined instance is a
+    region: the interleaved write is reported in every run, the clean
+    variants give zero errors.  Without inline regions these runs entered
+    no region at all."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exes = {"O2": compile_prog("inline_bank", extra=debian_cflags(), suffix="-deb"),
+                    "O3": compile_prog("inline_bank", extra=["-O3"], suffix="-O3")}
+        cls.spec = tempfile.NamedTemporaryFile("w", suffix=".spec", delete=False)
+        cls.spec.write("# the bank's atomic functions\nwithdraw\ndeposit\n")
+        cls.spec.close()
+
+    @classmethod
+    def tearDownClass(cls):
+        os.unlink(cls.spec.name)
+
+    def test_functions_are_inlined(self):
+        for opt, exe in self.exes.items():
+            fns = defined_functions(exe)
+            self.assertNotIn("withdraw", fns, opt)
+            self.assertNotIn("deposit", fns, opt)
+            self.assertIn("teller", fns, opt)
+
+    def run_mode(self, opt, mode, via, *opts):
+        spec = "--atomic-fns=withdraw,deposit" if via == "fns" else "--atomic-spec=" + self.spec.name
+        return valgrind(self.exes[opt], spec, "-v", *opts, args=[mode])
+
+    def test_violation_reported(self):
+        for opt in self.exes:
+            for via in ("fns", "spec"):
+                for mode, fn, thread_fn in (("bug", "withdraw", "teller"),
+                                            ("bug_ai", "deposit", "teller_ai")):
+                    with self.subTest(opt=opt, via=via, mode=mode):
+                        r = self.run_mode(opt, mode, via)
+                        self.assertEqual((r.errors, r.contexts, r.atomicity), (1, 1, 2), r)
+                        # the region names the inlined function and its caller
+                        self.assertRegex(r.text, r"The atomic region \(call of %s\) of thread #2 "
+                                         r"began at\n\s+at 0x[0-9A-F]+: %s \(inline_bank.c:\d+\)\n"
+                                         r"\s+by 0x[0-9A-F]+: %s \(inline_bank.c:\d+\)"
+                                         % (fn, fn, thread_fn))
+                        self.assertEqual(regions_line(r), (0, 0, 1), r)
+                        self.assertNotIn("depths disagree", r.text)
+
+    def test_clean_variants(self):
+        for opt in self.exes:
+            for via in ("fns", "spec"):
+                for mode in ("ok", "ok_ai"):
+                    with self.subTest(opt=opt, via=via, mode=mode):
+                        r = self.run_mode(opt, mode, via)
+                        self.assertEqual((r.errors, r.atomicity), (0, 0), r)
+                        self.assertEqual(checked(r), (1, 1), r)
+                        self.assertEqual(regions_line(r), (0, 0, 1), r)
+
+    def test_every_seed(self):
+        for seed in (1, 2, 3):
+            for sched in ("random", "pct"):
+                with self.subTest(seed=seed, sched=sched):
+                    r = self.run_mode("O2", "bug", "fns", "--sched=" + sched,
+                                      "--sched-seed=%d" % seed)
+                    self.assertEqual((r.errors, r.contexts), (1, 1), r)
+
+    def test_xml(self):
+        with tempfile.NamedTemporaryFile("r", suffix=".xml") as xf:
+            valgrind(self.exes["O2"], "--atomic-fns=withdraw", "--xml=yes",
+                     "--xml-file=" + xf.name, args=["bug"])
+            xml = xf.read()
+        self.assertEqual(xml.count("<error>"), 1, xml)
+        self.assertIn("<fn>withdraw</fn>", xml)
+
+    def test_O0_unchanged(self):
+        """Not inlined at -O0: the calls are regions, as before."""
+        exe = compile_prog("inline_bank")
+        self.assertIn("withdraw", defined_functions(exe))
+        r = valgrind(exe, "--atomic-fns=withdraw,deposit", "-v", args=["bug"])
+        self.assertEqual((r.errors, r.contexts), (1, 1), r)
+        self.assertEqual(regions_line(r), (0, 1, 0), r)
+        r = valgrind(exe, "--atomic-fns=withdraw,deposit", "-v", args=["ok"])
+        self.assertEqual(r.errors, 0, r)
+        self.assertEqual(regions_line(r), (0, 1, 0), r)
+
+
+class PatternsThatCheckNothing(unittest.TestCase):
+    """At exit each pattern under which no region ran is named with the
+    reason, and the warning that nothing was checked does not repeat the
+    advice to name functions."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exe = compile_prog("inline_bank", extra=debian_cflags(), suffix="-deb")
+
+    def test_reasons(self):
+        r = valgrind(self.exe, "--atomic-fns=withdraw,nosuch_fn,never_called,Bank::nosuch",
+                     args=["ok"])
+        self.assertEqual(r.errors, 0, r)
+        self.assertIn("atomgrind: --atomic-fns: 'nosuch_fn' checked nothing: no such function", r.text)
+        self.assertIn("atomgrind: --atomic-fns: 'Bank::nosuch' checked nothing: no such function", r.text)
+        self.assertIn("atomgrind: --atomic-fns: 'never_called' checked nothing: never_called is "
+                      "defined but was never called", r.text)
+        self.assertNotIn("'withdraw' checked nothing", r.text)
+        self.assertNotIn("WARNING: no atomic region", r.text)
+
+    def test_spec_lines_and_warning(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".spec") as f:
+            f.write("nosuch_fn\nnever_called\n")
+            f.flush()
+            r = valgrind(self.exe, "--atomic-spec=" + f.name, args=["ok"])
+        self.assertIn("atomgrind: %s:1: 'nosuch_fn' checked nothing: no such function" % f.name, r.text)
+        self.assertIn("atomgrind: %s:2: 'never_called' checked nothing: never_called is defined "
+                      "but was never called" % f.name, r.text)
+        self.assertIn("WARNING: no atomic region was entered", r.text)
+        self.assertIn("No function named by --atomic-fns/--atomic-spec ran", r.text)
+        self.assertNotIn("name atomic functions", r.text)
+
+    def test_unnamed_warning_keeps_its_advice(self):
+        r = valgrind(self.exe, args=["ok"])
+        self.assertIn("Mark regions with ATOMGRIND_ATOMIC_BEGIN/END, or name atomic functions", r.text)
+
+
+class InlinedNestingAndExits(unittest.TestCase):
+    """inline_nest (Debian's flags), one thread: inlined instances nest
+    (inner inlined into outer), recursion through an inlined copy nests as
+    calls do, and a longjmp out of one closes it; every depth agrees at
+    exit (fatal with --sanity-level=2)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exe = compile_prog("inline_nest", extra=debian_cflags(), suffix="-deb")
+
+    def run_mode(self, mode):
+        r = valgrind(self.exe, "-v", "--sanity-level=2", "--atomic-fns=outer,inner,step,jumpy",
+                     args=[mode])
+        self.assertEqual(r.errors, 0, r)
+        self.assertNotIn("depths disagree", r.text)
+        return r
+
+    def test_nested(self):
+        r = self.run_mode("nested")          # 3 rounds of outer with inner in it
+        self.assertEqual(regions_line(r), (0, 0, 6), r)
+        self.assertEqual(checked(r), (3, 0), r)
+
+    def test_recursion_nests(self):
+        r = self.run_mode("recurse")         # rec(3): 4 nested copies of step, one region
+        self.assertEqual(regions_line(r), (0, 0, 4), r)
+        self.assertEqual(checked(r), (1, 0), r)
+
+    def test_longjmp_closes(self):
+        # jumpy's region ends at the longjmp; the load -O2 hoisted above the
+        # setjmp test runs again after it (a second, short jumpy region);
+        # then outer with inner
+        r = self.run_mode("longjmp")
+        self.assertEqual(regions_line(r), (0, 0, 4), r)
+        self.assertEqual(checked(r), (3, 0), r)
+
+
+if __name__ == "__main__":
+    unittest.main()
