@@ -5,6 +5,7 @@
 #include "pub_tool_tooliface.h"    /* VG_IS_TOOL_USERREQ */
 #include "ag_analysis.h"           /* region begin/end, joins */
 #include "ag_clientreq.h"
+#include "ag_deadlock.h"           /* calls that may block forever */
 #include "ag_requests.h"           /* what the preload library sends */
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_sched.h"              /* scheduling points */
@@ -65,6 +66,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_THREAD_JOINED: {
       ag_tid child = ag_tid_of_pthread(arg[1]);
       if (child != AG_NO_TID) ag_an_join(th->tid, child);
+      ag_deadlock_done(vgtid);
       break;
    }
    case AG_CR_THREAD_DETACHED:
@@ -74,18 +76,33 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
          that call's working, like its memory accesses (ld.so's lock in
          pthread_create; a contended glibc pthread_spin_lock loops back to
          its own entry point, which enters our wrapper again). */
-      if (th->ignore == 0) ag_sync_lock_acquired(vgtid, arg[1], (UInt)arg[2]);
+      if (th->ignore == 0) {
+         ag_sync_lock_acquired(vgtid, arg[1], (UInt)arg[2], (UInt)arg[3]);
+         ag_deadlock_done(vgtid);
+      }
       break;
    case AG_CR_LOCK_RELEASE:
       if (th->ignore == 0) ag_sync_lock_release(vgtid, arg[1]);
       break;
    case AG_CR_COND_WAIT_PRE:
       ag_sync_cond_wait_pre(vgtid, arg[1], arg[2]);
+      if (arg[3] == AG_ACQ_BLOCK) *ret = ag_deadlock_cond_wait(vgtid, arg[1], arg[2]);
       break;
    case AG_CR_COND_WAIT_POST:
+      ag_deadlock_done(vgtid);
       ag_sync_cond_wait_post(vgtid, arg[1], arg[2]);
       break;
+   case AG_CR_WAIT:
+      /* (the program's own calls only, as for AG_CR_LOCK_ACQUIRED) */
+      if (th->ignore == 0) *ret = ag_deadlock_wait(vgtid, arg[1], arg[2], (UInt)arg[3]);
+      break;
+   case AG_CR_WAIT_DONE:
+      ag_deadlock_done(vgtid);
+      break;
    case AG_CR_COND_SIGNAL:
+      ag_deadlock_signal(arg[1]);
+      ag_sync_object(vgtid, arg[1]);
+      break;
    case AG_CR_SEM_POST:
    case AG_CR_SEM_WAITED:
    case AG_CR_BARRIER_PRE:

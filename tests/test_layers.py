@@ -15,11 +15,14 @@ LAYERS = [
     ["ag_clientreq", "ag_instrument", "ag_replace_malloc"],  # what the program does
     ["ag_spec"],                                            # regions as long as frames
     ["ag_spin", "ag_deadload"],                             # IR and code analysis for instrumentation
+    ["ag_deadlock"],                                        # who waits for whom
     ["ag_sync"],                                            # sync objects
+    ["ag_lockorder"],                                       # lock acquisition order
     ["ag_threads"],                                         # threads
     ["ag_sched"],                                           # who runs next
     ["ag_analysis"],                                        # engines and their events
     ["ag_errors", "ag_record"],                             # reports, traces
+    ["ag_lockerrors"],                                      # deadlock and lock-order reports
     ["ag_cycles"],                                          # reports' cycles, drawn
     ["ag_fnspec"],                                          # which functions are atomic
     ["ag_objects", "ag_options", "ag_syncinfo", "ag_history",

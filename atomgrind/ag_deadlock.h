@@ -1,0 +1,22 @@
+/* ag_deadlock.h -- deadlocks, reported instead of hung: each thread's
+ * current wait (a lock, a join, a condition variable), and the check,
+ * when a thread is about to block, that some thread can still run
+ * (ag_deadlock.c).  Called by the client requests. */
+#ifndef AG_DEADLOCK_H
+#define AG_DEADLOCK_H
+
+#include "pub_tool_basics.h"
+
+/* vgtid is about to call something that may block: an untimed lock of
+   obj (what AG_WT_LOCK, kind AG_LK_*) or join of the thread whose
+   pthread_t is obj (AG_WT_JOIN).  Returns 0, or -- the program being
+   deadlocked, reported -- the exit status to end the run with. */
+UWord ag_deadlock_wait(ThreadId vgtid, UWord what, Addr obj, UInt kind);
+/* An untimed wait on cond with mutex (released already); same result. */
+UWord ag_deadlock_cond_wait(ThreadId vgtid, Addr cond, Addr mutex);
+/* vgtid's wait is over (acquired, joined, woken and returned, failed). */
+void ag_deadlock_done(ThreadId vgtid);
+/* cond is signalled or broadcast: its waiters may return. */
+void ag_deadlock_signal(Addr cond);
+
+#endif
