@@ -117,6 +117,9 @@
 
 #define AG_REQ(code, a1, a2, a3)                                         \
    VALGRIND_DO_CLIENT_REQUEST_STMT((code), (a1), (a2), (a3), 0, 0)
+/* a request whose result is used (0 when not under the tool) */
+#define AG_REQ_RES(code, a1, a2, a3)                                     \
+   VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (code), (a1), (a2), (a3), 0, 0)
 #define AG_TRACE(fn, name, a1, a2, rc) do { } while (0)
 
 #else /* AG_TRACE_INTERCEPTS: print every request and every wrapped call */
@@ -150,6 +153,13 @@ static const char *ag_trace_req_name(unsigned long code)
                       (unsigned long)(a3));                              \
       VALGRIND_DO_CLIENT_REQUEST_STMT((code), (a1), (a2), (a3), 0, 0);   \
    } while (0)
+
+#define AG_REQ_RES(code, a1, a2, a3)                                     \
+   (VALGRIND_PRINTF("ag-req: t=%#lx %s %#lx %#lx %#lx\n",                \
+                    ag_trace_self(), ag_trace_req_name(code),            \
+                    (unsigned long)(a1), (unsigned long)(a2),            \
+                    (unsigned long)(a3)),                                \
+    VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (code), (a1), (a2), (a3), 0, 0))
 
 #define AG_TRACE(fn, name, a1, a2, rc)                                   \
    VALGRIND_PRINTF("ag-intercept: t=%#lx %s orig=%#lx a1=%#lx a2=%#lx "  \
@@ -247,8 +257,7 @@ extern void _exit(int) __attribute__((noreturn));
 AG_INLINE void ag_announce_wait(unsigned long what, const volatile void *obj,
                                 unsigned long kind)
 {
-   int status = (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, AG_CR_WAIT, what,
-                                                     obj, kind, 0, 0);
+   int status = (int)AG_REQ_RES(AG_CR_WAIT, what, obj, kind);
    if (status != 0)
       _exit(status);
 }
@@ -749,8 +758,7 @@ static void ag_cond_wait_cancelled(void *p)
       AG_PUSH();                                                          \
       outer = ag_cond_enter();                                            \
       if (outer)                                                          \
-         status = (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(                   \
-            0, AG_CR_COND_WAIT_PRE, c, m, how, 0, 0);                     \
+         status = (int)AG_REQ_RES(AG_CR_COND_WAIT_PRE, c, m, how);        \
       if (status != 0)                                                    \
          _exit(status);                                                   \
       w.c = c;                                                            \
