@@ -25,7 +25,7 @@ LAYERS = [
     ["ag_lockerrors"],                                      # deadlock and lock-order reports
     ["ag_cycles"],                                          # reports' cycles, drawn
     ["ag_fnspec"],                                          # which functions are atomic
-    ["ag_objects", "ag_options", "ag_syncinfo", "ag_history",
+    ["ag_objects", "ag_options", "ag_syncinfo", "ag_history", "ag_inline",
      "ag_locksets", "ag_blocks", "ag_threadinfo"], # facts everyone reads
     ["ag_tidarray"],                                        # per-thread arrays
     ["engine"],                                             # atomgrind/engine/*.c
