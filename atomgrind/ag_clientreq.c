@@ -99,6 +99,9 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_WAIT_DONE:
       ag_deadlock_done(vgtid);
       break;
+   case AG_CR_WAIT_CHECK:
+      *ret = ag_deadlock_recheck(vgtid);
+      break;
    case AG_CR_COND_SIGNAL:
       ag_deadlock_signal(arg[1]);
       ag_sync_object(vgtid, arg[1]);

@@ -23,10 +23,14 @@
  * has not yet returned from its wait is not blocked (the release is
  * recorded before the real unlock; the signal before the real signal).
  *
- * The state changes only at announcements, so a deadlock is found when
- * the last thread announces the call that blocks it: at that moment that
- * thread is the only one running, and it ends the run itself (a
- * deadlocked run has no other code left to run).  Two checks:
+ * The state changes at announcements and when threads end.  So a
+ * deadlock is found when the last thread announces the call that blocks
+ * it: at that moment that thread is the only one running, and it ends the
+ * run itself (a deadlocked run has no other code left to run).  When the
+ * last thread that could run ends instead, no thread runs any more: a
+ * plain join waits in slices of a second (ag_intercepts.c) and asks again
+ * after each, so a program whose joiner is among the blocked threads (main
+ * usually is) is found within a second.  Two checks:
  *
  *   - a cycle: from the lock (or thread) it waits for, follow each
  *     holder's own wait; coming back to it, these threads wait for each
@@ -36,9 +40,8 @@
  *     process-shared condition variable) could wake it.
  *
  * A deadlock is missed, and the run hangs as before, when the last thread
- * that could run ends (pthread_exit, or its start routine returns) rather
- * than blocks, or blocks where nothing is announced (a semaphore, a
- * barrier).  A mutex whose holder has died is not taken as held for good:
+ * that could run ends and no blocked thread is in a join, or when a thread
+ * blocks where nothing is announced (a semaphore, a barrier).  A mutex whose holder has died is not taken as held for good:
  * it may be robust (the next lock returns EOWNERDEAD). */
 #include "pub_tool_basics.h"
 #include "pub_tool_execontext.h"   /* the blocked threads' stacks */
@@ -215,6 +218,11 @@ UWord ag_deadlock_cond_wait(ThreadId vgtid, Addr cond, Addr mutex)
    w->mutex = mutex;
    w->woken = False;
    return ag_dl_check(vgtid);
+}
+
+UWord ag_deadlock_recheck(ThreadId vgtid)
+{
+   return ag_dl_w && ag_dl_w[vgtid].what != AG_DW_NONE ? ag_dl_check(vgtid) : 0;
 }
 
 void ag_deadlock_done(ThreadId vgtid)

@@ -14,6 +14,9 @@
 UWord ag_deadlock_wait(ThreadId vgtid, UWord what, Addr obj, UInt kind);
 /* An untimed wait on cond with mutex (released already); same result. */
 UWord ag_deadlock_cond_wait(ThreadId vgtid, Addr cond, Addr mutex);
+/* vgtid still waits as it announced (a slice of the wait ran out): the
+   threads that could have released it may have ended since.  Same result. */
+UWord ag_deadlock_recheck(ThreadId vgtid);
 /* vgtid's wait is over (acquired, joined, woken and returned, failed). */
 void ag_deadlock_done(ThreadId vgtid);
 /* cond is signalled or broadcast: its waiters may return. */

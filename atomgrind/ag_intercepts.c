@@ -139,7 +139,7 @@ static const char *ag_trace_req_name(unsigned long code)
       "LOCK_ACQUIRED", "LOCK_RELEASE", "COND_WAIT_PRE", "COND_WAIT_POST",
       "COND_SIGNAL", "SEM_POST", "SEM_WAITED", "BARRIER_PRE",
       "BARRIER_POST", "ONCE_POST", "LOCK_DESTROY", "THREAD_DETACHED",
-      "SPIN_INIT_OR_UNLOCK", "WAIT", "WAIT_DONE"
+      "SPIN_INIT_OR_UNLOCK", "WAIT", "WAIT_DONE", "WAIT_CHECK"
    };
    unsigned long i = code - AG_CR_IGNORE_PUSH;
    return i < sizeof names / sizeof names[0] ? names[i] : "?";
@@ -452,6 +452,35 @@ static void ag_join_cancelled(void *unused)
    AG_REQ(AG_CR_WAIT_DONE, 0, 0, 0);
 }
 
+/* A plain join waits in slices of a second (the real timed join, called
+   without redirection), asking the tool after each whether the program
+   is deadlocked: the last thread that could run may end rather than block
+   -- the joined thread waits for a signal that thread never sent -- and
+   then no announcement is left to find it (ag_deadlock.c). */
+extern int pthread_timedjoin_np(pthread_t, void **, const struct timespec *);
+extern int clock_gettime(clockid_t, struct timespec *);
+
+static long ag_join_sliced(pthread_t thread, void **retval)
+{
+   OrigFn timed;
+   long ret;
+   timed.nraddr = (unsigned long)pthread_timedjoin_np;
+   for (;;) {
+      struct timespec slice;
+      int status;
+      clock_gettime(CLOCK_REALTIME, &slice);
+      slice.tv_sec += 1;
+      ret = ag_call_cancellable(timed, ag_join_cancelled, NULL, thread,
+                                (unsigned long)retval,
+                                (unsigned long)&slice, 0);
+      if (ret != ETIMEDOUT)
+         return ret;
+      status = (int)AG_REQ_RES(AG_CR_WAIT_CHECK, 0, 0, 0);
+      if (status != 0)
+         _exit(status);
+   }
+}
+
 /* join, tryjoin, timedjoin and clockjoin; only the plain join can wait
    forever.  (tryjoin is no cancellation point: its cleanup never runs.) */
 #define AG_JOIN(tag, zfn, cname, how, A)                                  \
@@ -463,10 +492,12 @@ static void ag_join_cancelled(void *unused)
       if ((how) == AG_ACQ_BLOCK)                                          \
          ag_announce_wait(AG_WT_JOIN, (void *)thread, 0);                 \
       AG_PUSH();                                                          \
-      ret = (int)ag_call_cancellable(fn, (how) == AG_ACQ_BLOCK            \
-                                     ? ag_join_cancelled                  \
-                                     : ag_cancelled_pop, NULL, thread,    \
-                                     (unsigned long)retval, AG_WORDS_##A);\
+      if ((how) == AG_ACQ_BLOCK && RUNNING_ON_VALGRIND)                   \
+         ret = (int)ag_join_sliced(thread, retval);                       \
+      else                                                                \
+         ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL,       \
+                                        thread, (unsigned long)retval,    \
+                                        AG_WORDS_##A);                    \
       AG_POP();                                                           \
       if (ret == 0)                                                       \
          AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);                       \

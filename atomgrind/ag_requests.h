@@ -38,8 +38,10 @@ enum {
       an untimed AG_CR_COND_WAIT_PRE: 0 to go on, else the program is
       deadlocked and the caller ends the run with this exit status. */
    AG_CR_WAIT,
-   AG_CR_WAIT_DONE           /* the call announced by AG_CR_WAIT failed or was
+   AG_CR_WAIT_DONE,          /* the call announced by AG_CR_WAIT failed or was
                                 cancelled (success: ACQUIRED or JOINED) */
+   AG_CR_WAIT_CHECK          /* still in the announced call (a join's slice
+                                ran out): the result as for AG_CR_WAIT */
 };
 
 /* How a lock was asked for (AG_CR_LOCK_ACQUIRED, AG_CR_COND_WAIT_PRE): only

@@ -8,7 +8,7 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-from agtest import OUT, compile_prog, supp_file, tool_built, valgrind
+from agtest import OUT, PROGS, compile_prog, supp_file, tool_built, valgrind
 
 TIMEOUT = 120     # a hang would fail here, not block the suite
 
@@ -16,6 +16,13 @@ TIMEOUT = 120     # a hang would fail here, not block the suite
 def prog(name):
     os.makedirs(os.path.join(OUT, "deadlock"), exist_ok=True)
     return compile_prog("deadlock/" + name)
+
+
+def where(fn, marker):
+    """'fn (two_locks.c:N)' for the line of two_locks.c marked /* marker */."""
+    with open(os.path.join(PROGS, "deadlock", "two_locks.c")) as f:
+        n = next(i for i, l in enumerate(f, 1) if "/* %s */" % marker in l)
+    return "%s (two_locks.c:%d)" % (fn, n)
 
 
 def deadlocks(r):
@@ -44,11 +51,12 @@ class Deadlocks(unittest.TestCase):
         # report's own stack is that one's, the other's follows its line)
         self.assertRegex(r.text, r"Thread #2 waits for the lock at 0x[0-9a-f]+, held by thread #3")
         self.assertRegex(r.text, r"Thread #3 waits for the lock at 0x[0-9a-f]+, held by thread #2")
-        for where in ("t1 (two_locks.c:30)", "t2 (two_locks.c:41)",      # blocked
-                      "t1 (two_locks.c:28)", "t2 (two_locks.c:39)"):     # took
-            self.assertIn(where, r.text)
-        self.assertRegex(r.text, r"Thread #3 took the lock at 0x[0-9a-f]+ at\n(.*\n)*?.*t2 \(two_locks.c:39\)")
-        self.assertRegex(r.text, r"Thread #2 took the lock at 0x[0-9a-f]+ at\n(.*\n)*?.*t1 \(two_locks.c:28\)")
+        for w in (where("t1", "t1 waits for B"), where("t2", "t2 waits for A")):
+            self.assertIn(w, r.text)
+        self.assertRegex(r.text, r"Thread #3 took the lock at 0x[0-9a-f]+ at\n(.*\n)*?.*"
+                         + re.escape(where("t2", "t2 takes B")))
+        self.assertRegex(r.text, r"Thread #2 took the lock at 0x[0-9a-f]+ at\n(.*\n)*?.*"
+                         + re.escape(where("t1", "t1 takes A")))
 
     def test_error_exitcode_honoured(self):
         r = self.run_mode("two_locks", "--error-exitcode=42")
@@ -75,6 +83,16 @@ class Deadlocks(unittest.TestCase):
         self.assertEqual(deadlocks(r), 1, r)
         self.assertRegex(r.text, r"Thread #2, woken from condition variable 0x[0-9a-f]+, waits for its "
                                  r"mutex 0x[0-9a-f]+, held by thread #1")
+
+    def test_last_runnable_thread_ends(self):
+        # no announcement follows the end of the thread that should have
+        # signalled: main's join, waiting in slices, finds it
+        r = self.run_mode("exit_last")
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertIn("every thread is blocked", r.text)
+        self.assertIn("Thread #1 waits for thread #2 to end (a join)", r.text)
+        self.assertRegex(r.text, r"Thread #2 waits on condition variable 0x[0-9a-f]+ ")
+        self.assertNotIn("done", r.stdout)
 
     def test_suppressed(self):
         exe = prog("two_locks")

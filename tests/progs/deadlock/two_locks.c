@@ -10,6 +10,9 @@
  *                    too early: a lost wake-up).
  *   woken_mutex      T waits on a condition variable; main signals it but
  *                    keeps the mutex, then joins T.
+ *   exit_last        main joins T, which waits on a condition variable
+ *                    for T2; T2 ends without signalling, after both
+ *                    blocked: the last thread that could run ends.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -25,9 +28,9 @@ static int ready;
 static void *t1(void *arg)
 {
    (void)arg;
-   pthread_mutex_lock(&A);
+   pthread_mutex_lock(&A);       /* t1 takes A */
    pthread_barrier_wait(&bar);
-   pthread_mutex_lock(&B);
+   pthread_mutex_lock(&B);       /* t1 waits for B */
    pthread_mutex_unlock(&B);
    pthread_mutex_unlock(&A);
    return NULL;
@@ -36,9 +39,9 @@ static void *t1(void *arg)
 static void *t2(void *arg)
 {
    (void)arg;
-   pthread_mutex_lock(&B);
+   pthread_mutex_lock(&B);       /* t2 takes B */
    pthread_barrier_wait(&bar);
-   pthread_mutex_lock(&A);
+   pthread_mutex_lock(&A);       /* t2 waits for A */
    pthread_mutex_unlock(&A);
    pthread_mutex_unlock(&B);
    return NULL;
@@ -71,6 +74,13 @@ static void *wait_c(void *arg)
    return NULL;
 }
 
+static void *forget_to_signal(void *arg)
+{
+   (void)arg;
+   ms_sleep(600);                /* main and T wait by now */
+   return NULL;
+}
+
 int main(int argc, char **argv)
 {
    const char *mode = argc > 1 ? argv[1] : "two_locks";
@@ -98,6 +108,11 @@ int main(int argc, char **argv)
       pthread_cond_signal(&C);
       pthread_join(w, NULL);        /* still holding A */
       pthread_mutex_unlock(&A);
+   } else if (strcmp(mode, "exit_last") == 0) {
+      pthread_t w = spawn(wait_c, NULL);
+      pthread_t f = spawn(forget_to_signal, NULL);
+      pthread_detach(f);
+      pthread_join(w, NULL);
    }
    printf("done\n");
    return 0;
