@@ -108,9 +108,18 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       break;
    case AG_CR_SEM_POST:
    case AG_CR_SEM_WAITED:
-   case AG_CR_BARRIER_PRE:
-   case AG_CR_BARRIER_POST:
       ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_BARRIER_PRE:
+      ag_sync_object(vgtid, arg[1]);
+      if (th->ignore == 0) *ret = ag_deadlock_barrier(vgtid, arg[1]);
+      break;
+   case AG_CR_BARRIER_POST:
+      ag_deadlock_done(vgtid);
+      ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_BARRIER_COUNT:
+      ag_deadlock_barrier_count(arg[1], (UInt)arg[2]);
       break;
    case AG_CR_ONCE_POST:
       ag_sync_once(vgtid, arg[1], arg[2] != 0);
@@ -122,6 +131,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       else ag_sync_destroy(vgtid, arg[1]);
       break;
    case AG_CR_LOCK_DESTROY:
+      ag_deadlock_barrier_count(arg[1], 0);     /* a barrier's count: not known */
       ag_sync_destroy(vgtid, arg[1]);
       break;
    default:

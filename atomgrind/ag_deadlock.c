@@ -15,9 +15,13 @@
  *     began waiting, and every thread is blocked for good; once signalled
  *     it waits for its mutex, as a lock.
  *
+ *   - it waits at a barrier (initialised with its count) that fewer threads
+ *     than its count reached in its round, and every thread is blocked.
+ *
  * A thread that waits for nothing the tool knows of can run: it computes,
- * sleeps, reads, polls, spins on a flag, waits on a semaphore or a
- * barrier, or waits with a timeout (none of those is announced).  A
+ * sleeps, reads, polls, spins on a flag, waits on a semaphore (a signal
+ * handler may post it: sem_post is async-signal-safe) or with a timeout
+ * (none of those is announced).  A
  * thread parked by atomgrind's scheduler waits for its turn, not for the
  * program: it too can run.  A thread that was signalled or unlocked but
  * has not yet returned from its wait is not blocked (the release is
@@ -41,7 +45,8 @@
  *
  * A deadlock is missed, and the run hangs as before, when the last thread
  * that could run ends and no blocked thread is in a join, or when a thread
- * blocks where nothing is announced (a semaphore, a barrier).  A mutex whose holder has died is not taken as held for good:
+ * blocks where nothing is announced (a semaphore; a barrier whose
+ * initialisation was not seen).  A mutex whose holder has died is not taken as held for good:
  * it may be robust (the next lock returns EOWNERDEAD). */
 #include "pub_tool_basics.h"
 #include "pub_tool_execontext.h"   /* the blocked threads' stacks */
@@ -53,6 +58,7 @@
 #include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "ag_deadlock.h"
 #include "ag_lockerrors.h"         /* the report */
+#include "ag_map.h"                /* barriers */
 #include "ag_requests.h"           /* AG_WT_*, AG_LK_* */
 #include "ag_sync.h"               /* lock holders */
 #include "ag_syncinfo.h"           /* AG_SK_* */
@@ -62,14 +68,22 @@
 extern Int VG_(clo_error_exitcode);
 
 typedef struct {
+   UInt count;          /* threads it waits for (0: not known) */
+   UInt arrived;        /* in the current round */
+   UInt round;          /* rounds completed */
+} ag_dl_barrier;
+
+typedef struct {
    UChar what;          /* ag_dw_what */
    UChar kind;          /* AG_LK_* of a lock */
    Bool woken;          /* AG_DW_COND: signalled since it began */
    Addr obj;            /* lock, condition variable, or pthread_t joined */
    Addr mutex;          /* AG_DW_COND */
+   UInt round;          /* AG_DW_BARRIER: the round it arrived in */
 } ag_dl_wait;
 
 static ag_dl_wait *ag_dl_w;       /* by ThreadId */
+static ag_map *ag_dl_barriers;    /* barrier -> ag_dl_barrier */
 static Bool ag_dl_forked;
 
 static void ag_dl_fork_parent(ThreadId vgtid)
@@ -117,7 +131,12 @@ static Bool ag_dl_blocked(ThreadId v, ThreadId *by, ag_dl_entry *e)
    d.holder = AG_NO_TID;
    *by = VG_INVALID_THREADID;
    if (w->what == AG_DW_NONE) return False;
-   if (w->what == AG_DW_JOIN) {
+   if (w->what == AG_DW_BARRIER) {
+      const ag_dl_barrier *b = ag_map_get(ag_dl_barriers, w->obj);
+      if (!b || b->count == 0 || b->round != w->round) return False;   /* released */
+      d.arrived = b->arrived;
+      d.count = b->count;
+   } else if (w->what == AG_DW_JOIN) {
       ag_tid t = ag_tid_of_pthread(w->obj);
       *by = ag_dl_vg_of(t);
       if (*by == VG_INVALID_THREADID) return False;    /* it has ended */
@@ -228,6 +247,39 @@ UWord ag_deadlock_recheck(ThreadId vgtid)
 void ag_deadlock_done(ThreadId vgtid)
 {
    if (ag_dl_w) ag_dl_w[vgtid].what = AG_DW_NONE;
+}
+
+void ag_deadlock_barrier_count(Addr b, UInt count)
+{
+   if (!ag_dl_barriers) {
+      if (count == 0) return;
+      ag_dl_barriers = ag_map_new(sizeof(ag_dl_barrier));
+   }
+   ag_dl_barrier *r = count ? ag_map_lookup(ag_dl_barriers, b, NULL) : ag_map_get(ag_dl_barriers, b);
+   if (!r) return;
+   r->count = count;
+   r->arrived = 0;
+   r->round++;            /* whoever waited at the old one is not counted */
+}
+
+/* The count-th arrival of a round releases the round (it is not blocked);
+   the others wait for it.  Arrivals are told before the real call, so
+   the tool never counts fewer than have arrived. */
+UWord ag_deadlock_barrier(ThreadId vgtid, Addr b)
+{
+   ag_dl_barrier *r = ag_dl_barriers ? ag_map_get(ag_dl_barriers, b) : NULL;
+   ag_dl_wait *w = ag_dl_of(vgtid);
+   w->what = AG_DW_NONE;
+   if (!r || r->count == 0) return 0;
+   if (++r->arrived == r->count) {
+      r->arrived = 0;
+      r->round++;
+      return 0;
+   }
+   w->what = AG_DW_BARRIER;
+   w->obj = b;
+   w->round = r->round;
+   return ag_dl_check(vgtid);
 }
 
 void ag_deadlock_signal(Addr cond)

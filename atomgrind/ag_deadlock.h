@@ -19,6 +19,10 @@ UWord ag_deadlock_cond_wait(ThreadId vgtid, Addr cond, Addr mutex);
 UWord ag_deadlock_recheck(ThreadId vgtid);
 /* vgtid's wait is over (acquired, joined, woken and returned, failed). */
 void ag_deadlock_done(ThreadId vgtid);
+/* vgtid arrives at barrier b; same result as ag_deadlock_wait. */
+UWord ag_deadlock_barrier(ThreadId vgtid, Addr b);
+/* b was initialised for count threads (0: destroyed, or not a barrier). */
+void ag_deadlock_barrier_count(Addr b, UInt count);
 /* cond is signalled or broadcast: its waiters may return. */
 void ag_deadlock_signal(Addr cond);
 

@@ -139,7 +139,8 @@ static const char *ag_trace_req_name(unsigned long code)
       "LOCK_ACQUIRED", "LOCK_RELEASE", "COND_WAIT_PRE", "COND_WAIT_POST",
       "COND_SIGNAL", "SEM_POST", "SEM_WAITED", "BARRIER_PRE",
       "BARRIER_POST", "ONCE_POST", "LOCK_DESTROY", "THREAD_DETACHED",
-      "SPIN_INIT_OR_UNLOCK", "WAIT", "WAIT_DONE", "WAIT_CHECK"
+      "SPIN_INIT_OR_UNLOCK", "WAIT", "WAIT_DONE", "WAIT_CHECK",
+      "BARRIER_COUNT"
    };
    unsigned long i = code - AG_CR_IGNORE_PUSH;
    return i < sizeof names / sizeof names[0] ? names[i] : "?";
@@ -943,8 +944,10 @@ AG_INLINE int ag_pthread_barrier_init(pthread_barrier_t *b,
    AG_PUSH();
    CALL_FN_W_WWW(ret, fn, b, attr, count);
    AG_POP();
-   if (ret == 0)
+   if (ret == 0) {
       AG_REQ(AG_CR_LOCK_DESTROY, b, 0, 0);
+      AG_REQ(AG_CR_BARRIER_COUNT, b, count, 0);
+   }
    AG_TRACE(fn, "pthread_barrier_init", b, count, ret);
    return ret;
 }
@@ -970,13 +973,17 @@ AG_WRAP(70720, pthreadZubarrierZudestroy, int, ag_pthread_barrier_destroy,
         (pthread_barrier_t *b), (b))
 
 /* PRE and POST always come in pairs; the wait returns 0 or
-   PTHREAD_BARRIER_SERIAL_THREAD (glibc has no error return). */
+   PTHREAD_BARRIER_SERIAL_THREAD (glibc has no error return).  PRE is an
+   announcement (ag_announce_wait): an arrival that leaves the barrier
+   short of its count may be the one that leaves no thread able to run. */
 AG_INLINE int ag_pthread_barrier_wait(pthread_barrier_t *b)
 {
-   int ret;
+   int ret, status;
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
-   AG_REQ(AG_CR_BARRIER_PRE, b, 0, 0);
+   status = (int)AG_REQ_RES(AG_CR_BARRIER_PRE, b, 0, 0);
+   if (status != 0)
+      _exit(status);
    AG_PUSH();
    CALL_FN_W_W(ret, fn, b);
    AG_POP();

@@ -100,11 +100,16 @@ static void ag_le_wait_line(const ag_dl_entry *e, HChar *buf, Int n)
    if (e->holder != AG_NO_TID)
       VG_(snprintf)(by, sizeof by, ", held by thread #%u", e->holder + 1);
    else if (e->what == AG_DW_LOCK || (e->what == AG_DW_COND && e->woken))
+      /* (a lock waited for by no one in particular is read-held) */
       VG_(snprintf)(by, sizeof by, ", held by blocked readers");
    switch (e->what) {
    case AG_DW_JOIN:
       VG_(snprintf)(buf, n, "Thread #%u waits for thread #%u to end (a join)", e->tid + 1,
                     e->holder + 1);
+      break;
+   case AG_DW_BARRIER:
+      VG_(snprintf)(buf, n, "Thread #%u waits at barrier %#lx, where %u of its %u threads "
+                    "have arrived", e->tid + 1, (unsigned long)e->obj, e->arrived, e->count);
       break;
    case AG_DW_COND:
       if (e->woken)
@@ -127,7 +132,9 @@ static void ag_le_taken(const ag_dl_entry *e, Bool xml)
 {
    HChar line[160];
    Addr lock = e->what == AG_DW_COND ? e->mutex : e->obj;
-   if (e->what == AG_DW_JOIN || e->holder == AG_NO_TID || !e->taken_at) return;
+   if (e->what == AG_DW_JOIN || e->what == AG_DW_BARRIER || e->holder == AG_NO_TID
+       || !e->taken_at)
+      return;
    VG_(snprintf)(line, sizeof line, "Thread #%u took the %s at %#lx at", e->holder + 1,
                  ag_le_name(lock), (unsigned long)lock);
    ag_le_stack(xml, line, e->taken_at);

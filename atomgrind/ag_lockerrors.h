@@ -15,7 +15,7 @@
 enum { AG_ERR_DEADLOCK = 5, AG_ERR_LOCKORDER = 6 };
 
 /* What a blocked thread waits for */
-typedef enum { AG_DW_NONE = 0, AG_DW_LOCK, AG_DW_JOIN, AG_DW_COND } ag_dw_what;
+typedef enum { AG_DW_NONE = 0, AG_DW_LOCK, AG_DW_JOIN, AG_DW_COND, AG_DW_BARRIER } ag_dw_what;
 
 /* One blocked thread of a deadlock. */
 typedef struct {
@@ -28,6 +28,7 @@ typedef struct {
    ag_tid holder;           /* the thread it waits for (AG_NO_TID: none or many) */
    ExeContext *stack;       /* where it is blocked */
    ExeContext *taken_at;    /* where holder took the lock it waits for */
+   UInt arrived, count;     /* AG_DW_BARRIER: threads there, of how many */
 } ag_dl_entry;
 
 #define AG_DL_MAX 8

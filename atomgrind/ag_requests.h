@@ -22,7 +22,7 @@ enum {
    AG_CR_COND_SIGNAL,        /* arg1: cond (before signal/broadcast) */
    AG_CR_SEM_POST,           /* arg1: sem (before the real post) */
    AG_CR_SEM_WAITED,         /* arg1: sem (after a successful wait/trywait) */
-   AG_CR_BARRIER_PRE,        /* arg1: barrier */
+   AG_CR_BARRIER_PRE,        /* arg1: barrier (the result as for AG_CR_WAIT) */
    AG_CR_BARRIER_POST,       /* arg1: barrier */
    AG_CR_ONCE_POST,          /* arg1: once control (after pthread_once returns,
                                 and after the init routine, with arg2 = 1) */
@@ -40,8 +40,10 @@ enum {
    AG_CR_WAIT,
    AG_CR_WAIT_DONE,          /* the call announced by AG_CR_WAIT failed or was
                                 cancelled (success: ACQUIRED or JOINED) */
-   AG_CR_WAIT_CHECK          /* still in the announced call (a join's slice
+   AG_CR_WAIT_CHECK,         /* still in the announced call (a join's slice
                                 ran out): the result as for AG_CR_WAIT */
+   AG_CR_BARRIER_COUNT       /* arg1: barrier, arg2: its count (after a
+                                successful init) */
 };
 
 /* How a lock was asked for (AG_CR_LOCK_ACQUIRED, AG_CR_COND_WAIT_PRE): only

@@ -84,6 +84,13 @@ class Deadlocks(unittest.TestCase):
         self.assertRegex(r.text, r"Thread #2, woken from condition variable 0x[0-9a-f]+, waits for its "
                                  r"mutex 0x[0-9a-f]+, held by thread #1")
 
+    def test_barrier_short_of_its_count(self):
+        r = self.run_mode("barrier_short")
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertIn("every thread is blocked", r.text)
+        self.assertEqual(len(re.findall(r"Thread #[23] waits at barrier 0x[0-9a-f]+, where 2 of its "
+                                        r"3 threads have arrived", r.text)), 2, r)
+
     def test_last_runnable_thread_ends(self):
         # no announcement follows the end of the thread that should have
         # signalled: main's join, waiting in slices, finds it

@@ -10,6 +10,8 @@
  *                    too early: a lost wake-up).
  *   woken_mutex      T waits on a condition variable; main signals it but
  *                    keeps the mutex, then joins T.
+ *   barrier_short    two threads wait at a barrier of three; main joins
+ *                    them (the count is wrong).
  *   exit_last        main joins T, which waits on a condition variable
  *                    for T2; T2 ends without signalling, after both
  *                    blocked: the last thread that could run ends.
@@ -74,6 +76,15 @@ static void *wait_c(void *arg)
    return NULL;
 }
 
+static pthread_barrier_t three;
+
+static void *wait_three(void *arg)
+{
+   (void)arg;
+   pthread_barrier_wait(&three);
+   return NULL;
+}
+
 static void *forget_to_signal(void *arg)
 {
    (void)arg;
@@ -108,6 +119,11 @@ int main(int argc, char **argv)
       pthread_cond_signal(&C);
       pthread_join(w, NULL);        /* still holding A */
       pthread_mutex_unlock(&A);
+   } else if (strcmp(mode, "barrier_short") == 0) {
+      pthread_barrier_init(&three, NULL, 3);
+      pthread_t a = spawn(wait_three, NULL), b = spawn(wait_three, NULL);
+      pthread_join(a, NULL);
+      pthread_join(b, NULL);
    } else if (strcmp(mode, "exit_last") == 0) {
       pthread_t w = spawn(wait_c, NULL);
       pthread_t f = spawn(forget_to_signal, NULL);
