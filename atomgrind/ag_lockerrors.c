@@ -2,6 +2,9 @@
  * and XML, and telling them apart (ag_lockerrors.h). */
 #include "pub_tool_basics.h"
 #include "pub_tool_errormgr.h"     /* VG_(maybe_record_error), VG_(get_error_*) */
+#include "pub_tool_xarray.h"       /* (needed by pub_tool_addrinfo.h) */
+#include "pub_tool_debuginfo.h"    /* VG_(current_DiEpoch) */
+#include "pub_tool_addrinfo.h"     /* what a lock's address is */
 #include "pub_tool_execontext.h"   /* VG_(pp_ExeContext), VG_(apply_ExeContext) */
 #include "pub_tool_libcbase.h"     /* VG_(strlen) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(printf_xml) */
@@ -93,6 +96,20 @@ static const HChar *ag_le_name(Addr a)
    return ag_syncinfo_name(ag_syncinfo_kind(a));
 }
 
+/* What each object at a[0..n) is (a global's name, a heap block), once. */
+static void ag_le_describe(const Addr *a, UInt n)
+{
+   for (UInt i = 0; i < n; i++) {
+      Bool seen = False;
+      for (UInt j = 0; j < i; j++) seen |= a[j] == a[i];
+      if (seen || a[i] == 0) continue;
+      AddrInfo ai;
+      VG_(describe_addr)(VG_(current_DiEpoch)(), a[i], &ai);
+      VG_(pp_addrinfo)(a[i], &ai);
+      VG_(clear_addrinfo)(&ai);
+   }
+}
+
 /* "Thread #N waits for ..." */
 static void ag_le_wait_line(const ag_dl_entry *e, HChar *buf, Int n)
 {
@@ -170,6 +187,14 @@ static void ag_le_pp_deadlock(const Error *err, const ag_dl_report *r, Bool xml)
                     r->more == 1 ? "" : "s");
       ag_le_aux(xml, line);
    }
+   Addr objs[2 * AG_DL_MAX];
+   UInt n = 0;
+   for (UInt i = 0; i < r->n; i++) {
+      if (r->e[i].what == AG_DW_JOIN) continue;
+      objs[n++] = r->e[i].obj;
+      if (r->e[i].what == AG_DW_COND) objs[n++] = r->e[i].mutex;
+   }
+   ag_le_describe(objs, n);
 }
 
 /* "Thread #N acquired A at ... and then B at ..." */
@@ -206,6 +231,11 @@ static void ag_le_pp_order(const Error *err, const ag_lo_report *r, Bool xml)
       VG_(snprintf)(line, sizeof line, "(and %u more orders of the cycle)", r->more);
       ag_le_aux(xml, line);
    }
+   Addr locks[1 + AG_LO_PATH_MAX];
+   UInt n = 0;
+   locks[n++] = o->to;
+   for (UInt i = 0; i < r->n; i++) locks[n++] = r->path[i].to;
+   ag_le_describe(locks, n);
 }
 
 void ag_lockerr_pp(const Error *err, Bool xml)

@@ -57,6 +57,9 @@ class Deadlocks(unittest.TestCase):
                          + re.escape(where("t2", "t2 takes B")))
         self.assertRegex(r.text, r"Thread #2 took the lock at 0x[0-9a-f]+ at\n(.*\n)*?.*"
                          + re.escape(where("t1", "t1 takes A")))
+        # and what the locks are
+        self.assertIn('is 0 bytes inside data symbol "A"', r.text)
+        self.assertIn('is 0 bytes inside data symbol "B"', r.text)
 
     def test_error_exitcode_honoured(self):
         r = self.run_mode("two_locks", "--error-exitcode=42")
@@ -144,6 +147,8 @@ class LockOrders(unittest.TestCase):
                                  r"(.*\n)*?.*ba \(lock_orders.c")
         self.assertRegex(r.text, r"Required order was established by: thread #2 acquired the lock at .*\n"
                                  r"(.*\n)*?.*ab \(lock_orders.c")
+        self.assertIn('is 0 bytes inside data symbol "A"', r.text)
+        self.assertIn('is 0 bytes inside data symbol "B"', r.text)
 
     def test_three_lock_cycle(self):
         r = self.run_mode("cycle3")
