@@ -86,7 +86,8 @@ static ag_dl_wait *ag_dl_w;       /* by ThreadId */
 static ag_map *ag_dl_barriers;    /* barrier -> ag_dl_barrier */
 static Bool ag_dl_forked;
 
-static void ag_dl_fork_parent(ThreadId vgtid)
+/* (both sides: either may share memory with the other) */
+static void ag_dl_fork(ThreadId vgtid)
 {
    (void)vgtid;
    ag_dl_forked = True;
@@ -96,7 +97,7 @@ static ag_dl_wait *ag_dl_of(ThreadId vgtid)
 {
    if (!ag_dl_w) {
       ag_dl_w = VG_(calloc)("ag.deadlock", VG_N_THREADS, sizeof *ag_dl_w);
-      VG_(atfork)(NULL, ag_dl_fork_parent, NULL);
+      VG_(atfork)(NULL, ag_dl_fork, ag_dl_fork);
    }
    return &ag_dl_w[vgtid];
 }
@@ -182,6 +183,9 @@ static Bool ag_dl_all_blocked(ThreadId v, ag_dl_report *r)
 {
    ThreadId by;
    ag_dl_entry e;
+   /* cheap first: a contended lock asks this, and its holder usually runs */
+   for (ThreadId u = 1; u < VG_N_THREADS; u++)
+      if (ag_dl_w[u].what == AG_DW_NONE && ag_thread_of(u)->valid) return False;
    if (!ag_dl_blocked(v, &by, &r->e[0])) return False;
    r->n = 1;
    for (ThreadId u = 1; u < VG_N_THREADS; u++) {
