@@ -107,8 +107,18 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       ag_sync_object(vgtid, arg[1]);
       break;
    case AG_CR_SEM_POST:
-   case AG_CR_SEM_WAITED:
+      ag_deadlock_sem_post(arg[1]);
       ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_SEM_WAITED:
+      ag_deadlock_sem_waited(vgtid, arg[1]);
+      ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_SEM_INIT:
+      ag_deadlock_sem_init(arg[1], (UInt)arg[2], arg[3] != 0);
+      break;
+   case AG_CR_SIGNAL_HANDLER:
+      ag_deadlock_signal_handler();
       break;
    case AG_CR_BARRIER_PRE:
       ag_sync_object(vgtid, arg[1]);
@@ -131,7 +141,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       else ag_sync_destroy(vgtid, arg[1]);
       break;
    case AG_CR_LOCK_DESTROY:
-      ag_deadlock_barrier_count(arg[1], 0);     /* a barrier's count: not known */
+      ag_deadlock_forget(arg[1]);     /* a barrier's count, a semaphore's value */
       ag_sync_destroy(vgtid, arg[1]);
       break;
    default:

@@ -16,12 +16,15 @@
  *     it waits for its mutex, as a lock.
  *
  *   - it waits at a barrier (initialised with its count) that fewer threads
- *     than its count reached in its round, and every thread is blocked.
+ *     than its count reached in its round, and every thread is blocked;
+ *   - it waits on a semaphore (initialised by sem_init, not process-
+ *     shared) whose value is 0, every thread is blocked, and the program
+ *     has no signal handler (one may post it: sem_post is async-signal-
+ *     safe, and a signal may come from a timer or another process).
  *
  * A thread that waits for nothing the tool knows of can run: it computes,
- * sleeps, reads, polls, spins on a flag, waits on a semaphore (a signal
- * handler may post it: sem_post is async-signal-safe) or with a timeout
- * (none of those is announced).  A
+ * sleeps, reads, polls, spins on a flag, or waits with a timeout (none
+ * of those is announced).  A
  * thread parked by atomgrind's scheduler waits for its turn, not for the
  * program: it too can run.  A thread that was signalled or unlocked but
  * has not yet returned from its wait is not blocked (the release is
@@ -45,8 +48,8 @@
  *
  * A deadlock is missed, and the run hangs as before, when the last thread
  * that could run ends and no blocked thread is in a join, or when a thread
- * blocks where nothing is announced (a semaphore; a barrier whose
- * initialisation was not seen).  A mutex whose holder has died is not taken as held for good:
+ * blocks on an object whose initialisation was not seen (a named
+ * semaphore; a barrier or semaphore in memory it was not initialised in).  A mutex whose holder has died is not taken as held for good:
  * it may be robust (the next lock returns EOWNERDEAD). */
 #include "pub_tool_basics.h"
 #include "pub_tool_execontext.h"   /* the blocked threads' stacks */
@@ -84,6 +87,11 @@ typedef struct {
 
 static ag_dl_wait *ag_dl_w;       /* by ThreadId */
 static ag_map *ag_dl_barriers;    /* barrier -> ag_dl_barrier */
+/* semaphore -> its value + 1 (0: not known); a count no lower than the
+   real value: posts are told before the real post, takes after the real
+   take */
+static ag_map *ag_dl_sems;
+static Bool ag_dl_handlers;       /* the program installed a signal handler */
 static Bool ag_dl_forked;
 
 /* (both sides: either may share memory with the other) */
@@ -132,7 +140,10 @@ static Bool ag_dl_blocked(ThreadId v, ThreadId *by, ag_dl_entry *e)
    d.holder = AG_NO_TID;
    *by = VG_INVALID_THREADID;
    if (w->what == AG_DW_NONE) return False;
-   if (w->what == AG_DW_BARRIER) {
+   if (w->what == AG_DW_SEM) {
+      const UInt *val = ag_dl_sems ? ag_map_get(ag_dl_sems, w->obj) : NULL;
+      if (!val || *val != 1 || ag_dl_handlers) return False;    /* may be posted */
+   } else if (w->what == AG_DW_BARRIER) {
       const ag_dl_barrier *b = ag_map_get(ag_dl_barriers, w->obj);
       if (!b || b->count == 0 || b->round != w->round) return False;   /* released */
       d.arrived = b->arrived;
@@ -226,7 +237,7 @@ static UWord ag_dl_check(ThreadId v)
 UWord ag_deadlock_wait(ThreadId vgtid, UWord what, Addr obj, UInt kind)
 {
    ag_dl_wait *w = ag_dl_of(vgtid);
-   w->what = what == AG_WT_JOIN ? AG_DW_JOIN : AG_DW_LOCK;
+   w->what = what == AG_WT_JOIN ? AG_DW_JOIN : what == AG_WT_SEM ? AG_DW_SEM : AG_DW_LOCK;
    w->kind = (UChar)kind;
    w->obj = obj;
    w->woken = False;
@@ -251,6 +262,37 @@ UWord ag_deadlock_recheck(ThreadId vgtid)
 void ag_deadlock_done(ThreadId vgtid)
 {
    if (ag_dl_w) ag_dl_w[vgtid].what = AG_DW_NONE;
+}
+
+void ag_deadlock_sem_init(Addr s, UInt value, Bool pshared)
+{
+   if (!ag_dl_sems) ag_dl_sems = ag_map_new(sizeof(UInt));
+   *(UInt *)ag_map_lookup(ag_dl_sems, s, NULL) = pshared ? 0 : value + 1;
+}
+
+void ag_deadlock_sem_post(Addr s)
+{
+   UInt *v = ag_dl_sems ? ag_map_get(ag_dl_sems, s) : NULL;
+   if (v && *v) (*v)++;
+}
+
+void ag_deadlock_sem_waited(ThreadId vgtid, Addr s)
+{
+   UInt *v = ag_dl_sems ? ag_map_get(ag_dl_sems, s) : NULL;
+   if (v && *v > 1) (*v)--;
+   ag_deadlock_done(vgtid);
+}
+
+void ag_deadlock_signal_handler(void)
+{
+   ag_dl_handlers = True;
+}
+
+void ag_deadlock_forget(Addr obj)
+{
+   UInt *v = ag_dl_sems ? ag_map_get(ag_dl_sems, obj) : NULL;
+   if (v) *v = 0;
+   ag_deadlock_barrier_count(obj, 0);
 }
 
 void ag_deadlock_barrier_count(Addr b, UInt count)

@@ -23,6 +23,16 @@ void ag_deadlock_done(ThreadId vgtid);
 UWord ag_deadlock_barrier(ThreadId vgtid, Addr b);
 /* b was initialised for count threads (0: destroyed, or not a barrier). */
 void ag_deadlock_barrier_count(Addr b, UInt count);
+/* Semaphores: initialised with value (pshared: another process may post
+   it: its value is not known), posted, taken by vgtid (its wait, if any,
+   is over). */
+void ag_deadlock_sem_init(Addr s, UInt value, Bool pshared);
+void ag_deadlock_sem_post(Addr s);
+void ag_deadlock_sem_waited(ThreadId vgtid, Addr s);
+/* The program has a signal handler: one may post a semaphore. */
+void ag_deadlock_signal_handler(void);
+/* obj was destroyed or initialised: what was known of it is not. */
+void ag_deadlock_forget(Addr obj);
 /* cond is signalled or broadcast: its waiters may return. */
 void ag_deadlock_signal(Addr cond);
 

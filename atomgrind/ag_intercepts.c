@@ -66,6 +66,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -140,7 +141,7 @@ static const char *ag_trace_req_name(unsigned long code)
       "COND_SIGNAL", "SEM_POST", "SEM_WAITED", "BARRIER_PRE",
       "BARRIER_POST", "ONCE_POST", "LOCK_DESTROY", "THREAD_DETACHED",
       "SPIN_INIT_OR_UNLOCK", "WAIT", "WAIT_DONE", "WAIT_CHECK",
-      "BARRIER_COUNT"
+      "BARRIER_COUNT", "SEM_INIT", "SIGNAL_HANDLER"
    };
    unsigned long i = code - AG_CR_IGNORE_PUSH;
    return i < sizeof names / sizeof names[0] ? names[i] : "?";
@@ -445,8 +446,9 @@ AG_INLINE int ag_pthread_cancel(pthread_t thread)
 AG_WRAP(70090, pthreadZucancel, int, ag_pthread_cancel,
         (pthread_t thread), (thread))
 
-/* cleanup of a cancelled join: close the bracket; the join never ends */
-static void ag_join_cancelled(void *unused)
+/* cleanup of a cancelled join or semaphore wait: close the bracket; the
+   announced wait is over */
+static void ag_wait_cancelled(void *unused)
 {
    (void)unused;
    AG_POP();
@@ -471,7 +473,7 @@ static long ag_join_sliced(pthread_t thread, void **retval)
       int status;
       clock_gettime(CLOCK_REALTIME, &slice);
       slice.tv_sec += 1;
-      ret = ag_call_cancellable(timed, ag_join_cancelled, NULL, thread,
+      ret = ag_call_cancellable(timed, ag_wait_cancelled, NULL, thread,
                                 (unsigned long)retval,
                                 (unsigned long)&slice, 0);
       if (ret != ETIMEDOUT)
@@ -828,8 +830,10 @@ AG_INLINE int ag_sem_init(sem_t *s, int pshared, unsigned value)
    AG_PUSH();
    CALL_FN_W_WWW(ret, fn, s, pshared, value);
    AG_POP();
-   if (ret == 0)
+   if (ret == 0) {
       AG_REQ(AG_CR_LOCK_DESTROY, s, 0, 0);
+      AG_REQ(AG_CR_SEM_INIT, s, value, pshared);
+   }
    AG_TRACE(fn, "sem_init", s, value, ret);
    return ret;
 }
@@ -866,19 +870,25 @@ AG_INLINE int ag_sem_post(sem_t *s)
 AG_WRAP(70630, semZupost, int, ag_sem_post, (sem_t *s), (s))
 
 /* wait, trywait, timedwait, clockwait.  (trywait is no cancellation
-   point: its cleanup never runs.) */
-#define AG_SEM_WAIT(tag, zfn, cname, A)                                   \
+   point: its cleanup never runs.)  Only sem_wait can wait forever. */
+#define AG_SEM_WAIT(tag, zfn, cname, how, A)                              \
    AG_INLINE int ag_##cname(sem_t *s AG_ARGS_##A)                         \
    {                                                                      \
       int ret;                                                            \
       OrigFn fn;                                                          \
       VALGRIND_GET_ORIG_FN(fn);                                           \
+      if ((how) == AG_ACQ_BLOCK)                                          \
+         ag_announce_wait(AG_WT_SEM, s, 0);                               \
       AG_PUSH();                                                          \
-      ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL,          \
+      ret = (int)ag_call_cancellable(fn, (how) == AG_ACQ_BLOCK            \
+                                     ? ag_wait_cancelled                  \
+                                     : ag_cancelled_pop, NULL,            \
                                      (unsigned long)s, AG_SEM_WORDS_##A); \
       AG_POP();                                                           \
       if (ret == 0)                                                       \
          AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);                               \
+      else if ((how) == AG_ACQ_BLOCK)                                     \
+         AG_REQ(AG_CR_WAIT_DONE, s, 0, 0);                                \
       AG_TRACE(fn, #cname, s, 0, ret);                                    \
       return ret;                                                         \
    }                                                                      \
@@ -891,10 +901,10 @@ AG_WRAP(70630, semZupost, int, ag_sem_post, (sem_t *s), (s))
 #define AG_ARGS_TRY
 #define AG_PASS_TRY
 
-AG_SEM_WAIT(70640, semZuwait, sem_wait, 0)
-AG_SEM_WAIT(70650, semZutrywait, sem_trywait, TRY)
-AG_SEM_WAIT(70660, semZutimedwait, sem_timedwait, T)
-AG_SEM_WAIT(70670, semZuclockwait, sem_clockwait, CT)
+AG_SEM_WAIT(70640, semZuwait, sem_wait, AG_ACQ_BLOCK, 0)
+AG_SEM_WAIT(70650, semZutrywait, sem_trywait, AG_ACQ_TRY, TRY)
+AG_SEM_WAIT(70660, semZutimedwait, sem_timedwait, AG_ACQ_TIMED, T)
+AG_SEM_WAIT(70670, semZuclockwait, sem_clockwait, AG_ACQ_TIMED, CT)
 
 /* Named semaphores: sem_open and sem_close only keep glibc's table of
    mappings (under a lock of glibc's own); bracket them so that table is
@@ -993,3 +1003,57 @@ AG_INLINE int ag_pthread_barrier_wait(pthread_barrier_t *b)
 }
 AG_WRAP(70730, pthreadZubarrierZuwait, int, ag_pthread_barrier_wait,
         (pthread_barrier_t *b), (b))
+
+/* ------------------------------------------------------------------ */
+/* Signal handlers                                                      */
+/* ------------------------------------------------------------------ */
+
+/* A handler may post a semaphore (sem_post is async-signal-safe) when a
+   signal comes from outside -- a timer, another process: once the program
+   has one, no semaphore wait counts as blocked for good (ag_deadlock.c).
+   signal() and its relatives do not call sigaction through the PLT, so
+   each is wrapped. */
+AG_INLINE int ag_is_handler(void (*h)(int))
+{
+   return h != SIG_DFL && h != SIG_IGN;
+}
+
+AG_INLINE int ag_sigaction(int sig, const struct sigaction *act,
+                           struct sigaction *old)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WWW(ret, fn, sig, act, old);
+   AG_POP();
+   if (ret == 0 && act && ag_is_handler(act->sa_handler))
+      AG_REQ(AG_CR_SIGNAL_HANDLER, sig, 0, 0);
+   AG_TRACE(fn, "sigaction", sig, act, ret);
+   return ret;
+}
+AG_WRAP(70810, sigaction, int, ag_sigaction,
+        (int sig, const struct sigaction *act, struct sigaction *old),
+        (sig, act, old))
+
+#define AG_SIGNAL(tag, zfn, cname)                                        \
+   AG_INLINE __sighandler_t ag_##cname(int sig, __sighandler_t h)         \
+   {                                                                      \
+      __sighandler_t ret;                                                 \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_PUSH();                                                          \
+      CALL_FN_W_WW(ret, fn, sig, h);                                      \
+      AG_POP();                                                           \
+      if (ret != SIG_ERR && ag_is_handler(h))                             \
+         AG_REQ(AG_CR_SIGNAL_HANDLER, sig, 0, 0);                         \
+      AG_TRACE(fn, #cname, sig, h, 0);                                    \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, __sighandler_t, ag_##cname,                          \
+           (int sig, __sighandler_t h), (sig, h))
+
+AG_SIGNAL(70820, signal, signal)
+AG_SIGNAL(70830, sigset, sigset)
+AG_SIGNAL(70840, bsdZusignal, bsd_signal)
+AG_SIGNAL(70850, sysvZusignal, sysv_signal)

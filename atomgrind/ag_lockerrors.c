@@ -124,6 +124,10 @@ static void ag_le_wait_line(const ag_dl_entry *e, HChar *buf, Int n)
       VG_(snprintf)(buf, n, "Thread #%u waits for thread #%u to end (a join)", e->tid + 1,
                     e->holder + 1);
       break;
+   case AG_DW_SEM:
+      VG_(snprintf)(buf, n, "Thread #%u waits on semaphore %#lx, whose value is 0, which no "
+                    "thread that can run will post", e->tid + 1, (unsigned long)e->obj);
+      break;
    case AG_DW_BARRIER:
       VG_(snprintf)(buf, n, "Thread #%u waits at barrier %#lx, where %u of its %u threads "
                     "have arrived", e->tid + 1, (unsigned long)e->obj, e->arrived, e->count);
@@ -149,7 +153,8 @@ static void ag_le_taken(const ag_dl_entry *e, Bool xml)
 {
    HChar line[160];
    Addr lock = e->what == AG_DW_COND ? e->mutex : e->obj;
-   if (e->what == AG_DW_JOIN || e->what == AG_DW_BARRIER || e->holder == AG_NO_TID
+   if (e->what == AG_DW_JOIN || e->what == AG_DW_BARRIER || e->what == AG_DW_SEM
+       || e->holder == AG_NO_TID
        || !e->taken_at)
       return;
    VG_(snprintf)(line, sizeof line, "Thread #%u took the %s at %#lx at", e->holder + 1,

@@ -15,7 +15,8 @@
 enum { AG_ERR_DEADLOCK = 5, AG_ERR_LOCKORDER = 6 };
 
 /* What a blocked thread waits for */
-typedef enum { AG_DW_NONE = 0, AG_DW_LOCK, AG_DW_JOIN, AG_DW_COND, AG_DW_BARRIER } ag_dw_what;
+typedef enum { AG_DW_NONE = 0, AG_DW_LOCK, AG_DW_JOIN, AG_DW_COND, AG_DW_BARRIER,
+               AG_DW_SEM } ag_dw_what;
 
 /* One blocked thread of a deadlock. */
 typedef struct {

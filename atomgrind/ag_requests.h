@@ -42,8 +42,12 @@ enum {
                                 cancelled (success: ACQUIRED or JOINED) */
    AG_CR_WAIT_CHECK,         /* still in the announced call (a join's slice
                                 ran out): the result as for AG_CR_WAIT */
-   AG_CR_BARRIER_COUNT       /* arg1: barrier, arg2: its count (after a
+   AG_CR_BARRIER_COUNT,      /* arg1: barrier, arg2: its count (after a
                                 successful init) */
+   AG_CR_SEM_INIT,           /* arg1: sem, arg2: value, arg3: pshared (after a
+                                successful sem_init) */
+   AG_CR_SIGNAL_HANDLER      /* the program installed a signal handler (after
+                                sigaction, signal ... succeeded) */
 };
 
 /* How a lock was asked for (AG_CR_LOCK_ACQUIRED, AG_CR_COND_WAIT_PRE): only
@@ -51,7 +55,7 @@ enum {
 enum { AG_ACQ_BLOCK = 0, AG_ACQ_TRY, AG_ACQ_TIMED };
 
 /* What an AG_CR_WAIT waits for */
-enum { AG_WT_LOCK = 1, AG_WT_JOIN };
+enum { AG_WT_LOCK = 1, AG_WT_JOIN, AG_WT_SEM };
 
 /* Lock kinds for AG_CR_LOCK_ACQUIRED */
 enum { AG_LK_MUTEX = 1, AG_LK_SPIN, AG_LK_RWLOCK_RD, AG_LK_RWLOCK_WR };

@@ -94,6 +94,18 @@ class Deadlocks(unittest.TestCase):
         self.assertEqual(len(re.findall(r"Thread #[23] waits at barrier 0x[0-9a-f]+, where 2 of its "
                                         r"3 threads have arrived", r.text)), 2, r)
 
+    def test_semaphore_nobody_posts(self):
+        r = self.run_mode("sem_never")
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertRegex(r.text, r"Thread #2 waits on semaphore 0x[0-9a-f]+, whose value is 0")
+
+    def test_semaphore_a_handler_posts_is_no_deadlock(self):
+        # every thread waits, but a signal handler may post: not reported
+        r = self.run_mode("sem_alarm")
+        self.assertEqual(r.errors, 0, r)
+        self.assertIn("done", r.stdout)
+        self.assertEqual(r.rc, 0, r)
+
     def test_last_runnable_thread_ends(self):
         # no announcement follows the end of the thread that should have
         # signalled: main's join, waiting in slices, finds it

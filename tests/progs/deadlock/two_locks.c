@@ -12,12 +12,20 @@
  *                    keeps the mutex, then joins T.
  *   barrier_short    two threads wait at a barrier of three; main joins
  *                    them (the count is wrong).
+ *   sem_never        main joins T, which waits on a semaphore of value 0
+ *                    that nobody posts.
+ *   sem_alarm        correct: main waits on a semaphore that a SIGALRM
+ *                    handler posts a moment later; no deadlock (every
+ *                    thread waits, but a signal can come from outside).
  *   exit_last        main joins T, which waits on a condition variable
  *                    for T2; T2 ends without signalling, after both
  *                    blocked: the last thread that could run ends.
  */
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 #include "../common.h"
 
@@ -85,6 +93,21 @@ static void *wait_three(void *arg)
    return NULL;
 }
 
+static sem_t sem;
+
+static void *wait_sem(void *arg)
+{
+   (void)arg;
+   sem_wait(&sem);
+   return NULL;
+}
+
+static void post_sem(int sig)
+{
+   (void)sig;
+   sem_post(&sem);
+}
+
 static void *forget_to_signal(void *arg)
 {
    (void)arg;
@@ -124,6 +147,14 @@ int main(int argc, char **argv)
       pthread_t a = spawn(wait_three, NULL), b = spawn(wait_three, NULL);
       pthread_join(a, NULL);
       pthread_join(b, NULL);
+   } else if (strcmp(mode, "sem_never") == 0) {
+      sem_init(&sem, 0, 0);
+      pthread_join(spawn(wait_sem, NULL), NULL);
+   } else if (strcmp(mode, "sem_alarm") == 0) {
+      sem_init(&sem, 0, 0);
+      signal(SIGALRM, post_sem);
+      alarm(1);
+      while (sem_wait(&sem) != 0) {}     /* EINTR: the handler ran */
    } else if (strcmp(mode, "exit_last") == 0) {
       pthread_t w = spawn(wait_c, NULL);
       pthread_t f = spawn(forget_to_signal, NULL);
