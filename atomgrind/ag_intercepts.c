@@ -44,6 +44,17 @@
  * user's routine, so only pthread_once's own work on the control word is
  * ignored.
  *
+ * Families of wrappers that differ only in their arguments (lock, trylock,
+ * timedlock, clocklock; the joins; the condvar and semaphore waits ...)
+ * are generated from one shape each (see "Shapes"), as DRD's PTH_FUNCS.
+ *
+ * A call that may wait forever for another thread (an untimed lock, join,
+ * condvar, semaphore or barrier wait) is announced to the tool first; the
+ * tool answers with an exit status when the program is deadlocked, and the
+ * wrapper ends the run with it (ag_deadlock.c).  A plain join waits in
+ * slices, asking again after each.  Signal-handler installation is
+ * reported: a handler may post a semaphore.
+ *
  * Threads start in ag_thread_start, which runs the program's start routine
  * unbracketed and brackets glibc's thread teardown after it (see there).
  * A thread cancelled inside a wrapped wait unwinds through a cleanup that
@@ -724,41 +735,27 @@ AG_INLINE int ag_pthread_cond_destroy(pthread_cond_t *c)
 AG_WRAP(70520, pthreadZucondZudestroy, int, ag_pthread_cond_destroy,
         (pthread_cond_t *c), (c))
 
-AG_INLINE int ag_pthread_cond_signal(pthread_cond_t *c)
-{
-   int ret, outer;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   outer = ag_cond_enter();
-   if (outer)
-      AG_REQ(AG_CR_COND_SIGNAL, c, 0, 0);
-   CALL_FN_W_W(ret, fn, c);
-   ag_cond_leave();
-   AG_POP();
-   AG_TRACE(fn, "pthread_cond_signal", c, 0, ret);
-   return ret;
-}
-AG_WRAP(70530, pthreadZucondZusignal, int, ag_pthread_cond_signal,
-        (pthread_cond_t *c), (c))
+/* signal and broadcast: the wake-up is reported before the real call */
+#define AG_COND_NOTIFY(tag, zfn, cname)                                   \
+   AG_INLINE int ag_##cname(pthread_cond_t *c)                            \
+   {                                                                      \
+      int ret, outer;                                                     \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_PUSH();                                                          \
+      outer = ag_cond_enter();                                            \
+      if (outer)                                                          \
+         AG_REQ(AG_CR_COND_SIGNAL, c, 0, 0);                              \
+      CALL_FN_W_W(ret, fn, c);                                            \
+      ag_cond_leave();                                                    \
+      AG_POP();                                                           \
+      AG_TRACE(fn, #cname, c, 0, ret);                                    \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname, (pthread_cond_t *c), (c))
 
-AG_INLINE int ag_pthread_cond_broadcast(pthread_cond_t *c)
-{
-   int ret, outer;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   outer = ag_cond_enter();
-   if (outer)
-      AG_REQ(AG_CR_COND_SIGNAL, c, 0, 0);
-   CALL_FN_W_W(ret, fn, c);
-   ag_cond_leave();
-   AG_POP();
-   AG_TRACE(fn, "pthread_cond_broadcast", c, 0, ret);
-   return ret;
-}
-AG_WRAP(70540, pthreadZucondZubroadcast, int, ag_pthread_cond_broadcast,
-        (pthread_cond_t *c), (c))
+AG_COND_NOTIFY(70530, pthreadZucondZusignal, pthread_cond_signal)
+AG_COND_NOTIFY(70540, pthreadZucondZubroadcast, pthread_cond_broadcast)
 
 /* A condvar wait cancelled inside the real call: glibc re-acquires the
    mutex, then runs cleanup handlers, this one first. */
