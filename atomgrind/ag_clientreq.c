@@ -103,8 +103,10 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       *ret = ag_deadlock_recheck(vgtid);
       break;
    case AG_CR_COND_SIGNAL:
-      ag_deadlock_signal(arg[1]);
       ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_COND_SIGNALLED:
+      ag_deadlock_signal(arg[1]);
       break;
    case AG_CR_SEM_POST:
       ag_deadlock_sem_post(arg[1]);

@@ -27,8 +27,14 @@
  * of those is announced).  A
  * thread parked by atomgrind's scheduler waits for its turn, not for the
  * program: it too can run.  A thread that was signalled or unlocked but
- * has not yet returned from its wait is not blocked (the release is
- * recorded before the real unlock; the signal before the real signal).
+ * has not yet returned from its wait is not blocked.  Every record errs
+ * that way: a release is told before the real unlock, an acquisition
+ * after the real lock, a post before the real post and a take after it,
+ * an arrival at a barrier before the real wait, a thread's end before
+ * its joiner can be woken; and a signal marks the waiters woken after the
+ * real signal returned, so that one that began waiting during the call
+ * counts as woken too (the signaller, inside the call, can run: nothing
+ * can be concluded meanwhile).
  *
  * The state changes at announcements and when threads end.  So a
  * deadlock is found when the last thread announces the call that blocks

@@ -33,7 +33,9 @@ void ag_deadlock_sem_waited(ThreadId vgtid, Addr s);
 void ag_deadlock_signal_handler(void);
 /* obj was destroyed or initialised: what was known of it is not. */
 void ag_deadlock_forget(Addr obj);
-/* cond is signalled or broadcast: its waiters may return. */
+/* A signal or broadcast of cond returned: whoever waited on it then may
+   return.  (Not before the real call: a thread may begin to wait after
+   such a report and still be woken by the call.) */
 void ag_deadlock_signal(Addr cond);
 
 #endif

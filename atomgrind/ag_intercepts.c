@@ -152,7 +152,7 @@ static const char *ag_trace_req_name(unsigned long code)
       "COND_SIGNAL", "SEM_POST", "SEM_WAITED", "BARRIER_PRE",
       "BARRIER_POST", "ONCE_POST", "LOCK_DESTROY", "THREAD_DETACHED",
       "SPIN_INIT_OR_UNLOCK", "WAIT", "WAIT_DONE", "WAIT_CHECK",
-      "BARRIER_COUNT", "SEM_INIT", "SIGNAL_HANDLER"
+      "BARRIER_COUNT", "SEM_INIT", "SIGNAL_HANDLER", "COND_SIGNALLED"
    };
    unsigned long i = code - AG_CR_IGNORE_PUSH;
    return i < sizeof names / sizeof names[0] ? names[i] : "?";
@@ -735,7 +735,10 @@ AG_INLINE int ag_pthread_cond_destroy(pthread_cond_t *c)
 AG_WRAP(70520, pthreadZucondZudestroy, int, ag_pthread_cond_destroy,
         (pthread_cond_t *c), (c))
 
-/* signal and broadcast: the wake-up is reported before the real call */
+/* signal and broadcast: the wake-up is reported before the real call (it
+   orders the signaller before the woken thread), and again after it: a
+   thread that began waiting in between was woken too, and the tool must
+   not take it for blocked (ag_deadlock.c). */
 #define AG_COND_NOTIFY(tag, zfn, cname)                                   \
    AG_INLINE int ag_##cname(pthread_cond_t *c)                            \
    {                                                                      \
@@ -747,6 +750,8 @@ AG_WRAP(70520, pthreadZucondZudestroy, int, ag_pthread_cond_destroy,
       if (outer)                                                          \
          AG_REQ(AG_CR_COND_SIGNAL, c, 0, 0);                              \
       CALL_FN_W_W(ret, fn, c);                                            \
+      if (outer)                                                          \
+         AG_REQ(AG_CR_COND_SIGNALLED, c, 0, 0);                           \
       ag_cond_leave();                                                    \
       AG_POP();                                                           \
       AG_TRACE(fn, #cname, c, 0, ret);                                    \

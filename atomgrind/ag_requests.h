@@ -46,8 +46,10 @@ enum {
                                 successful init) */
    AG_CR_SEM_INIT,           /* arg1: sem, arg2: value, arg3: pshared (after a
                                 successful sem_init) */
-   AG_CR_SIGNAL_HANDLER      /* the program installed a signal handler (after
+   AG_CR_SIGNAL_HANDLER,     /* the program installed a signal handler (after
                                 sigaction, signal ... succeeded) */
+   AG_CR_COND_SIGNALLED      /* arg1: cond (after signal/broadcast returned:
+                                whoever waited on it then may be woken) */
 };
 
 /* How a lock was asked for (AG_CR_LOCK_ACQUIRED, AG_CR_COND_WAIT_PRE): only
