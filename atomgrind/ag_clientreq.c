@@ -108,6 +108,9 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_COND_SIGNALLED:
       ag_deadlock_signal(arg[1]);
       break;
+   case AG_CR_CANCEL:
+      ag_deadlock_cancel(arg[1]);
+      break;
    case AG_CR_SEM_POST:
       ag_deadlock_sem_post(arg[1]);
       ag_sync_object(vgtid, arg[1]);

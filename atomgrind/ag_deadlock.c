@@ -26,8 +26,9 @@
  * sleeps, reads, polls, spins on a flag, or waits with a timeout (none
  * of those is announced).  A
  * thread parked by atomgrind's scheduler waits for its turn, not for the
- * program: it too can run.  A thread that was signalled or unlocked but
- * has not yet returned from its wait is not blocked.  Every record errs
+ * program: it too can run; so can a thread that another one is
+ * cancelling (it may leave its wait).  A thread that was signalled or
+ * unlocked but has not yet returned from its wait is not blocked.  Every record errs
  * that way: a release is told before the real unlock, an acquisition
  * after the real lock, a post before the real post and a take after it,
  * an arrival at a barrier before the real wait, a thread's end before
@@ -89,6 +90,7 @@ typedef struct {
    Addr obj;            /* lock, condition variable, or pthread_t joined */
    Addr mutex;          /* AG_DW_COND */
    UInt round;          /* AG_DW_BARRIER: the round it arrived in */
+   Bool cancelled;      /* a target of pthread_cancel: never blocked */
 } ag_dl_wait;
 
 static ag_dl_wait *ag_dl_w;       /* by ThreadId */
@@ -145,7 +147,7 @@ static Bool ag_dl_blocked(ThreadId v, ThreadId *by, ag_dl_entry *e)
    d.woken = w->woken;
    d.holder = AG_NO_TID;
    *by = VG_INVALID_THREADID;
-   if (w->what == AG_DW_NONE) return False;
+   if (w->what == AG_DW_NONE || w->cancelled) return False;
    if (w->what == AG_DW_SEM) {
       const UInt *val = ag_dl_sems ? ag_map_get(ag_dl_sems, w->obj) : NULL;
       if (!val || *val != 1 || ag_dl_handlers) return False;    /* may be posted */
@@ -202,7 +204,8 @@ static Bool ag_dl_all_blocked(ThreadId v, ag_dl_report *r)
    ag_dl_entry e;
    /* cheap first: a contended lock asks this, and its holder usually runs */
    for (ThreadId u = 1; u < VG_N_THREADS; u++)
-      if (ag_dl_w[u].what == AG_DW_NONE && ag_thread_of(u)->valid) return False;
+      if ((ag_dl_w[u].what == AG_DW_NONE || ag_dl_w[u].cancelled) && ag_thread_of(u)->valid)
+         return False;
    if (!ag_dl_blocked(v, &by, &r->e[0])) return False;
    r->n = 1;
    for (ThreadId u = 1; u < VG_N_THREADS; u++) {
@@ -268,6 +271,17 @@ UWord ag_deadlock_recheck(ThreadId vgtid)
 void ag_deadlock_done(ThreadId vgtid)
 {
    if (ag_dl_w) ag_dl_w[vgtid].what = AG_DW_NONE;
+}
+
+void ag_deadlock_cancel(UWord pt)
+{
+   ThreadId v = ag_dl_vg_of(ag_tid_of_pthread(pt));
+   if (v != VG_INVALID_THREADID) ag_dl_of(v)->cancelled = True;
+}
+
+void ag_deadlock_exit(ThreadId vgtid)
+{
+   if (ag_dl_w) VG_(memset)(&ag_dl_w[vgtid], 0, sizeof ag_dl_w[vgtid]);
 }
 
 void ag_deadlock_sem_init(Addr s, UInt value, Bool pshared)

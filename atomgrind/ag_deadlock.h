@@ -19,6 +19,12 @@ UWord ag_deadlock_cond_wait(ThreadId vgtid, Addr cond, Addr mutex);
 UWord ag_deadlock_recheck(ThreadId vgtid);
 /* vgtid's wait is over (acquired, joined, woken and returned, failed). */
 void ag_deadlock_done(ThreadId vgtid);
+/* The thread whose pthread_t is pt is being cancelled: it may leave any
+   wait (asynchronous cancellation, or a pending one at the next
+   cancellation point), so it never counts as blocked again. */
+void ag_deadlock_cancel(UWord pt);
+/* vgtid has ended: its ThreadId may be reused. */
+void ag_deadlock_exit(ThreadId vgtid);
 /* vgtid arrives at barrier b; same result as ag_deadlock_wait. */
 UWord ag_deadlock_barrier(ThreadId vgtid, Addr b);
 /* b was initialised for count threads (0: destroyed, or not a barrier). */

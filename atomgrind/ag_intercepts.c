@@ -152,7 +152,8 @@ static const char *ag_trace_req_name(unsigned long code)
       "COND_SIGNAL", "SEM_POST", "SEM_WAITED", "BARRIER_PRE",
       "BARRIER_POST", "ONCE_POST", "LOCK_DESTROY", "THREAD_DETACHED",
       "SPIN_INIT_OR_UNLOCK", "WAIT", "WAIT_DONE", "WAIT_CHECK",
-      "BARRIER_COUNT", "SEM_INIT", "SIGNAL_HANDLER", "COND_SIGNALLED"
+      "BARRIER_COUNT", "SEM_INIT", "SIGNAL_HANDLER", "COND_SIGNALLED",
+      "CANCEL"
    };
    unsigned long i = code - AG_CR_IGNORE_PUSH;
    return i < sizeof names / sizeof names[0] ? names[i] : "?";
@@ -440,14 +441,16 @@ AG_WRAP(70010, pthreadZucreate, int, ag_pthread_create,
          void *(*start)(void *), void *arg),
         (thread, attr, start, arg))
 
-/* pthread_cancel: no event (a cancelled thread is still joined), but its
-   internals -- the target's cancel bits, loading libgcc_s for unwinding --
-   are glibc's. */
+/* pthread_cancel: no event for the analysis (a cancelled thread is still
+   joined), but its internals -- the target's cancel bits, loading
+   libgcc_s for unwinding -- are glibc's.  The tool is told first: the
+   target may leave a wait because of it, so it is not blocked for good. */
 AG_INLINE int ag_pthread_cancel(pthread_t thread)
 {
    int ret;
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_CANCEL, thread, 0, 0);
    AG_PUSH();
    CALL_FN_W_W(ret, fn, thread);
    AG_POP();

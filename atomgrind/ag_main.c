@@ -29,7 +29,7 @@ static void ag_die_mem(Addr a, SizeT len) { ag_an_forget(a, len); }
 static void ag_thread_exit(ThreadId vgtid)
 {
    ag_spec_thread_exit(vgtid);
-   ag_deadlock_done(vgtid);          /* its ThreadId may be reused */
+   ag_deadlock_exit(vgtid);          /* its ThreadId may be reused */
    ag_threads_exit(vgtid);
 }
 

@@ -48,8 +48,9 @@ enum {
                                 successful sem_init) */
    AG_CR_SIGNAL_HANDLER,     /* the program installed a signal handler (after
                                 sigaction, signal ... succeeded) */
-   AG_CR_COND_SIGNALLED      /* arg1: cond (after signal/broadcast returned:
+   AG_CR_COND_SIGNALLED,     /* arg1: cond (after signal/broadcast returned:
                                 whoever waited on it then may be woken) */
+   AG_CR_CANCEL              /* arg1: pthread_t (before pthread_cancel) */
 };
 
 /* How a lock was asked for (AG_CR_LOCK_ACQUIRED, AG_CR_COND_WAIT_PRE): only

@@ -106,6 +106,13 @@ class Deadlocks(unittest.TestCase):
         self.assertIn("done", r.stdout)
         self.assertEqual(r.rc, 0, r)
 
+    def test_cancelled_waiters_are_no_deadlock(self):
+        # main cancels threads blocked in condvar, semaphore and join waits,
+        # then joins them: they leave their waits (tests/progs/cancel_waits.c)
+        r = valgrind(compile_prog("cancel_waits"), timeout=TIMEOUT)
+        self.assertEqual(r.errors, 0, r)
+        self.assertIn("cancel_waits: ok", r.stdout)
+
     def test_last_runnable_thread_ends(self):
         # no announcement follows the end of the thread that should have
         # signalled: main's join, waiting in slices, finds it
