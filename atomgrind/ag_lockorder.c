@@ -256,3 +256,28 @@ void ag_lo_forget(Addr lock)
       n->in = 0;
    }
 }
+
+typedef struct { UInt n; Addr key[64]; Bool more; } ag_lo_keys;
+
+static void ag_lo_collect(void *arg, uint64_t key, void *rec)
+{
+   ag_lo_keys *k = arg;
+   const ag_lo_node *n = rec;
+   if (n->n == 0 && n->in == 0) return;          /* nothing to forget */
+   if (k->n < 64) k->key[k->n++] = (Addr)key;
+   else k->more = True;
+}
+
+/* Memory at [a, a+len) was freed: a lock there (a C++ std::mutex is never
+   initialised or destroyed through pthreads) is gone with its orders. */
+void ag_lo_forget_range(Addr a, SizeT len)
+{
+   if (!ag_lo_nodes || len == 0) return;
+   ag_lo_keys k;
+   do {
+      k.n = 0;
+      k.more = False;
+      ag_map_foreach_in(ag_lo_nodes, a, a + len, ag_lo_collect, &k);
+      for (UInt i = 0; i < k.n; i++) ag_lo_forget(k.key[i]);
+   } while (k.more);
+}

@@ -15,5 +15,7 @@ void ag_lo_acquire(ThreadId vgtid, ag_tid t, Addr lock, ExeContext *ec, Bool blo
 void ag_lo_release(ThreadId vgtid, Addr lock);
 /* lock was (re)initialised or destroyed: its orders are forgotten */
 void ag_lo_forget(Addr lock);
+/* the memory at [a, a+len) was freed: locks there are gone */
+void ag_lo_forget_range(Addr a, SizeT len);
 
 #endif

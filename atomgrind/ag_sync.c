@@ -175,3 +175,10 @@ ag_tid ag_sync_owner(Addr lock, ExeContext **taken_at, UInt *readers)
    *readers = l ? l->readers : 0;
    return l ? l->owner : AG_NO_TID;
 }
+
+/* Memory freed: the lock orders of locks in it are forgotten (a lock
+   that lived there is gone, even if it was never destroyed). */
+void ag_sync_forget_range(Addr a, SizeT len)
+{
+   ag_lo_forget_range(a, len);
+}

@@ -22,5 +22,6 @@ Bool ag_sync_holds(ThreadId vgtid, Addr lock);  /* exclusively, by this thread *
 /* The exclusive holder of lock (AG_NO_TID: none), where it took it, and
    how many threads hold its read side. */
 ag_tid ag_sync_owner(Addr lock, ExeContext **taken_at, UInt *readers);
+void ag_sync_forget_range(Addr a, SizeT len);   /* the memory was freed */
 
 #endif

@@ -175,11 +175,13 @@ class LockOrders(unittest.TestCase):
         self.assertIn("and by: thread #3", r.text)
 
     def test_orders_that_cannot_deadlock(self):
-        for mode in ("gate", "trylock", "timed", "one_thread", "readers", "reinit"):
+        for mode in ("gate", "trylock", "timed", "one_thread", "readers", "reinit",
+                     "heap_reuse"):
             with self.subTest(mode=mode):
                 r = self.run_mode(mode)
                 self.assertEqual(r.errors, 0, r)
                 self.assertIn("done", r.stdout)
+                self.assertNotIn("not at the same address", r.stdout)   # not vacuous
 
     def test_suppressed(self):
         exe = prog("lock_orders")

@@ -16,6 +16,10 @@
  *               not exclude readers.  Not reported.
  *   reinit      T1: A then B; A destroyed and initialised again (a new
  *               lock); T2: B then A.  Not reported.
+ *   heap_reuse  T1: H then B, H a mutex in a malloc'd block, set up by
+ *               assignment as C++'s std::mutex is (no init, no destroy);
+ *               the block freed, a new one at the same address; T2: B
+ *               then the new H.  A different lock: not reported.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -91,6 +95,19 @@ static void rd2(pthread_rwlock_t *x, pthread_rwlock_t *y)
 static void *rs(void *arg) { (void)arg; rd2(&R, &S); return NULL; }
 static void *sr(void *arg) { (void)arg; rd2(&S, &R); return NULL; }
 
+static pthread_mutex_t *H;
+
+static void *hb(void *arg) { (void)arg; take2(H, &B); return NULL; }
+static void *bh(void *arg) { (void)arg; take2(&B, H); return NULL; }
+
+static pthread_mutex_t *new_heap_mutex(void)
+{
+   pthread_mutex_t *m = malloc(sizeof *m);
+   pthread_mutex_t init = PTHREAD_MUTEX_INITIALIZER;
+   *m = init;
+   return m;
+}
+
 static void one_after_other(void *(*f)(void *), void *(*g)(void *))
 {
    pthread_join(spawn(f, NULL), NULL);
@@ -114,6 +131,15 @@ int main(int argc, char **argv)
       take2(&B, &A);
    } else if (strcmp(mode, "readers") == 0) {
       one_after_other(rs, sr);
+   } else if (strcmp(mode, "heap_reuse") == 0) {
+      H = new_heap_mutex();
+      void *first = H;
+      pthread_join(spawn(hb, NULL), NULL);
+      free(H);
+      H = new_heap_mutex();
+      if ((void *)H != first) printf("heap_reuse: not at the same address\n");
+      pthread_join(spawn(bh, NULL), NULL);
+      free(H);
    } else if (strcmp(mode, "reinit") == 0) {
       pthread_join(spawn(ab, NULL), NULL);
       pthread_mutex_destroy(&A);
