@@ -5,6 +5,7 @@
 #include "ag_analysis.h"           /* joins */
 #include "ag_clientreq.h"
 #include "ag_regions.h"            /* the region markers */
+#include "ag_deadlock.h"           /* calls that may block forever */
 #include "ag_requests.h"           /* what the preload library sends */
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_sched.h"              /* scheduling points */
@@ -60,6 +61,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_THREAD_JOINED: {
       ag_tid child = ag_tid_of_pthread(arg[1]);
       if (child != AG_NO_TID) ag_an_join(th->tid, child);
+      ag_deadlock_done(vgtid);
       break;
    }
    case AG_CR_THREAD_DETACHED:
@@ -69,32 +71,69 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
          that call's working, like its memory accesses (ld.so's lock in
          pthread_create; a contended glibc pthread_spin_lock loops back to
          its own entry point, which enters our wrapper again). */
-      if (th->ignore == 0) ag_sync_lock_acquired(vgtid, arg[1], (UInt)arg[2]);
+      if (th->ignore == 0) {
+         ag_sync_lock_acquired(vgtid, arg[1], (UInt)arg[2], (UInt)arg[3]);
+         ag_deadlock_done(vgtid);
+      }
       break;
    case AG_CR_LOCK_RELEASE:
       if (th->ignore == 0) ag_sync_lock_release(vgtid, arg[1]);
       break;
    case AG_CR_COND_WAIT_PRE:
       ag_sync_cond_wait_pre(vgtid, arg[1], arg[2]);
+      if (arg[3] == AG_ACQ_BLOCK) *ret = ag_deadlock_cond_wait(vgtid, arg[1], arg[2]);
       break;
    case AG_CR_COND_WAIT_POST:
+      ag_deadlock_done(vgtid);
       ag_sync_cond_wait_post(vgtid, arg[1], arg[2]);
       break;
+   case AG_CR_WAIT:
+      /* (the program's own calls only, as for AG_CR_LOCK_ACQUIRED) */
+      if (th->ignore == 0) *ret = ag_deadlock_wait(vgtid, arg[1], arg[2], (UInt)arg[3]);
+      break;
+   case AG_CR_WAIT_DONE:
+      ag_deadlock_done(vgtid);
+      break;
+   case AG_CR_WAIT_CHECK:
+      *ret = ag_deadlock_recheck(vgtid);
+      break;
    case AG_CR_COND_SIGNAL:
-   case AG_CR_SEM_POST:
       ag_sync_use(vgtid, arg[1]);        /* before the release it makes */
       ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_COND_SIGNALLED:
+      ag_deadlock_signal(arg[1]);
+      break;
+   case AG_CR_CANCEL:
+      ag_deadlock_cancel(arg[1]);
+      break;
+   case AG_CR_SEM_POST:
+      ag_deadlock_sem_post(arg[1]);
+      ag_sync_use(vgtid, arg[1]);        /* before the release it makes */
+      ag_sync_object(vgtid, arg[1]);
+      break;
+   case AG_CR_SEM_WAITED:
+      ag_deadlock_sem_waited(vgtid, arg[1]);
+      ag_sync_object(vgtid, arg[1]);
+      ag_sync_use(vgtid, arg[1]);
+      break;
+   case AG_CR_SEM_INIT:
+      ag_deadlock_sem_init(arg[1], (UInt)arg[2], arg[3] != 0);
+      break;
+   case AG_CR_SIGNAL_HANDLER:
+      ag_deadlock_signal_handler();
       break;
    case AG_CR_BARRIER_PRE:
       ag_sync_use(vgtid, arg[1]);
       ag_sync_barrier_arrive(vgtid, arg[1]);
-      break;
-   case AG_CR_SEM_WAITED:
-      ag_sync_object(vgtid, arg[1]);
-      ag_sync_use(vgtid, arg[1]);
+      if (th->ignore == 0) *ret = ag_deadlock_barrier(vgtid, arg[1]);
       break;
    case AG_CR_BARRIER_POST:
+      ag_deadlock_done(vgtid);
       ag_sync_barrier_depart(vgtid, arg[1]);
+      break;
+   case AG_CR_BARRIER_COUNT:
+      ag_deadlock_barrier_count(arg[1], (UInt)arg[2]);
       break;
    case AG_CR_ONCE_POST:
       ag_sync_once(vgtid, arg[1], arg[2] != 0);
@@ -106,6 +145,7 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
       else ag_sync_destroy(vgtid, arg[1]);
       break;
    case AG_CR_LOCK_DESTROY:
+      ag_deadlock_forget(arg[1]);     /* a barrier's count, a semaphore's value */
       ag_sync_destroy(vgtid, arg[1]);
       break;
    default:

@@ -21,9 +21,12 @@
 #include "ag_syncinfo.h"           /* what kind of object a lock address is */
 #include "ag_blocks.h"             /* heap blocks of race reports */
 #include "ag_locksets.h"           /* locks held by a race's accesses */
+#include "ag_lockerrors.h"         /* deadlocks and lock orders (kinds 5 and 6) */
 #include "ag_threadinfo.h"         /* thread announcements */
 
 typedef enum { AG_ERR_ATOMICITY = 1, AG_ERR_RACE, AG_ERR_MISUSE, AG_ERR_PREDICTED } ag_err_kind;
+STATIC_ASSERT(AG_ERR_DEADLOCK == AG_ERR_PREDICTED + 1 && AG_ERR_LOCKORDER == AG_ERR_DEADLOCK + 1);
+#define AG_ERR_LAST AG_ERR_LOCKORDER
 
 typedef struct {
    ag_violation v;
@@ -233,6 +236,8 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
           && (a->v.flags & AG_WRITE) == (b->v.flags & AG_WRITE);
    case AG_ERR_MISUSE:
       return VG_STREQ(a->msg, b->msg);
+   case AG_ERR_DEADLOCK: case AG_ERR_LOCKORDER:
+      return ag_lockerr_eq(VG_(get_error_kind)(e1), a, b);
    case AG_ERR_PREDICTED:
       /* one report per (region begin, the three accesses' code) */
       return ag_ec_top(a->begin_ec) == ag_ec_top(b->begin_ec)
@@ -280,6 +285,14 @@ static void ag_before_pp_Error(const Error *err)
    Bool xml = VG_(clo_xml), any = False;
    ErrorKind kind = VG_(get_error_kind)(err);
    if (kind == AG_ERR_MISUSE) return;
+   if (kind == AG_ERR_DEADLOCK || kind == AG_ERR_LOCKORDER) {
+      ag_tid ts[2 * AG_DL_MAX + 2];
+      UInt n = ag_lockerr_threads(err, ts, sizeof ts / sizeof ts[0]);
+      for (UInt i = 0; i < n; i++) any |= ag_announce_thread(ts[i], xml);
+      if (any && !xml)
+         VG_(umsg)("----------------------------------------------------------------\n\n");
+      return;
+   }
    const ag_violation *v = &x->v;
    if (kind == AG_ERR_PREDICTED) any |= ag_announce_thread(v->local_tid, xml);
    any |= ag_announce_thread(v->tid, xml);
@@ -753,6 +766,7 @@ static void ag_pp_Error(const Error *err)
    case AG_ERR_ATOMICITY: ag_pp_atomicity(err, x, xml); break;
    case AG_ERR_RACE: ag_pp_race(err, x, xml); break;
    case AG_ERR_PREDICTED: ag_pp_predicted(err, x, xml); break;
+   case AG_ERR_DEADLOCK: case AG_ERR_LOCKORDER: ag_lockerr_pp(err, xml); break;
    case AG_ERR_MISUSE:
       if (xml) {
          VG_(printf_xml)("  <kind>Misuse</kind>\n  <what>%pS</what>\n", x->msg);
@@ -792,7 +806,9 @@ static Bool ag_describe_block(ag_err_extra *x)
 static UInt ag_update_extra(const Error *err)
 {
    ag_err_extra *x = VG_(get_error_extra)(err);
-   if (x && VG_(get_error_kind)(err) == AG_ERR_RACE && !x->described)
+   ErrorKind k = VG_(get_error_kind)(err);
+   if (k == AG_ERR_DEADLOCK || k == AG_ERR_LOCKORDER) return ag_lockerr_size(k);
+   if (x && k == AG_ERR_RACE && !x->described)
       x->described = ag_describe_block(x);
    if (x && ag_err_addr(&x->v) && !x->described) {
       VG_(describe_addr)(VG_(current_DiEpoch)(), ag_err_addr(&x->v), &x->ai);
@@ -818,11 +834,11 @@ static UInt ag_update_extra(const Error *err)
 }
 
 static const HChar *const ag_kind_names[] = { NULL, "Atomicity", "Race", "Misuse",
-                                              "PredictedAtomicity" };
+                                              "PredictedAtomicity", "Deadlock", "LockOrder" };
 
 static Bool ag_recognised_suppression(const HChar *name, Supp *su)
 {
-   for (Int k = AG_ERR_ATOMICITY; k <= AG_ERR_PREDICTED; k++)
+   for (Int k = AG_ERR_ATOMICITY; k <= AG_ERR_LAST; k++)
       if (VG_STREQ(name, ag_kind_names[k])) {
          VG_(set_supp_kind)(su, k);
          return True;
@@ -845,7 +861,7 @@ static Bool ag_error_matches_suppression(const Error *err, const Supp *su)
 static const HChar *ag_get_error_name(const Error *err)
 {
    ErrorKind k = VG_(get_error_kind)(err);
-   return (k >= AG_ERR_ATOMICITY && k <= AG_ERR_PREDICTED) ? ag_kind_names[k] : NULL;
+   return (k >= AG_ERR_ATOMICITY && k <= AG_ERR_LAST) ? ag_kind_names[k] : NULL;
 }
 
 static SizeT ag_print_extra_suppression_info(const Error *err, HChar *buf, Int nBuf)

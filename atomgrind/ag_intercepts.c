@@ -44,6 +44,17 @@
  * user's routine, so only pthread_once's own work on the control word is
  * ignored.
  *
+ * Families of wrappers that differ only in their arguments (lock, trylock,
+ * timedlock, clocklock; the joins; the condvar and semaphore waits ...)
+ * are generated from one shape each (see "Shapes"), as DRD's PTH_FUNCS.
+ *
+ * A call that may wait forever for another thread (an untimed lock, join,
+ * condvar, semaphore or barrier wait) is announced to the tool first; the
+ * tool answers with an exit status when the program is deadlocked, and the
+ * wrapper ends the run with it (ag_deadlock.c).  A plain join waits in
+ * slices, asking again after each.  Signal-handler installation is
+ * reported: a handler may post a semaphore.
+ *
  * Threads start in ag_thread_start, which runs the program's start routine
  * unbracketed and brackets glibc's thread teardown after it (see there).
  * A thread cancelled inside a wrapped wait unwinds through a cleanup that
@@ -66,6 +77,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -117,6 +129,9 @@
 
 #define AG_REQ(code, a1, a2, a3)                                         \
    VALGRIND_DO_CLIENT_REQUEST_STMT((code), (a1), (a2), (a3), 0, 0)
+/* a request whose result is used (0 when not under the tool) */
+#define AG_REQ_RES(code, a1, a2, a3)                                     \
+   VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (code), (a1), (a2), (a3), 0, 0)
 #define AG_TRACE(fn, name, a1, a2, rc) do { } while (0)
 
 #else /* AG_TRACE_INTERCEPTS: print every request and every wrapped call */
@@ -136,7 +151,9 @@ static const char *ag_trace_req_name(unsigned long code)
       "LOCK_ACQUIRED", "LOCK_RELEASE", "COND_WAIT_PRE", "COND_WAIT_POST",
       "COND_SIGNAL", "SEM_POST", "SEM_WAITED", "BARRIER_PRE",
       "BARRIER_POST", "ONCE_POST", "LOCK_DESTROY", "THREAD_DETACHED",
-      "SPIN_INIT_OR_UNLOCK"
+      "SPIN_INIT_OR_UNLOCK", "WAIT", "WAIT_DONE", "WAIT_CHECK",
+      "BARRIER_COUNT", "SEM_INIT", "SIGNAL_HANDLER", "COND_SIGNALLED",
+      "CANCEL"
    };
    unsigned long i = code - AG_CR_IGNORE_PUSH;
    return i < sizeof names / sizeof names[0] ? names[i] : "?";
@@ -150,6 +167,13 @@ static const char *ag_trace_req_name(unsigned long code)
                       (unsigned long)(a3));                              \
       VALGRIND_DO_CLIENT_REQUEST_STMT((code), (a1), (a2), (a3), 0, 0);   \
    } while (0)
+
+#define AG_REQ_RES(code, a1, a2, a3)                                     \
+   (VALGRIND_PRINTF("ag-req: t=%#lx %s %#lx %#lx %#lx\n",                \
+                    ag_trace_self(), ag_trace_req_name(code),            \
+                    (unsigned long)(a1), (unsigned long)(a2),            \
+                    (unsigned long)(a3)),                                \
+    VALGRIND_DO_CLIENT_REQUEST_EXPR(0, (code), (a1), (a2), (a3), 0, 0))
 
 #define AG_TRACE(fn, name, a1, a2, rc)                                   \
    VALGRIND_PRINTF("ag-intercept: t=%#lx %s orig=%#lx a1=%#lx a2=%#lx "  \
@@ -225,6 +249,116 @@ static void ag_cancelled_pop(void *unused)
    (void)unused;
    AG_POP();
 }
+
+/* ------------------------------------------------------------------ */
+/* Shapes                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Most wrappers come in families whose members differ only in their
+   arguments (a timeout, a clock) and in what the call means (blocking,
+   try, timed): as in DRD's PTH_FUNCS, each family is written once, as a
+   shape below, and its members are generated from it.  A shape takes the
+   wrapper's parameter list, the argument list it passes on, and the
+   arguments of the real call as unsigned longs (the cancellable calls go
+   through ag_call_cancellable, which takes four words). */
+
+extern void _exit(int) __attribute__((noreturn));
+
+/* A call that may block until another thread acts is announced first.
+   The tool answers 0, or -- when every thread it depends on is itself
+   blocked for good: a deadlock, reported already -- the exit status with
+   which this thread ends the run (a hung run would never report). */
+AG_INLINE void ag_announce_wait(unsigned long what, const volatile void *obj,
+                                unsigned long kind)
+{
+   int status = (int)AG_REQ_RES(AG_CR_WAIT, what, obj, kind);
+   if (status != 0)
+      _exit(status);
+}
+
+AG_INLINE int ag_ok(int rc)
+{
+   return rc == 0;
+}
+
+/* The three argument lists of the acquiring, waiting and joining calls:
+   (x), (x, abstime) and (x, clock, abstime), after the object x (and the
+   extra argument of joins and condvar waits). */
+#define AG_ARGS_0
+#define AG_ARGS_T    , const struct timespec *abstime
+#define AG_ARGS_CT   , clockid_t clock, const struct timespec *abstime
+#define AG_PASS_0
+#define AG_PASS_T    , abstime
+#define AG_PASS_CT   , clock, abstime
+#define AG_WORDS_0   0, 0
+#define AG_WORDS_T   (unsigned long)abstime, 0
+#define AG_WORDS_CT  (unsigned long)clock, (unsigned long)abstime
+
+/* Init and destroy of a lock, rwlock or spinlock: whatever comes next at
+   the address is a new object. */
+#define AG_LIFE(tag, zfn, cname, T, params, args, call)                   \
+   AG_INLINE int ag_##cname params                                        \
+   {                                                                      \
+      int ret;                                                            \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_PUSH();                                                          \
+      call;                                                               \
+      AG_POP();                                                           \
+      if (ret == 0)                                                       \
+         AG_REQ(AG_CR_LOCK_DESTROY, o, 0, 0);                             \
+      AG_TRACE(fn, #cname, o, 0, ret);                                    \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname, params, args)
+#define AG_INIT(tag, zfn, cname, T, A)                                    \
+   AG_LIFE(tag, zfn, cname, T, (T *o, const A *attr), (o, attr),          \
+           CALL_FN_W_WW(ret, fn, o, attr))
+#define AG_DESTROY(tag, zfn, cname, T)                                    \
+   AG_LIFE(tag, zfn, cname, T, (T *o), (o), CALL_FN_W_W(ret, fn, o))
+
+/* An acquiring call: lock, trylock, timedlock, clocklock of mutexes,
+   spinlocks and both sides of rwlocks.  how (AG_ACQ_*) says whether it
+   can wait forever; taken() which results mean the lock is now held. */
+#define AG_ACQUIRE(tag, zfn, cname, T, kind, how, taken, A)               \
+   AG_INLINE int ag_##cname(T *o AG_ARGS_##A)                             \
+   {                                                                      \
+      int ret;                                                            \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      if ((how) == AG_ACQ_BLOCK)                                          \
+         ag_announce_wait(AG_WT_LOCK, o, kind);                           \
+      AG_PUSH();                                                          \
+      AG_CALL_##A(ret, fn, o);                                            \
+      AG_POP();                                                           \
+      if (taken(ret))                                                     \
+         AG_REQ(AG_CR_LOCK_ACQUIRED, o, kind, how);                       \
+      else if ((how) == AG_ACQ_BLOCK)                                     \
+         AG_REQ(AG_CR_WAIT_DONE, o, 0, 0);                                \
+      AG_TRACE(fn, #cname, o, 0, ret);                                    \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname, (T *o AG_ARGS_##A), (o AG_PASS_##A))
+#define AG_CALL_0(ret, fn, o)   CALL_FN_W_W(ret, fn, o)
+#define AG_CALL_T(ret, fn, o)   CALL_FN_W_WW(ret, fn, o, abstime)
+#define AG_CALL_CT(ret, fn, o)  CALL_FN_W_WWW(ret, fn, o, clock, abstime)
+
+/* A releasing call.  The release goes first: once the real unlock
+   returns, another thread may take the lock before this one runs again. */
+#define AG_RELEASE(tag, zfn, cname, T)                                    \
+   AG_INLINE int ag_##cname(T *o)                                         \
+   {                                                                      \
+      int ret;                                                            \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_REQ(AG_CR_LOCK_RELEASE, o, 0, 0);                                \
+      AG_PUSH();                                                          \
+      CALL_FN_W_W(ret, fn, o);                                            \
+      AG_POP();                                                           \
+      AG_TRACE(fn, #cname, o, 0, ret);                                    \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname, (T *o), (o))
 
 /* ------------------------------------------------------------------ */
 /* Threads                                                              */
@@ -307,14 +441,16 @@ AG_WRAP(70010, pthreadZucreate, int, ag_pthread_create,
          void *(*start)(void *), void *arg),
         (thread, attr, start, arg))
 
-/* pthread_cancel: no event (a cancelled thread is still joined), but its
-   internals -- the target's cancel bits, loading libgcc_s for unwinding --
-   are glibc's. */
+/* pthread_cancel: no event for the analysis (a cancelled thread is still
+   joined), but its internals -- the target's cancel bits, loading
+   libgcc_s for unwinding -- are glibc's.  The tool is told first: the
+   target may leave a wait because of it, so it is not blocked for good. */
 AG_INLINE int ag_pthread_cancel(pthread_t thread)
 {
    int ret;
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_CANCEL, thread, 0, 0);
    AG_PUSH();
    CALL_FN_W_W(ret, fn, thread);
    AG_POP();
@@ -324,81 +460,77 @@ AG_INLINE int ag_pthread_cancel(pthread_t thread)
 AG_WRAP(70090, pthreadZucancel, int, ag_pthread_cancel,
         (pthread_t thread), (thread))
 
-AG_INLINE int ag_pthread_join(pthread_t thread, void **retval)
+/* cleanup of a cancelled join or semaphore wait: close the bracket; the
+   announced wait is over */
+static void ag_wait_cancelled(void *unused)
 {
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL, thread,
-                                  (unsigned long)retval, 0, 0);
+   (void)unused;
    AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);
-   AG_TRACE(fn, "pthread_join", thread, retval, ret);
-   return ret;
+   AG_REQ(AG_CR_WAIT_DONE, 0, 0, 0);
 }
-AG_WRAP(70020, pthreadZujoin, int, ag_pthread_join,
-        (pthread_t thread, void **retval), (thread, retval))
 
-AG_INLINE int ag_pthread_tryjoin_np(pthread_t thread, void **retval)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_WW(ret, fn, thread, retval);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);
-   AG_TRACE(fn, "pthread_tryjoin_np", thread, retval, ret);
-   return ret;
-}
-AG_WRAP(70030, pthreadZutryjoinZunp, int, ag_pthread_tryjoin_np,
-        (pthread_t thread, void **retval), (thread, retval))
+/* A plain join waits in slices of a second (the real timed join, called
+   without redirection), asking the tool after each whether the program
+   is deadlocked: the last thread that could run may end rather than block
+   -- the joined thread waits for a signal that thread never sent -- and
+   then no announcement is left to find it (ag_deadlock.c). */
+extern int pthread_timedjoin_np(pthread_t, void **, const struct timespec *);
+extern int clock_gettime(clockid_t, struct timespec *);
 
-AG_INLINE int ag_pthread_timedjoin_np(pthread_t thread, void **retval,
-                                      const struct timespec *abstime)
+static long ag_join_sliced(pthread_t thread, void **retval)
 {
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL, thread,
-                                  (unsigned long)retval,
-                                  (unsigned long)abstime, 0);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);
-   AG_TRACE(fn, "pthread_timedjoin_np", thread, retval, ret);
-   return ret;
+   OrigFn timed;
+   long ret;
+   timed.nraddr = (unsigned long)pthread_timedjoin_np;
+   for (;;) {
+      struct timespec slice;
+      int status;
+      clock_gettime(CLOCK_REALTIME, &slice);
+      slice.tv_sec += 1;
+      ret = ag_call_cancellable(timed, ag_wait_cancelled, NULL, thread,
+                                (unsigned long)retval,
+                                (unsigned long)&slice, 0);
+      if (ret != ETIMEDOUT)
+         return ret;
+      status = (int)AG_REQ_RES(AG_CR_WAIT_CHECK, 0, 0, 0);
+      if (status != 0)
+         _exit(status);
+   }
 }
-AG_WRAP(70040, pthreadZutimedjoinZunp, int, ag_pthread_timedjoin_np,
-        (pthread_t thread, void **retval, const struct timespec *abstime),
-        (thread, retval, abstime))
 
-AG_INLINE int ag_pthread_clockjoin_np(pthread_t thread, void **retval,
-                                      clockid_t clock,
-                                      const struct timespec *abstime)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL, thread,
-                                  (unsigned long)retval,
-                                  (unsigned long)clock,
-                                  (unsigned long)abstime);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);
-   AG_TRACE(fn, "pthread_clockjoin_np", thread, retval, ret);
-   return ret;
-}
-AG_WRAP(70050, pthreadZuclockjoinZunp, int, ag_pthread_clockjoin_np,
-        (pthread_t thread, void **retval, clockid_t clock,
-         const struct timespec *abstime),
-        (thread, retval, clock, abstime))
+/* join, tryjoin, timedjoin and clockjoin; only the plain join can wait
+   forever.  (tryjoin is no cancellation point: its cleanup never runs.) */
+#define AG_JOIN(tag, zfn, cname, how, A)                                  \
+   AG_INLINE int ag_##cname(pthread_t thread, void **retval AG_ARGS_##A)  \
+   {                                                                      \
+      int ret;                                                            \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      if ((how) == AG_ACQ_BLOCK)                                          \
+         ag_announce_wait(AG_WT_JOIN, (void *)thread, 0);                 \
+      AG_PUSH();                                                          \
+      if ((how) == AG_ACQ_BLOCK && RUNNING_ON_VALGRIND)                   \
+         ret = (int)ag_join_sliced(thread, retval);                       \
+      else                                                                \
+         ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL,       \
+                                        thread, (unsigned long)retval,    \
+                                        AG_WORDS_##A);                    \
+      AG_POP();                                                           \
+      if (ret == 0)                                                       \
+         AG_REQ(AG_CR_THREAD_JOINED, thread, 0, 0);                       \
+      else if ((how) == AG_ACQ_BLOCK)                                     \
+         AG_REQ(AG_CR_WAIT_DONE, 0, 0, 0);                                \
+      AG_TRACE(fn, #cname, thread, retval, ret);                          \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname,                                     \
+           (pthread_t thread, void **retval AG_ARGS_##A),                 \
+           (thread, retval AG_PASS_##A))
+
+AG_JOIN(70020, pthreadZujoin, pthread_join, AG_ACQ_BLOCK, 0)
+AG_JOIN(70030, pthreadZutryjoinZunp, pthread_tryjoin_np, AG_ACQ_TRY, 0)
+AG_JOIN(70040, pthreadZutimedjoinZunp, pthread_timedjoin_np, AG_ACQ_TIMED, T)
+AG_JOIN(70050, pthreadZuclockjoinZunp, pthread_clockjoin_np, AG_ACQ_TIMED, CT)
 
 /* Reported before the real call: once detached, a thread that has already
    ended is freed by the call and its pthread_t may be reused at once. */
@@ -465,122 +597,20 @@ AG_WRAP(70070, pthreadZuonce, int, ag_pthread_once,
 /* Mutexes                                                              */
 /* ------------------------------------------------------------------ */
 
-AG_INLINE int ag_pthread_mutex_init(pthread_mutex_t *m,
-                                    const pthread_mutexattr_t *attr)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_WW(ret, fn, m, attr);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_LOCK_DESTROY, m, 0, 0);
-   AG_TRACE(fn, "pthread_mutex_init", m, attr, ret);
-   return ret;
-}
-AG_WRAP(70110, pthreadZumutexZuinit, int, ag_pthread_mutex_init,
-        (pthread_mutex_t *m, const pthread_mutexattr_t *attr), (m, attr))
-
-AG_INLINE int ag_pthread_mutex_destroy(pthread_mutex_t *m)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, m);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_LOCK_DESTROY, m, 0, 0);
-   AG_TRACE(fn, "pthread_mutex_destroy", m, 0, ret);
-   return ret;
-}
-AG_WRAP(70120, pthreadZumutexZudestroy, int, ag_pthread_mutex_destroy,
-        (pthread_mutex_t *m), (m))
-
-AG_INLINE int ag_pthread_mutex_lock(pthread_mutex_t *m)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, m);
-   AG_POP();
-   if (ag_lock_taken(ret))
-      AG_REQ(AG_CR_LOCK_ACQUIRED, m, AG_LK_MUTEX, 0);
-   AG_TRACE(fn, "pthread_mutex_lock", m, 0, ret);
-   return ret;
-}
-AG_WRAP(70130, pthreadZumutexZulock, int, ag_pthread_mutex_lock,
-        (pthread_mutex_t *m), (m))
-
-AG_INLINE int ag_pthread_mutex_trylock(pthread_mutex_t *m)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, m);
-   AG_POP();
-   if (ag_lock_taken(ret))
-      AG_REQ(AG_CR_LOCK_ACQUIRED, m, AG_LK_MUTEX, 0);
-   AG_TRACE(fn, "pthread_mutex_trylock", m, 0, ret);
-   return ret;
-}
-AG_WRAP(70140, pthreadZumutexZutrylock, int, ag_pthread_mutex_trylock,
-        (pthread_mutex_t *m), (m))
-
-AG_INLINE int ag_pthread_mutex_timedlock(pthread_mutex_t *m,
-                                         const struct timespec *abstime)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_WW(ret, fn, m, abstime);
-   AG_POP();
-   if (ag_lock_taken(ret))
-      AG_REQ(AG_CR_LOCK_ACQUIRED, m, AG_LK_MUTEX, 0);
-   AG_TRACE(fn, "pthread_mutex_timedlock", m, abstime, ret);
-   return ret;
-}
-AG_WRAP(70150, pthreadZumutexZutimedlock, int, ag_pthread_mutex_timedlock,
-        (pthread_mutex_t *m, const struct timespec *abstime), (m, abstime))
-
-AG_INLINE int ag_pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
-                                         const struct timespec *abstime)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_WWW(ret, fn, m, clock, abstime);
-   AG_POP();
-   if (ag_lock_taken(ret))
-      AG_REQ(AG_CR_LOCK_ACQUIRED, m, AG_LK_MUTEX, 0);
-   AG_TRACE(fn, "pthread_mutex_clocklock", m, abstime, ret);
-   return ret;
-}
-AG_WRAP(70160, pthreadZumutexZuclocklock, int, ag_pthread_mutex_clocklock,
-        (pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime),
-        (m, clock, abstime))
-
-/* The release goes first: once the real unlock returns, another thread
-   may take the mutex before this one runs again. */
-AG_INLINE int ag_pthread_mutex_unlock(pthread_mutex_t *m)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_REQ(AG_CR_LOCK_RELEASE, m, 0, 0);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, m);
-   AG_POP();
-   AG_TRACE(fn, "pthread_mutex_unlock", m, 0, ret);
-   return ret;
-}
-AG_WRAP(70170, pthreadZumutexZuunlock, int, ag_pthread_mutex_unlock,
-        (pthread_mutex_t *m), (m))
+AG_INIT(70110, pthreadZumutexZuinit, pthread_mutex_init, pthread_mutex_t,
+        pthread_mutexattr_t)
+AG_DESTROY(70120, pthreadZumutexZudestroy, pthread_mutex_destroy,
+           pthread_mutex_t)
+AG_ACQUIRE(70130, pthreadZumutexZulock, pthread_mutex_lock, pthread_mutex_t,
+           AG_LK_MUTEX, AG_ACQ_BLOCK, ag_lock_taken, 0)
+AG_ACQUIRE(70140, pthreadZumutexZutrylock, pthread_mutex_trylock,
+           pthread_mutex_t, AG_LK_MUTEX, AG_ACQ_TRY, ag_lock_taken, 0)
+AG_ACQUIRE(70150, pthreadZumutexZutimedlock, pthread_mutex_timedlock,
+           pthread_mutex_t, AG_LK_MUTEX, AG_ACQ_TIMED, ag_lock_taken, T)
+AG_ACQUIRE(70160, pthreadZumutexZuclocklock, pthread_mutex_clocklock,
+           pthread_mutex_t, AG_LK_MUTEX, AG_ACQ_TIMED, ag_lock_taken, CT)
+AG_RELEASE(70170, pthreadZumutexZuunlock, pthread_mutex_unlock,
+           pthread_mutex_t)
 
 /* ------------------------------------------------------------------ */
 /* Spin locks                                                           */
@@ -620,179 +650,39 @@ AG_WRAP(70210, pthreadZuspinZuinit, int, ag_pthread_spin_init,
 AG_WRAP(70210, pthreadZuspinZuunlock, int, ag_pthread_spin_unlock,
         (pthread_spinlock_t *s), (s))
 
-AG_INLINE int ag_pthread_spin_destroy(pthread_spinlock_t *s)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, s);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_LOCK_DESTROY, s, 0, 0);
-   AG_TRACE(fn, "pthread_spin_destroy", s, 0, ret);
-   return ret;
-}
-AG_WRAP(70220, pthreadZuspinZudestroy, int, ag_pthread_spin_destroy,
-        (pthread_spinlock_t *s), (s))
-
-AG_INLINE int ag_pthread_spin_lock(pthread_spinlock_t *s)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, s);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_LOCK_ACQUIRED, s, AG_LK_SPIN, 0);
-   AG_TRACE(fn, "pthread_spin_lock", s, 0, ret);
-   return ret;
-}
-AG_WRAP(70230, pthreadZuspinZulock, int, ag_pthread_spin_lock,
-        (pthread_spinlock_t *s), (s))
-
-AG_INLINE int ag_pthread_spin_trylock(pthread_spinlock_t *s)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, s);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_LOCK_ACQUIRED, s, AG_LK_SPIN, 0);
-   AG_TRACE(fn, "pthread_spin_trylock", s, 0, ret);
-   return ret;
-}
-AG_WRAP(70240, pthreadZuspinZutrylock, int, ag_pthread_spin_trylock,
-        (pthread_spinlock_t *s), (s))
+AG_DESTROY(70220, pthreadZuspinZudestroy, pthread_spin_destroy,
+           pthread_spinlock_t)
+AG_ACQUIRE(70230, pthreadZuspinZulock, pthread_spin_lock, pthread_spinlock_t,
+           AG_LK_SPIN, AG_ACQ_BLOCK, ag_ok, 0)
+AG_ACQUIRE(70240, pthreadZuspinZutrylock, pthread_spin_trylock,
+           pthread_spinlock_t, AG_LK_SPIN, AG_ACQ_TRY, ag_ok, 0)
 
 /* ------------------------------------------------------------------ */
 /* Reader-writer locks                                                  */
 /* ------------------------------------------------------------------ */
 
-AG_INLINE int ag_pthread_rwlock_init(pthread_rwlock_t *rw,
-                                     const pthread_rwlockattr_t *attr)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_WW(ret, fn, rw, attr);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_LOCK_DESTROY, rw, 0, 0);
-   AG_TRACE(fn, "pthread_rwlock_init", rw, attr, ret);
-   return ret;
-}
-AG_WRAP(70310, pthreadZurwlockZuinit, int, ag_pthread_rwlock_init,
-        (pthread_rwlock_t *rw, const pthread_rwlockattr_t *attr), (rw, attr))
-
-AG_INLINE int ag_pthread_rwlock_destroy(pthread_rwlock_t *rw)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, rw);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_LOCK_DESTROY, rw, 0, 0);
-   AG_TRACE(fn, "pthread_rwlock_destroy", rw, 0, ret);
-   return ret;
-}
-AG_WRAP(70320, pthreadZurwlockZudestroy, int, ag_pthread_rwlock_destroy,
-        (pthread_rwlock_t *rw), (rw))
-
-/* The eight acquiring calls differ in their arguments and lock kind only;
-   the macro writes each one out. */
-#define AG_RWLOCK_ACQ1(tag, zfn, cname, kind)                            \
-   AG_INLINE int ag_##cname(pthread_rwlock_t *rw)                         \
-   {                                                                      \
-      int ret;                                                            \
-      OrigFn fn;                                                          \
-      VALGRIND_GET_ORIG_FN(fn);                                           \
-      AG_PUSH();                                                          \
-      CALL_FN_W_W(ret, fn, rw);                                           \
-      AG_POP();                                                           \
-      if (ret == 0)                                                       \
-         AG_REQ(AG_CR_LOCK_ACQUIRED, rw, kind, 0);                        \
-      AG_TRACE(fn, #cname, rw, 0, ret);                                   \
-      return ret;                                                         \
-   }                                                                      \
-   AG_WRAP(tag, zfn, int, ag_##cname, (pthread_rwlock_t *rw), (rw))
-
-#define AG_RWLOCK_ACQ2(tag, zfn, cname, kind)                            \
-   AG_INLINE int ag_##cname(pthread_rwlock_t *rw,                         \
-                            const struct timespec *abstime)               \
-   {                                                                      \
-      int ret;                                                            \
-      OrigFn fn;                                                          \
-      VALGRIND_GET_ORIG_FN(fn);                                           \
-      AG_PUSH();                                                          \
-      CALL_FN_W_WW(ret, fn, rw, abstime);                                 \
-      AG_POP();                                                           \
-      if (ret == 0)                                                       \
-         AG_REQ(AG_CR_LOCK_ACQUIRED, rw, kind, 0);                        \
-      AG_TRACE(fn, #cname, rw, abstime, ret);                             \
-      return ret;                                                         \
-   }                                                                      \
-   AG_WRAP(tag, zfn, int, ag_##cname,                                     \
-           (pthread_rwlock_t *rw, const struct timespec *abstime),        \
-           (rw, abstime))
-
-#define AG_RWLOCK_ACQ3(tag, zfn, cname, kind)                            \
-   AG_INLINE int ag_##cname(pthread_rwlock_t *rw, clockid_t clock,        \
-                            const struct timespec *abstime)               \
-   {                                                                      \
-      int ret;                                                            \
-      OrigFn fn;                                                          \
-      VALGRIND_GET_ORIG_FN(fn);                                           \
-      AG_PUSH();                                                          \
-      CALL_FN_W_WWW(ret, fn, rw, clock, abstime);                         \
-      AG_POP();                                                           \
-      if (ret == 0)                                                       \
-         AG_REQ(AG_CR_LOCK_ACQUIRED, rw, kind, 0);                        \
-      AG_TRACE(fn, #cname, rw, abstime, ret);                             \
-      return ret;                                                         \
-   }                                                                      \
-   AG_WRAP(tag, zfn, int, ag_##cname,                                     \
-           (pthread_rwlock_t *rw, clockid_t clock,                        \
-            const struct timespec *abstime),                              \
-           (rw, clock, abstime))
-
-AG_RWLOCK_ACQ1(70330, pthreadZurwlockZurdlock, pthread_rwlock_rdlock,
-               AG_LK_RWLOCK_RD)
-AG_RWLOCK_ACQ1(70340, pthreadZurwlockZutryrdlock, pthread_rwlock_tryrdlock,
-               AG_LK_RWLOCK_RD)
-AG_RWLOCK_ACQ2(70350, pthreadZurwlockZutimedrdlock, pthread_rwlock_timedrdlock,
-               AG_LK_RWLOCK_RD)
-AG_RWLOCK_ACQ3(70360, pthreadZurwlockZuclockrdlock, pthread_rwlock_clockrdlock,
-               AG_LK_RWLOCK_RD)
-AG_RWLOCK_ACQ1(70370, pthreadZurwlockZuwrlock, pthread_rwlock_wrlock,
-               AG_LK_RWLOCK_WR)
-AG_RWLOCK_ACQ1(70380, pthreadZurwlockZutrywrlock, pthread_rwlock_trywrlock,
-               AG_LK_RWLOCK_WR)
-AG_RWLOCK_ACQ2(70390, pthreadZurwlockZutimedwrlock, pthread_rwlock_timedwrlock,
-               AG_LK_RWLOCK_WR)
-AG_RWLOCK_ACQ3(70400, pthreadZurwlockZuclockwrlock, pthread_rwlock_clockwrlock,
-               AG_LK_RWLOCK_WR)
-
-AG_INLINE int ag_pthread_rwlock_unlock(pthread_rwlock_t *rw)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_REQ(AG_CR_LOCK_RELEASE, rw, 0, 0);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, rw);
-   AG_POP();
-   AG_TRACE(fn, "pthread_rwlock_unlock", rw, 0, ret);
-   return ret;
-}
-AG_WRAP(70410, pthreadZurwlockZuunlock, int, ag_pthread_rwlock_unlock,
-        (pthread_rwlock_t *rw), (rw))
+AG_INIT(70310, pthreadZurwlockZuinit, pthread_rwlock_init, pthread_rwlock_t,
+        pthread_rwlockattr_t)
+AG_DESTROY(70320, pthreadZurwlockZudestroy, pthread_rwlock_destroy,
+           pthread_rwlock_t)
+AG_ACQUIRE(70330, pthreadZurwlockZurdlock, pthread_rwlock_rdlock,
+           pthread_rwlock_t, AG_LK_RWLOCK_RD, AG_ACQ_BLOCK, ag_ok, 0)
+AG_ACQUIRE(70340, pthreadZurwlockZutryrdlock, pthread_rwlock_tryrdlock,
+           pthread_rwlock_t, AG_LK_RWLOCK_RD, AG_ACQ_TRY, ag_ok, 0)
+AG_ACQUIRE(70350, pthreadZurwlockZutimedrdlock, pthread_rwlock_timedrdlock,
+           pthread_rwlock_t, AG_LK_RWLOCK_RD, AG_ACQ_TIMED, ag_ok, T)
+AG_ACQUIRE(70360, pthreadZurwlockZuclockrdlock, pthread_rwlock_clockrdlock,
+           pthread_rwlock_t, AG_LK_RWLOCK_RD, AG_ACQ_TIMED, ag_ok, CT)
+AG_ACQUIRE(70370, pthreadZurwlockZuwrlock, pthread_rwlock_wrlock,
+           pthread_rwlock_t, AG_LK_RWLOCK_WR, AG_ACQ_BLOCK, ag_ok, 0)
+AG_ACQUIRE(70380, pthreadZurwlockZutrywrlock, pthread_rwlock_trywrlock,
+           pthread_rwlock_t, AG_LK_RWLOCK_WR, AG_ACQ_TRY, ag_ok, 0)
+AG_ACQUIRE(70390, pthreadZurwlockZutimedwrlock, pthread_rwlock_timedwrlock,
+           pthread_rwlock_t, AG_LK_RWLOCK_WR, AG_ACQ_TIMED, ag_ok, T)
+AG_ACQUIRE(70400, pthreadZurwlockZuclockwrlock, pthread_rwlock_clockwrlock,
+           pthread_rwlock_t, AG_LK_RWLOCK_WR, AG_ACQ_TIMED, ag_ok, CT)
+AG_RELEASE(70410, pthreadZurwlockZuunlock, pthread_rwlock_unlock,
+           pthread_rwlock_t)
 
 /* ------------------------------------------------------------------ */
 /* Condition variables                                                  */
@@ -848,41 +738,32 @@ AG_INLINE int ag_pthread_cond_destroy(pthread_cond_t *c)
 AG_WRAP(70520, pthreadZucondZudestroy, int, ag_pthread_cond_destroy,
         (pthread_cond_t *c), (c))
 
-AG_INLINE int ag_pthread_cond_signal(pthread_cond_t *c)
-{
-   int ret, outer;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   outer = ag_cond_enter();
-   if (outer)
-      AG_REQ(AG_CR_COND_SIGNAL, c, 0, 0);
-   CALL_FN_W_W(ret, fn, c);
-   ag_cond_leave();
-   AG_POP();
-   AG_TRACE(fn, "pthread_cond_signal", c, 0, ret);
-   return ret;
-}
-AG_WRAP(70530, pthreadZucondZusignal, int, ag_pthread_cond_signal,
-        (pthread_cond_t *c), (c))
+/* signal and broadcast: the wake-up is reported before the real call (it
+   orders the signaller before the woken thread), and again after it: a
+   thread that began waiting in between was woken too, and the tool must
+   not take it for blocked (ag_deadlock.c). */
+#define AG_COND_NOTIFY(tag, zfn, cname)                                   \
+   AG_INLINE int ag_##cname(pthread_cond_t *c)                            \
+   {                                                                      \
+      int ret, outer;                                                     \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_PUSH();                                                          \
+      outer = ag_cond_enter();                                            \
+      if (outer)                                                          \
+         AG_REQ(AG_CR_COND_SIGNAL, c, 0, 0);                              \
+      CALL_FN_W_W(ret, fn, c);                                            \
+      if (outer)                                                          \
+         AG_REQ(AG_CR_COND_SIGNALLED, c, 0, 0);                           \
+      ag_cond_leave();                                                    \
+      AG_POP();                                                           \
+      AG_TRACE(fn, #cname, c, 0, ret);                                    \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname, (pthread_cond_t *c), (c))
 
-AG_INLINE int ag_pthread_cond_broadcast(pthread_cond_t *c)
-{
-   int ret, outer;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   outer = ag_cond_enter();
-   if (outer)
-      AG_REQ(AG_CR_COND_SIGNAL, c, 0, 0);
-   CALL_FN_W_W(ret, fn, c);
-   ag_cond_leave();
-   AG_POP();
-   AG_TRACE(fn, "pthread_cond_broadcast", c, 0, ret);
-   return ret;
-}
-AG_WRAP(70540, pthreadZucondZubroadcast, int, ag_pthread_cond_broadcast,
-        (pthread_cond_t *c), (c))
+AG_COND_NOTIFY(70530, pthreadZucondZusignal, pthread_cond_signal)
+AG_COND_NOTIFY(70540, pthreadZucondZubroadcast, pthread_cond_broadcast)
 
 /* A condvar wait cancelled inside the real call: glibc re-acquires the
    mutex, then runs cleanup handlers, this one first. */
@@ -901,91 +782,46 @@ static void ag_cond_wait_cancelled(void *p)
       AG_REQ(AG_CR_COND_WAIT_POST, w->c, w->m, 0);
 }
 
-/* The mutex is held again when the wait returns, whatever the result. */
-AG_INLINE int ag_pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
-{
-   int ret, outer;
-   ag_wait_ctx w;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   outer = ag_cond_enter();
-   if (outer)
-      AG_REQ(AG_CR_COND_WAIT_PRE, c, m, 0);
-   w.c = c;
-   w.m = m;
-   w.outer = outer;
-   ret = (int)ag_call_cancellable(fn, ag_cond_wait_cancelled, &w,
-                                  (unsigned long)c, (unsigned long)m,
-                                  0, 0);
-   ag_cond_leave();
-   AG_POP();
-   if (outer)
-      AG_REQ(AG_CR_COND_WAIT_POST, c, m, 0);
-   AG_TRACE(fn, "pthread_cond_wait", c, m, ret);
-   return ret;
-}
-AG_WRAP(70550, pthreadZucondZuwait, int, ag_pthread_cond_wait,
-        (pthread_cond_t *c, pthread_mutex_t *m), (c, m))
+/* wait, timedwait, clockwait.  The mutex is held again when the wait
+   returns, whatever the result.  The PRE request's result is an
+   announcement's (ag_announce_wait): an untimed wait may be the one that
+   leaves no thread able to run. */
+#define AG_COND_WAIT(tag, zfn, cname, how, A)                             \
+   AG_INLINE int ag_##cname(pthread_cond_t *c, pthread_mutex_t *m         \
+                            AG_ARGS_##A)                                  \
+   {                                                                      \
+      int ret, outer, status = 0;                                         \
+      ag_wait_ctx w;                                                      \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_PUSH();                                                          \
+      outer = ag_cond_enter();                                            \
+      if (outer)                                                          \
+         status = (int)AG_REQ_RES(AG_CR_COND_WAIT_PRE, c, m, how);        \
+      if (status != 0)                                                    \
+         _exit(status);                                                   \
+      w.c = c;                                                            \
+      w.m = m;                                                            \
+      w.outer = outer;                                                    \
+      ret = (int)ag_call_cancellable(fn, ag_cond_wait_cancelled, &w,      \
+                                     (unsigned long)c, (unsigned long)m,  \
+                                     AG_WORDS_##A);                       \
+      ag_cond_leave();                                                    \
+      AG_POP();                                                           \
+      if (outer)                                                          \
+         AG_REQ(AG_CR_COND_WAIT_POST, c, m, 0);                           \
+      AG_TRACE(fn, #cname, c, m, ret);                                    \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname,                                     \
+           (pthread_cond_t *c, pthread_mutex_t *m AG_ARGS_##A),           \
+           (c, m AG_PASS_##A))
 
-AG_INLINE int ag_pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
-                                        const struct timespec *abstime)
-{
-   int ret, outer;
-   ag_wait_ctx w;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   outer = ag_cond_enter();
-   if (outer)
-      AG_REQ(AG_CR_COND_WAIT_PRE, c, m, 0);
-   w.c = c;
-   w.m = m;
-   w.outer = outer;
-   ret = (int)ag_call_cancellable(fn, ag_cond_wait_cancelled, &w,
-                                  (unsigned long)c, (unsigned long)m,
-                                  (unsigned long)abstime, 0);
-   ag_cond_leave();
-   AG_POP();
-   if (outer)
-      AG_REQ(AG_CR_COND_WAIT_POST, c, m, 0);
-   AG_TRACE(fn, "pthread_cond_timedwait", c, m, ret);
-   return ret;
-}
-AG_WRAP(70560, pthreadZucondZutimedwait, int, ag_pthread_cond_timedwait,
-        (pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime),
-        (c, m, abstime))
-
-AG_INLINE int ag_pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m,
-                                        clockid_t clock,
-                                        const struct timespec *abstime)
-{
-   int ret, outer;
-   ag_wait_ctx w;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   outer = ag_cond_enter();
-   if (outer)
-      AG_REQ(AG_CR_COND_WAIT_PRE, c, m, 0);
-   w.c = c;
-   w.m = m;
-   w.outer = outer;
-   ret = (int)ag_call_cancellable(fn, ag_cond_wait_cancelled, &w,
-                                  (unsigned long)c, (unsigned long)m,
-                                  (unsigned long)clock,
-                                  (unsigned long)abstime);
-   ag_cond_leave();
-   AG_POP();
-   if (outer)
-      AG_REQ(AG_CR_COND_WAIT_POST, c, m, 0);
-   AG_TRACE(fn, "pthread_cond_clockwait", c, m, ret);
-   return ret;
-}
-AG_WRAP(70570, pthreadZucondZuclockwait, int, ag_pthread_cond_clockwait,
-        (pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
-         const struct timespec *abstime),
-        (c, m, clock, abstime))
+AG_COND_WAIT(70550, pthreadZucondZuwait, pthread_cond_wait, AG_ACQ_BLOCK, 0)
+AG_COND_WAIT(70560, pthreadZucondZutimedwait, pthread_cond_timedwait,
+             AG_ACQ_TIMED, T)
+AG_COND_WAIT(70570, pthreadZucondZuclockwait, pthread_cond_clockwait,
+             AG_ACQ_TIMED, CT)
 
 /* ------------------------------------------------------------------ */
 /* Semaphores                                                           */
@@ -999,8 +835,10 @@ AG_INLINE int ag_sem_init(sem_t *s, int pshared, unsigned value)
    AG_PUSH();
    CALL_FN_W_WWW(ret, fn, s, pshared, value);
    AG_POP();
-   if (ret == 0)
+   if (ret == 0) {
       AG_REQ(AG_CR_LOCK_DESTROY, s, 0, 0);
+      AG_REQ(AG_CR_SEM_INIT, s, value, pshared);
+   }
    AG_TRACE(fn, "sem_init", s, value, ret);
    return ret;
 }
@@ -1036,74 +874,42 @@ AG_INLINE int ag_sem_post(sem_t *s)
 }
 AG_WRAP(70630, semZupost, int, ag_sem_post, (sem_t *s), (s))
 
-AG_INLINE int ag_sem_wait(sem_t *s)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL,
-                                  (unsigned long)s, 0, 0, 0);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);
-   AG_TRACE(fn, "sem_wait", s, 0, ret);
-   return ret;
-}
-AG_WRAP(70640, semZuwait, int, ag_sem_wait, (sem_t *s), (s))
+/* wait, trywait, timedwait, clockwait.  (trywait is no cancellation
+   point: its cleanup never runs.)  Only sem_wait can wait forever. */
+#define AG_SEM_WAIT(tag, zfn, cname, how, A)                              \
+   AG_INLINE int ag_##cname(sem_t *s AG_ARGS_##A)                         \
+   {                                                                      \
+      int ret;                                                            \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      if ((how) == AG_ACQ_BLOCK)                                          \
+         ag_announce_wait(AG_WT_SEM, s, 0);                               \
+      AG_PUSH();                                                          \
+      ret = (int)ag_call_cancellable(fn, (how) == AG_ACQ_BLOCK            \
+                                     ? ag_wait_cancelled                  \
+                                     : ag_cancelled_pop, NULL,            \
+                                     (unsigned long)s, AG_SEM_WORDS_##A); \
+      AG_POP();                                                           \
+      if (ret == 0)                                                       \
+         AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);                               \
+      else if ((how) == AG_ACQ_BLOCK)                                     \
+         AG_REQ(AG_CR_WAIT_DONE, s, 0, 0);                                \
+      AG_TRACE(fn, #cname, s, 0, ret);                                    \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname, (sem_t *s AG_ARGS_##A),             \
+           (s AG_PASS_##A))
+#define AG_SEM_WORDS_0   0, 0, 0
+#define AG_SEM_WORDS_T   (unsigned long)abstime, 0, 0
+#define AG_SEM_WORDS_CT  (unsigned long)clock, (unsigned long)abstime, 0
+#define AG_SEM_WORDS_TRY 0, 0, 0
+#define AG_ARGS_TRY
+#define AG_PASS_TRY
 
-AG_INLINE int ag_sem_trywait(sem_t *s)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, s);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);
-   AG_TRACE(fn, "sem_trywait", s, 0, ret);
-   return ret;
-}
-AG_WRAP(70650, semZutrywait, int, ag_sem_trywait, (sem_t *s), (s))
-
-AG_INLINE int ag_sem_timedwait(sem_t *s, const struct timespec *abstime)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL,
-                                  (unsigned long)s,
-                                  (unsigned long)abstime, 0, 0);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);
-   AG_TRACE(fn, "sem_timedwait", s, abstime, ret);
-   return ret;
-}
-AG_WRAP(70660, semZutimedwait, int, ag_sem_timedwait,
-        (sem_t *s, const struct timespec *abstime), (s, abstime))
-
-AG_INLINE int ag_sem_clockwait(sem_t *s, clockid_t clock,
-                               const struct timespec *abstime)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_PUSH();
-   ret = (int)ag_call_cancellable(fn, ag_cancelled_pop, NULL,
-                                  (unsigned long)s, (unsigned long)clock,
-                                  (unsigned long)abstime, 0);
-   AG_POP();
-   if (ret == 0)
-      AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);
-   AG_TRACE(fn, "sem_clockwait", s, abstime, ret);
-   return ret;
-}
-AG_WRAP(70670, semZuclockwait, int, ag_sem_clockwait,
-        (sem_t *s, clockid_t clock, const struct timespec *abstime),
-        (s, clock, abstime))
+AG_SEM_WAIT(70640, semZuwait, sem_wait, AG_ACQ_BLOCK, 0)
+AG_SEM_WAIT(70650, semZutrywait, sem_trywait, AG_ACQ_TRY, TRY)
+AG_SEM_WAIT(70660, semZutimedwait, sem_timedwait, AG_ACQ_TIMED, T)
+AG_SEM_WAIT(70670, semZuclockwait, sem_clockwait, AG_ACQ_TIMED, CT)
 
 /* Named semaphores: sem_open and sem_close only keep glibc's table of
    mappings (under a lock of glibc's own); bracket them so that table is
@@ -1153,8 +959,10 @@ AG_INLINE int ag_pthread_barrier_init(pthread_barrier_t *b,
    AG_PUSH();
    CALL_FN_W_WWW(ret, fn, b, attr, count);
    AG_POP();
-   if (ret == 0)
+   if (ret == 0) {
       AG_REQ(AG_CR_LOCK_DESTROY, b, 0, 0);
+      AG_REQ(AG_CR_BARRIER_COUNT, b, count, 0);
+   }
    AG_TRACE(fn, "pthread_barrier_init", b, count, ret);
    return ret;
 }
@@ -1180,13 +988,17 @@ AG_WRAP(70720, pthreadZubarrierZudestroy, int, ag_pthread_barrier_destroy,
         (pthread_barrier_t *b), (b))
 
 /* PRE and POST always come in pairs; the wait returns 0 or
-   PTHREAD_BARRIER_SERIAL_THREAD (glibc has no error return). */
+   PTHREAD_BARRIER_SERIAL_THREAD (glibc has no error return).  PRE is an
+   announcement (ag_announce_wait): an arrival that leaves the barrier
+   short of its count may be the one that leaves no thread able to run. */
 AG_INLINE int ag_pthread_barrier_wait(pthread_barrier_t *b)
 {
-   int ret;
+   int ret, status;
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
-   AG_REQ(AG_CR_BARRIER_PRE, b, 0, 0);
+   status = (int)AG_REQ_RES(AG_CR_BARRIER_PRE, b, 0, 0);
+   if (status != 0)
+      _exit(status);
    AG_PUSH();
    CALL_FN_W_W(ret, fn, b);
    AG_POP();
@@ -1196,3 +1008,57 @@ AG_INLINE int ag_pthread_barrier_wait(pthread_barrier_t *b)
 }
 AG_WRAP(70730, pthreadZubarrierZuwait, int, ag_pthread_barrier_wait,
         (pthread_barrier_t *b), (b))
+
+/* ------------------------------------------------------------------ */
+/* Signal handlers                                                      */
+/* ------------------------------------------------------------------ */
+
+/* A handler may post a semaphore (sem_post is async-signal-safe) when a
+   signal comes from outside -- a timer, another process: once the program
+   has one, no semaphore wait counts as blocked for good (ag_deadlock.c).
+   signal() and its relatives do not call sigaction through the PLT, so
+   each is wrapped. */
+AG_INLINE int ag_is_handler(void (*h)(int))
+{
+   return h != SIG_DFL && h != SIG_IGN;
+}
+
+AG_INLINE int ag_sigaction(int sig, const struct sigaction *act,
+                           struct sigaction *old)
+{
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_PUSH();
+   CALL_FN_W_WWW(ret, fn, sig, act, old);
+   AG_POP();
+   if (ret == 0 && act && ag_is_handler(act->sa_handler))
+      AG_REQ(AG_CR_SIGNAL_HANDLER, sig, 0, 0);
+   AG_TRACE(fn, "sigaction", sig, act, ret);
+   return ret;
+}
+AG_WRAP(70810, sigaction, int, ag_sigaction,
+        (int sig, const struct sigaction *act, struct sigaction *old),
+        (sig, act, old))
+
+#define AG_SIGNAL(tag, zfn, cname)                                        \
+   AG_INLINE __sighandler_t ag_##cname(int sig, __sighandler_t h)         \
+   {                                                                      \
+      __sighandler_t ret;                                                 \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_PUSH();                                                          \
+      CALL_FN_W_WW(ret, fn, sig, h);                                      \
+      AG_POP();                                                           \
+      if (ret != SIG_ERR && ag_is_handler(h))                             \
+         AG_REQ(AG_CR_SIGNAL_HANDLER, sig, 0, 0);                         \
+      AG_TRACE(fn, #cname, sig, h, 0);                                    \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, __sighandler_t, ag_##cname,                          \
+           (int sig, __sighandler_t h), (sig, h))
+
+AG_SIGNAL(70820, signal, signal)
+AG_SIGNAL(70830, sigset, sigset)
+AG_SIGNAL(70840, bsdZusignal, bsd_signal)
+AG_SIGNAL(70850, sysvZusignal, sysv_signal)

@@ -7,6 +7,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"    /* VG_(details_*), VG_(needs_*), VG_(track_*) */
 #include "ag_analysis.h"           /* ag_analysis_init/fini, ag_an_forget */
+#include "ag_deadlock.h"           /* a thread's wait ends with it */
 #include "ag_clientreq.h"          /* ag_handle_client_request */
 #include "ag_cycles.h"             /* ag_cycles_init */
 #include "ag_defsupp.h"            /* atomgrind.supp */
@@ -31,6 +32,7 @@ static void ag_die_mem(Addr a, SizeT len) { ag_an_forget(a, len); }
 static void ag_thread_exit(ThreadId vgtid)
 {
    ag_rg_thread_exit(vgtid);
+   ag_deadlock_exit(vgtid);          /* its ThreadId may be reused */
    ag_threads_exit(vgtid);
 }
 

@@ -12,6 +12,7 @@
 #include "pub_tool_xtmemory.h"        /* --xtree-memory, as Helgrind has it */
 #include "ag_analysis.h"              /* ag_an_free, ag_an_forget */
 #include "ag_blocks.h"                /* blocks, for race reports */
+#include "ag_sync.h"                  /* locks in a freed block are gone */
 #include "ag_threads.h"               /* ag_cur: the thread that frees */
 #include "ag_replace_malloc.h"
 
@@ -36,6 +37,7 @@ static void ag_rm_free_block(ThreadId vgtid, void *p)
    SizeT n = VG_(cli_malloc_usable_size)(p);
    if (ag_cur && !ag_cur->ignore) ag_an_free(ag_cur->tid, (Addr)p, n);
    else ag_an_forget((Addr)p, n);
+   ag_sync_forget_range((Addr)p, n);
    SizeT asked;
    ExeContext *ec;
    if (ag_blocks_on && ag_blocks_free((Addr)p, &asked, &ec)

@@ -21,11 +21,13 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client): a barrier's count */
 #include "pub_tool_vki.h"          /* VKI_PROT_READ */
+#include "pub_tool_execontext.h"   /* where a lock was taken */
 #include "ag_analysis.h"           /* the events a sync operation means */
 #include "ag_callsite.h"           /* where the program called */
 #include "ag_requests.h"          /* AG_LK_* lock kinds */
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_locksets.h"           /* a re-initialised lock is new */
+#include "ag_lockorder.h"          /* lock-order inversions */
 #include "ag_map.h"                /* lock address -> state */
 #include "ag_sync.h"
 #include "ag_threads.h"            /* the calling thread's engine id */
@@ -33,6 +35,8 @@
 typedef struct {
    ag_tid owner;        /* exclusive holder, AG_NO_TID if none */
    UInt count;          /* its recursion depth */
+   ExeContext *taken_at;   /* where the owner took it */
+   UInt readers;        /* threads holding the read side */
 } ag_lock;
 
 /* A barrier's generations (race engine only: ag_an_barrier).  glibc's
@@ -91,19 +95,26 @@ void ag_sync_init(void)
    ag_bar_left = ag_map_new(sizeof(UInt));
 }
 
-void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind)
+void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind, UInt how)
 {
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
    ag_lock *l = ag_lock_of(lock);
    if (kind == AG_LK_RWLOCK_RD) {
       UInt *n = ag_map_lookup(ag_readers, ag_reader_key(lock, th->tid), NULL);
-      if ((*n)++ == 0) ag_an_lock_acquire(th->tid, lock, True);
+      if ((*n)++ == 0) {
+         l->readers++;
+         ag_an_lock_acquire(th->tid, lock, True);
+      }
    } else if (l->owner == th->tid) {       /* recursive mutex */
       l->count++;
    } else {
       l->owner = th->tid;
       l->count = 1;
+      /* a deadlock report says where each lock was taken, and so does an
+         inversion (only a new order looks at it, but any may become one) */
+      l->taken_at = VG_(record_ExeContext)(vgtid, 0);
+      ag_lo_acquire(vgtid, th->tid, lock, l->taken_at, how == AG_ACQ_BLOCK);
       ag_an_lock_acquire(th->tid, lock, False);
    }
    ag_sync_touch(vgtid, th->tid, lock, False);
@@ -118,13 +129,17 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock)
    if (l && l->owner == th->tid) {
       if (--l->count == 0) {
          l->owner = AG_NO_TID;
+         ag_lo_release(vgtid, lock);
          ag_an_lock_release(th->tid, lock, False);
       }
       return;
    }
    UInt *n = ag_map_get(ag_readers, ag_reader_key(lock, th->tid));
    if (n && *n > 0) {
-      if (--*n == 0) ag_an_lock_release(th->tid, lock, True);
+      if (--*n == 0) {
+         if (l && l->readers > 0) l->readers--;
+         ag_an_lock_release(th->tid, lock, True);
+      }
       return;
    }
    ag_error_misuse(vgtid, "Thread #%u unlocked lock %#lx, which it does not hold",
@@ -146,6 +161,7 @@ void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex)
    /* the wait releases the mutex entirely */
    l->owner = AG_NO_TID;
    l->count = 0;
+   ag_lo_release(vgtid, mutex);
    ag_an_lock_release(th->tid, mutex, False);
 }
 
@@ -156,7 +172,7 @@ void ag_sync_cond_wait_post(ThreadId vgtid, Addr cond, Addr mutex)
    ag_sync_object(vgtid, cond);
    ag_lock *l = ag_map_get(ag_locks, mutex);
    if (l && l->owner == th->tid) return;     /* the pre step found it unheld */
-   ag_sync_lock_acquired(vgtid, mutex, AG_LK_MUTEX);
+   ag_sync_lock_acquired(vgtid, mutex, AG_LK_MUTEX, AG_ACQ_BLOCK);
 }
 
 void ag_sync_object(ThreadId vgtid, Addr obj)
@@ -236,10 +252,26 @@ void ag_sync_destroy(ThreadId vgtid, Addr obj)
    ag_thread *th = ag_thread_of(vgtid);
    if (th->valid) ag_sync_touch(vgtid, th->tid, obj, True);
    ag_lock *l = ag_map_get(ag_locks, obj);
-   if (l) { l->owner = AG_NO_TID; l->count = 0; }
+   if (l) { l->owner = AG_NO_TID; l->count = 0; l->readers = 0; }
    ag_barrier *g = ag_map_get(ag_barriers, obj);
    if (g) g->count = 0;                 /* a new barrier: generations anew */
+   ag_lo_forget(obj);
    ag_lockset_forget(obj);
    ag_an_forget(obj, 1);
 }
 
+
+ag_tid ag_sync_owner(Addr lock, ExeContext **taken_at, UInt *readers)
+{
+   ag_lock *l = ag_map_get(ag_locks, lock);
+   *taken_at = l ? l->taken_at : NULL;
+   *readers = l ? l->readers : 0;
+   return l ? l->owner : AG_NO_TID;
+}
+
+/* Memory freed: the lock orders of locks in it are forgotten (a lock
+   that lived there is gone, even if it was never destroyed). */
+void ag_sync_forget_range(Addr a, SizeT len)
+{
+   ag_lo_forget_range(a, len);
+}

@@ -18,12 +18,15 @@ LAYERS = [
     ["ag_spec"],                                            # where frames and inlined code begin and end
     ["ag_regions"],                                         # the one owner of regions
     ["ag_spin", "ag_deadload", "ag_provenance"],            # IR and code analysis for instrumentation
+    ["ag_deadlock"],                                        # who waits for whom
     ["ag_sync"],                                            # sync objects
+    ["ag_lockorder"],                                       # lock acquisition order
     ["ag_threads"],                                         # threads
     ["ag_sched"],                                           # who runs next
     ["ag_analysis"],                                        # engines and their events
     ["ag_dcl"],                                             # check-lock-recheck's held loads
     ["ag_errors", "ag_record"],                             # reports, traces
+    ["ag_lockerrors"],                                      # deadlock and lock-order reports
     ["ag_cycles"],                                          # reports' cycles, drawn
     ["ag_instances"],                                       # inlined instances of atomic functions
     ["ag_fnspec"],                                          # which functions are atomic

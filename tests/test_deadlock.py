@@ -1,0 +1,216 @@
+"""Deadlocks are reported and end the run instead of hanging it; lock-order
+inversions that did not deadlock are reported as possible deadlocks (as
+Helgrind's LockOrder), and orders that cannot deadlock are not.  Each
+deadlock program hangs natively: every run here has a timeout."""
+import os
+import re
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+from agtest import OUT, PROGS, compile_prog, supp_file, tool_built, valgrind
+
+TIMEOUT = 120     # a hang would fail here, not block the suite
+
+
+def prog(name):
+    os.makedirs(os.path.join(OUT, "deadlock"), exist_ok=True)
+    return compile_prog("deadlock/" + name)
+
+
+def where(fn, marker):
+    """'fn (two_locks.c:N)' for the line of two_locks.c marked /* marker */."""
+    with open(os.path.join(PROGS, "deadlock", "two_locks.c")) as f:
+        n = next(i for i, l in enumerate(f, 1) if "/* %s */" % marker in l)
+    return "%s (two_locks.c:%d)" % (fn, n)
+
+
+def deadlocks(r):
+    return len(re.findall(r"^Deadlock: ", r.text, re.M))
+
+
+def orders(r):
+    return len(re.findall(r"^Thread #\d+: lock order \"0x[0-9a-f]+ before 0x[0-9a-f]+\" violated",
+                          r.text, re.M))
+
+
+@unittest.skipUnless(tool_built(), "the tool is not built")
+class Deadlocks(unittest.TestCase):
+    def run_mode(self, mode, *opts):
+        return valgrind(prog("two_locks"), *opts, args=(mode,), timeout=TIMEOUT)
+
+    def test_two_locks(self):
+        r = self.run_mode("two_locks")
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertEqual(r.errors, 1, r)
+        self.assertIn("threads wait for each other in a cycle", r.text)
+        self.assertNotIn("done", r.stdout)
+        self.assertEqual(r.rc, 1, r)           # the default: 1 (docs/atomgrind.md)
+        # both threads' stacks, each lock's holder and where it was taken
+        # (either thread may be the one whose wait closes the cycle: the
+        # report's own stack is that one's, the other's follows its line)
+        self.assertRegex(r.text, r"Thread #2 waits for the lock at 0x[0-9a-f]+, held by thread #3")
+        self.assertRegex(r.text, r"Thread #3 waits for the lock at 0x[0-9a-f]+, held by thread #2")
+        for w in (where("t1", "t1 waits for B"), where("t2", "t2 waits for A")):
+            self.assertIn(w, r.text)
+        self.assertRegex(r.text, r"Thread #3 took the lock at 0x[0-9a-f]+ at\n(.*\n)*?.*"
+                         + re.escape(where("t2", "t2 takes B")))
+        self.assertRegex(r.text, r"Thread #2 took the lock at 0x[0-9a-f]+ at\n(.*\n)*?.*"
+                         + re.escape(where("t1", "t1 takes A")))
+        # and what the locks are
+        self.assertIn('is 0 bytes inside data symbol "A"', r.text)
+        self.assertIn('is 0 bytes inside data symbol "B"', r.text)
+
+    def test_error_exitcode_honoured(self):
+        r = self.run_mode("two_locks", "--error-exitcode=42")
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertEqual(r.rc, 42, r)
+
+    def test_join_and_lock(self):
+        r = self.run_mode("join_lock")
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertIn("Thread #1 waits for thread #2 to end (a join)", r.text)
+        self.assertIn("Thread #2 waits for the lock at", r.text)
+        self.assertIn("held by thread #1", r.text)
+
+    def test_lost_wakeup(self):
+        r = self.run_mode("cond_never")
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertIn("every thread is blocked", r.text)
+        self.assertRegex(r.text, r"Thread #3 waits on condition variable 0x[0-9a-f]+ \(mutex 0x[0-9a-f]+\), "
+                                 r"which no thread that can run will signal")
+        self.assertIn("Thread #1 waits for thread #3 to end (a join)", r.text)
+
+    def test_woken_waiter_needs_its_mutex(self):
+        r = self.run_mode("woken_mutex")
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertRegex(r.text, r"Thread #2, woken from condition variable 0x[0-9a-f]+, waits for its "
+                                 r"mutex 0x[0-9a-f]+, held by thread #1")
+
+    def test_barrier_short_of_its_count(self):
+        r = self.run_mode("barrier_short")
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertIn("every thread is blocked", r.text)
+        self.assertEqual(len(re.findall(r"Thread #[23] waits at barrier 0x[0-9a-f]+, where 2 of its "
+                                        r"3 threads have arrived", r.text)), 2, r)
+
+    def test_semaphore_nobody_posts(self):
+        r = self.run_mode("sem_never")
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertRegex(r.text, r"Thread #2 waits on semaphore 0x[0-9a-f]+, whose value is 0")
+
+    def test_semaphore_a_handler_posts_is_no_deadlock(self):
+        # every thread waits, but a signal handler may post: not reported
+        r = self.run_mode("sem_alarm")
+        self.assertEqual(r.errors, 0, r)
+        self.assertIn("done", r.stdout)
+        self.assertEqual(r.rc, 0, r)
+
+    def test_cancelled_waiters_are_no_deadlock(self):
+        # main cancels threads blocked in condvar, semaphore and join waits,
+        # then joins them: they leave their waits (tests/progs/cancel_waits.c)
+        r = valgrind(compile_prog("cancel_waits"), timeout=TIMEOUT)
+        self.assertEqual(r.errors, 0, r)
+        self.assertIn("cancel_waits: ok", r.stdout)
+
+    def test_last_runnable_thread_ends(self):
+        # no announcement follows the end of the thread that should have
+        # signalled: main's join, waiting in slices, finds it
+        r = self.run_mode("exit_last")
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertIn("every thread is blocked", r.text)
+        self.assertIn("Thread #1 waits for thread #2 to end (a join)", r.text)
+        self.assertRegex(r.text, r"Thread #2 waits on condition variable 0x[0-9a-f]+ ")
+        self.assertNotIn("done", r.stdout)
+
+    def test_suppressed(self):
+        exe = prog("two_locks")
+        r = valgrind(exe, "--gen-suppressions=all", args=("two_locks",), timeout=TIMEOUT)
+        m = re.search(r"(?s)\{\n.*?\n\}", r.text)
+        self.assertTrue(m, r)
+        supp = m.group(0)
+        self.assertIn("Atomgrind:Deadlock", supp)
+        # either thread's wait may close the cycle: its start routine, t1 or t2
+        supp = re.sub(r"fun:t[12]\n", "fun:t?\n", supp)
+        with supp_file(supp.replace("<insert_a_suppression_name_here>", "dl") + "\n") as f:
+            r = valgrind(exe, "--suppressions=" + f, args=("two_locks",), timeout=TIMEOUT)
+        self.assertEqual(r.errors, 0, r)
+        self.assertEqual(r.suppressed, 1, r)
+        self.assertIn("the program is deadlocked: ending the run", r.text)   # still not a hang
+
+    def test_xml(self):
+        with tempfile.NamedTemporaryFile("r", suffix=".xml") as xf:
+            valgrind(prog("two_locks"), "--xml=yes", "--xml-file=" + xf.name, args=("two_locks",),
+                     timeout=TIMEOUT)
+            text = xf.read()
+        root = ET.fromstring(text)
+        self.assertEqual([e.text for e in root.iter("kind")], ["Deadlock"], text)
+        aux = [e.text for e in root.iter("auxwhat")]
+        self.assertTrue(any("held by thread #" in a for a in aux), text)
+        self.assertTrue(any(re.match(r"Thread #\d took the lock", a) for a in aux), text)
+        self.assertGreaterEqual(len(list(root.iter("stack"))), 4, text)
+
+
+@unittest.skipUnless(tool_built(), "the tool is not built")
+class LockOrders(unittest.TestCase):
+    def run_mode(self, mode, *opts):
+        return valgrind(prog("lock_orders"), *opts, args=(mode,), timeout=TIMEOUT)
+
+    def test_inversion_reported_as_possible(self):
+        r = self.run_mode("inversion")
+        self.assertEqual(orders(r), 1, r)
+        self.assertEqual(deadlocks(r), 0, r)
+        self.assertEqual(r.errors, 1, r)
+        self.assertIn("done", r.stdout)                # it did not deadlock
+        self.assertRegex(r.text, r"Observed \(incorrect\) order: thread #3 acquired the lock at .*\n"
+                                 r"(.*\n)*?.*ba \(lock_orders.c")
+        self.assertRegex(r.text, r"Required order was established by: thread #2 acquired the lock at .*\n"
+                                 r"(.*\n)*?.*ab \(lock_orders.c")
+        self.assertIn('is 0 bytes inside data symbol "A"', r.text)
+        self.assertIn('is 0 bytes inside data symbol "B"', r.text)
+
+    def test_three_lock_cycle(self):
+        r = self.run_mode("cycle3")
+        self.assertEqual(orders(r), 1, r)
+        self.assertIn("and by: thread #3", r.text)
+
+    def test_orders_that_cannot_deadlock(self):
+        for mode in ("gate", "trylock", "timed", "one_thread", "readers", "reinit",
+                     "heap_reuse"):
+            with self.subTest(mode=mode):
+                r = self.run_mode(mode)
+                self.assertEqual(r.errors, 0, r)
+                self.assertIn("done", r.stdout)
+                self.assertNotIn("not at the same address", r.stdout)   # not vacuous
+
+    def test_suppressed(self):
+        exe = prog("lock_orders")
+        r = valgrind(exe, "--gen-suppressions=all", args=("inversion",), timeout=TIMEOUT)
+        m = re.search(r"(?s)\{\n.*?\n\}", r.text)
+        self.assertTrue(m, r)
+        supp = m.group(0)
+        self.assertIn("Atomgrind:LockOrder", supp)
+        with supp_file(supp.replace("<insert_a_suppression_name_here>", "lo") + "\n") as f:
+            r = valgrind(exe, "--suppressions=" + f, args=("inversion",), timeout=TIMEOUT)
+        self.assertEqual(r.errors, 0, r)
+        self.assertEqual(r.suppressed, 1, r)
+
+    def test_handwritten_suppression(self):
+        with supp_file("{\n   any-order\n   Atomgrind:LockOrder\n   ...\n   fun:take2\n}\n") as f:
+            r = self.run_mode("inversion", "--suppressions=" + f)
+        self.assertEqual(r.errors, 0, r)
+        self.assertEqual(r.suppressed, 1, r)
+
+    def test_xml(self):
+        with tempfile.NamedTemporaryFile("r", suffix=".xml") as xf:
+            valgrind(prog("lock_orders"), "--xml=yes", "--xml-file=" + xf.name, args=("inversion",),
+                     timeout=TIMEOUT)
+            text = xf.read()
+        root = ET.fromstring(text)
+        self.assertEqual([e.text for e in root.iter("kind")], ["LockOrder"], text)
+        self.assertIn("violated", root.find(".//error/what").text)
+        self.assertGreaterEqual(len(list(root.iter("stack"))), 5, text)
+
+
+if __name__ == "__main__":
+    unittest.main()
