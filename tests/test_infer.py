@@ -96,7 +96,9 @@ class Outcomes(unittest.TestCase):
     def test_only_predicted_reports(self):
         # predictions drop nothing (the inference drops on observed
         # violations); the summary counts them
-        p, spec = infer("--start=withdraw", "--", compile_prog("predict_serial"), "after")
+        # (full prediction: the bounded default predicts nothing here)
+        p, spec = infer("--start=withdraw", "--vg-opt=--predict=yes", "--",
+                        compile_prog("predict_serial"), "after")
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("atomgrind-infer: run 1: 1 function(s) atomic, 0 dropped, 0 violation(s), "
                       "1 predicted (they drop nothing)", p.stdout)
