@@ -17,6 +17,7 @@ LAYERS = [
     ["ag_spin", "ag_deadload"],                             # IR and code analysis for instrumentation
     ["ag_sync"],                                            # sync objects
     ["ag_threads"],                                         # threads
+    ["ag_shared"],                                          # which accesses are points
     ["ag_sched"],                                           # who runs next
     ["ag_analysis"],                                        # engines and their events
     ["ag_errors", "ag_record"],                             # reports, traces

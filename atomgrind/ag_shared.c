@@ -1,0 +1,54 @@
+/* ag_shared.c -- scheduling points at the accesses that can race, in
+ * unannotated programs too: an access to a location another thread has
+ * touched, when one of them writes it.  The first thread to touch a slot
+ * owns it; its accesses stay inline (ag_instrument.c).  A second thread's
+ * read makes the slot read-shared (loads stay inline), any write by
+ * another thread makes it shared: every later access of it calls here and
+ * is a point where the scheduler may switch (ag_sched_shared), right
+ * before the access.  Own stack, thread-private and read-only data never
+ * call here. */
+#include "pub_tool_basics.h"
+#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
+#include "ag_options.h"            /* --sched */
+#include "ag_sched.h"              /* ag_sched_shared: the point */
+#include "ag_shared.h"
+
+UChar *ag_shared_owner;
+volatile UWord ag_shared_tag = 1;
+Bool ag_shared_on;
+
+void ag_shared_init(void)
+{
+   ag_shared_on = ag_clo_sched != AG_SCHED_NATIVE;
+   if (!ag_shared_on) return;
+   /* 8 MB of address space, touched only where the program's data hash */
+   ag_shared_owner = VG_(calloc)("ag.shared", AG_SHARED_MASK + 1, 1);
+}
+
+void ag_shared_running(ag_tid t)
+{
+   ag_shared_tag = 1 + t % AG_SHARED_TAGS;
+}
+
+void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip)
+{
+   UChar *slot = &ag_shared_owner[(a >> 3) & AG_SHARED_MASK];
+   UChar o = *slot, me = (UChar)ag_shared_tag;
+   Bool write = (flags & AG_WRITE) != 0;
+   if (o == me) return;
+   if (o == 0 || o == (me | AG_SHARED_TRY)) {
+      /* this thread's so far: private from now on if nobody else could
+         have run meanwhile, else a point until a draw makes it private
+         (a thread that runs alone through its loop on data the others
+         have not touched yet is still interrupted there) */
+      if (ag_sched_claim()) *slot = me;
+      else {
+         *slot = me | AG_SHARED_TRY;
+         ag_sched_shared(vgtid, ip);
+      }
+      return;
+   }
+   if (o == AG_SHARED_READ && !write) return;
+   if (o != AG_SHARED_BOTH) *slot = write || o == AG_SHARED_READ ? AG_SHARED_BOTH : AG_SHARED_READ;
+   ag_sched_shared(vgtid, ip);
+}
