@@ -114,8 +114,12 @@ static void ag_emit_shared(ag_ir *ir, IRExpr *addr, UInt flags, IRExpr *guard,
                            IRExpr *off_stack)
 {
    /* flat IR: one operation per temporary */
+   /* ag_shared_slot(addr) */
    IRTemp word = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, IRExpr_Const(IRConst_U8(3))));
-   IRTemp idx = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(word),
+   IRTemp high = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Shr64, addr,
+                                                  IRExpr_Const(IRConst_U8(AG_SHARED_FOLD))));
+   IRTemp mix = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Xor64, IRExpr_RdTmp(word), IRExpr_RdTmp(high)));
+   IRTemp idx = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(mix),
                                                  IRExpr_Const(IRConst_U64(AG_SHARED_MASK))));
    IRTemp slot = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(idx),
                                                   mkIRExpr_HWord((HWord)ag_shared_owner)));
@@ -169,7 +173,7 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
    ir->touched = True;
    if (!ag_an_instrument_accesses && !ir->shared) return;   /* the floor (ag_analysis.c) */
    IRExpr *off_stack = ag_off_stack(ir, addr);
-   if (ir->shared) ag_emit_shared(ir, addr, flags, guard, off_stack);
+   if (ir->shared) ag_emit_shared(ir, addr, flags, guard, NULL);
    if (!ag_an_instrument_accesses) return;
    Bool ungated = (flags & (AG_ATOMIC | AG_SPIN)) && ag_clo_sample_rpt
                   && (ag_clo_check & AG_CHECK_RACES);

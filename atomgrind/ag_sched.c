@@ -95,13 +95,20 @@ extern Int VG_(clo_fair_sched);
    run, AG_SC_PCT_K. */
 #define AG_SC_PCT_K           2000
 /* Random: a shared access (ag_sched_shared) preempts 1 in this many
-   times, damped per instruction as regions are per site: the first
-   AG_SC_KNEE points of an instruction get the full rate. */
+   times, damped per instruction as regions are per site (the first
+   AG_SC_KNEE points of an instruction get the full rate), and over the
+   run: by 1 + (shared points so far) / AG_SC_SHARED_KNEE, so that a
+   program with many racy instructions (a compressor's shared buffers)
+   pays O(KNEE log n) switches, not one per instruction's knee. */
 #define AG_SC_RANDOM_SHARED      4
+#define AG_SC_SHARED_KNEE     2048
 #define AG_SC_IP_SLOTS        4096     /* instructions' point counts, hashed */
 /* A slot touched by one thread while others wait becomes private to it 1
-   in AG_SC_CLAIM times (ag_sched_claim). */
+   in AG_SC_CLAIM times (ag_sched_claim); after AG_SC_TRIES such draws in
+   the run, at once: a program that touches much fresh memory (a
+   compressor's hash tables) pays for its first ones only. */
 #define AG_SC_CLAIM             16
+#define AG_SC_TRIES          16384
 /* The holder's budget of instructions (ag_sched_budget) is drawn uniformly
    in [1, 2 AG_SC_QUANTUM d], where d doubles every AG_SC_KNEE_BUDGETS
    budgets run out, up to 2^AG_SC_BUDGET_DOUBLINGS: a thread that computes
@@ -188,6 +195,7 @@ static ULong ag_sc_narrows;             /* hand-overs woken on the preempted thr
 static ULong ag_sc_regions, ag_sc_overlapped;
 static ULong ag_sc_shared_points;       /* points at shared accesses */
 static ULong ag_sc_budgets;             /* budgets of blocks run out */
+static ULong ag_sc_tries;               /* draws of ag_sched_claim */
 static UInt ag_sc_ip_runs[AG_SC_IP_SLOTS];   /* points per instruction (hashed) */
 Bool ag_sched_exits;
 static ag_map *ag_sc_sites;             /* region BEGIN address -> runs (UInt) */
@@ -744,7 +752,8 @@ static UInt ag_sc_ip_damp(Addr ip)
 
 Bool ag_sched_claim(void)
 {
-   return !ag_sc_th || !ag_sc_on() || ag_sc_enabled == 0 || ag_sc_one_in(AG_SC_CLAIM);
+   if (!ag_sc_th || !ag_sc_on() || ag_sc_enabled == 0) return True;
+   return ++ag_sc_tries > AG_SC_TRIES || ag_sc_one_in(AG_SC_CLAIM);
 }
 
 void ag_sched_shared(ThreadId vgtid, Addr ip)
@@ -774,6 +783,8 @@ void ag_sched_shared(ThreadId vgtid, Addr ip)
       stop = ag_sc_enabled > 0 && ag_sc_highest(vgtid, True) != vgtid;
    } else {
       UInt damp = ag_sc_ip_damp(ip);
+      ULong run = 1 + ag_sc_shared_points / AG_SC_SHARED_KNEE;
+      if (run > damp) damp = run > AG_SC_DAMP_MAX ? AG_SC_DAMP_MAX : (UInt)run;
       stop = ag_sc_enabled > 0 && ag_sc_one_in(AG_SC_RANDOM_SHARED * damp);
    }
    if (!stop) return;

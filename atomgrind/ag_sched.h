@@ -69,7 +69,7 @@ void ag_sched_shared(ThreadId vgtid, Addr ip);
 
 /* May a slot the running thread alone touched so far become private to
    it (no longer a point)?  Yes if no other thread is waiting to run, else
-   by a draw (1 in AG_SC_CLAIM). */
+   by a draw (1 in AG_SC_CLAIM; always after the run's first AG_SC_TRIES). */
 Bool ag_sched_claim(void);
 
 /* Generated code may leave right before an instruction's first access

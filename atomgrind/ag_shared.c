@@ -8,6 +8,7 @@
  * before the access.  Own stack, thread-private and read-only data never
  * call here. */
 #include "pub_tool_basics.h"
+#include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_mallocfree.h"   /* VG_(calloc) */
 #include "ag_options.h"            /* --sched */
 #include "ag_sched.h"              /* ag_sched_shared: the point */
@@ -30,9 +31,23 @@ void ag_shared_running(ag_tid t)
    ag_shared_tag = 1 + t % AG_SHARED_TAGS;
 }
 
+/* A heap block reused by another thread would stay shared forever (a
+   compressor's per-block buffers): a new block starts untouched.  Slots of
+   other addresses that hash alike start over too: at worst one more
+   first touch before they are seen shared again. */
+void ag_shared_fresh(Addr a, SizeT len)
+{
+   if (!ag_shared_owner || len == 0) return;
+   if (len / 8 > AG_SHARED_MASK) {
+      VG_(memset)(ag_shared_owner, 0, AG_SHARED_MASK + 1);
+      return;
+   }
+   for (Addr p = a & ~(Addr)7; p < a + len; p += 8) ag_shared_owner[ag_shared_slot(p)] = 0;
+}
+
 void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip)
 {
-   UChar *slot = &ag_shared_owner[(a >> 3) & AG_SHARED_MASK];
+   UChar *slot = &ag_shared_owner[ag_shared_slot(a)];
    UChar o = *slot, me = (UChar)ag_shared_tag;
    Bool write = (flags & AG_WRITE) != 0;
    if (o == me) return;

@@ -12,7 +12,7 @@ import subprocess
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 
-from agtest import OUT, PROGS, tool_built, valgrind
+from agtest import OUT, PROGS, compile_prog, tool_built, valgrind
 
 SEEDS = 20
 NEEDED = 19
@@ -62,6 +62,68 @@ class SharedAccessPoints(unittest.TestCase):
                 n, runs = self.rate(name)
                 self.assertGreaterEqual(n, NEEDED, "%s failed in %d of %d seeds" % (name, n, SEEDS))
                 self.assertIn("at shared accesses", runs[0].text)
+
+
+@unittest.skipUnless(tool_built(), "atomgrind not built")
+class Pct(unittest.TestCase):
+    """--sched=pct draws its d-1 change points over the run's length k (the
+    last run of the same command's, recorded in $TMPDIR): on
+    tests/progs/pct_window.c (3 threads, a bug of depth 2 whose window is
+    the middle third of the writer's work) the measured rate is at least
+    the guarantee 1/(n k^(d-1)), for a short run and one of ~20,000 points.
+    Before, the change points fell among the first 2,000 points: the long
+    run's window (points ~7,000-14,000) was never hit."""
+
+    def run_pct(self, tmp, work, depth, seed):
+        exe = compile_prog("pct_window")
+        return valgrind(exe, "--sched=pct", "--sched-depth=%d" % depth,
+                        "--sched-seed=%d" % seed, "--sched-timeout=10000",
+                        args=[str(work)], env={"TMPDIR": tmp}, timeout=300)
+
+    def check(self, work, depth, seeds):
+        import re
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            first = self.run_pct(tmp, work, depth, 1000)     # records k
+            self.assertIn("(a first guess)", first.text)
+            with ThreadPoolExecutor(max_workers=2) as ex:
+                runs = list(ex.map(lambda s: self.run_pct(tmp, work, depth, s),
+                                   range(1, seeds + 1)))
+        ks = [int(re.search(r"change points among (\d+) point\(s\) \(as the last run", r.text).group(1))
+              for r in runs]
+        k = max(ks)
+        hits = sum(failed(r) for r in runs)
+        bound = 1.0 / (3 * k ** (depth - 1))
+        self.assertGreater(hits, 0, "k=%d d=%d: no hit in %d seeds" % (k, depth, seeds))
+        self.assertGreaterEqual(hits / seeds, bound)
+        return k, hits
+
+    def test_short_run(self):
+        for depth in (2, 3):
+            with self.subTest(depth=depth):
+                k, _ = self.check(10, depth, 40)
+                self.assertLess(k, 1000)
+
+    def test_long_run(self):
+        for depth in (2, 3):
+            with self.subTest(depth=depth):
+                k, _ = self.check(2000, depth, 20)
+                self.assertGreater(k, 15000)
+
+
+@unittest.skipUnless(tool_built(), "atomgrind not built")
+class SeedRepeats(unittest.TestCase):
+    def test_loop_without_points_repeats(self):
+        # tests/progs/seed_loop.c: the writer computes for long stretches
+        # with no scheduling point; its turn ends after a count of its
+        # instructions, so three runs of one seed give the same reports
+        exe = compile_prog("seed_loop")
+        runs = [valgrind(exe, "--sched-seed=7", "--sched-timeout=10000") for _ in range(3)]
+        self.assertGreater(runs[0].errors, 0, runs[0].text)
+        for r in runs:
+            self.assertNotIn("fell back on a time bound", r.text)
+        self.assertEqual(runs[0].text, runs[1].text)
+        self.assertEqual(runs[0].text, runs[2].text)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #define NODES 4
-#define ITERS 100
+#define ITERS 300
 
 typedef struct node {
    struct node *volatile next;
