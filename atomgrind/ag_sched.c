@@ -57,6 +57,7 @@
 #include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "pub_tool_tooliface.h"    /* VG_(track_*), VG_(needs_syscall_wrapper) */
 #include "ag_map.h"                /* region sites -> runs */
+#include "ag_schedpol.h"           /* the policy at shared accesses, budgets, PCT */
 #include "ag_options.h"            /* --sched & co. */
 #include "ag_sched.h"
 
@@ -94,29 +95,8 @@ extern Int VG_(clo_fair_sched);
    last run of the same command made (ag_sc_pct_recorded), or, in a first
    run, AG_SC_PCT_K. */
 #define AG_SC_PCT_K           2000
-/* Random: a shared access (ag_sched_shared) preempts 1 in this many
-   times, damped per instruction as regions are per site (the first
-   AG_SC_KNEE points of an instruction get the full rate), and over the
-   run: by 1 + (shared points so far) / AG_SC_SHARED_KNEE, so that a
-   program with many racy instructions (a compressor's shared buffers)
-   pays O(KNEE log n) switches, not one per instruction's knee. */
-#define AG_SC_RANDOM_SHARED      4
-#define AG_SC_SHARED_KNEE     2048
-#define AG_SC_IP_SLOTS        4096     /* instructions' point counts, hashed */
-/* A slot touched by one thread while others wait becomes private to it 1
-   in AG_SC_CLAIM times (ag_sched_claim); after AG_SC_TRIES such draws in
-   the run, at once: a program that touches much fresh memory (a
-   compressor's hash tables) pays for its first ones only. */
-#define AG_SC_CLAIM             16
-#define AG_SC_TRIES          16384
-/* The holder's budget of instructions (ag_sched_budget) is drawn uniformly
-   in [1, 2 AG_SC_QUANTUM d], where d doubles every AG_SC_KNEE_BUDGETS
-   budgets run out, up to 2^AG_SC_BUDGET_DOUBLINGS: a thread that computes
-   alone (its data not yet touched by the others) is interrupted early in
-   a short run, O(KNEE_BUDGETS log n) times in a run of n instructions. */
-#define AG_SC_QUANTUM           64
-#define AG_SC_KNEE_BUDGETS      64
-#define AG_SC_BUDGET_DOUBLINGS  20
+/* The rates at shared accesses, the claims of slots, the budgets of
+   instructions and PCT's change points are engine/ag_schedpol.c's. */
 
 volatile UWord ag_sched_stop;
 volatile UWord ag_sched_stopping;
@@ -178,14 +158,12 @@ static void ag_sc_woke_clear(void)
 
 static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
 static Addr ag_sc_clone_ctid;           /* the ctid of the clone under way */
-static ULong ag_sc_rng;
+static ag_schedpol ag_sc_pol;           /* the policy's state (engine/ag_schedpol.c) */
 static ULong ag_sc_low_prio;            /* PCT: next priority for a change point */
-static ULong ag_sc_change[16];          /* PCT: change points (point numbers) */
 static ULong ag_sc_pct_k;               /* PCT: the run's length in points */
 static Bool ag_sc_pct_from_record;      /* ... as the last run of the command made */
 static Int ag_sc_pid;                   /* the process that records it */
 static HChar ag_sc_pct_path[512];       /* where it is recorded */
-static UInt ag_sc_nchange;
 
 /* What the run checked (the exit line). */
 static ULong ag_sc_points, ag_sc_switches, ag_sc_timeouts, ag_sc_preempts;
@@ -193,10 +171,6 @@ static ULong ag_sc_settles, ag_sc_settle_ms_total;
 static ULong ag_sc_late;                /* time bounds that ran out (settle, sleep) */
 static ULong ag_sc_narrows;             /* hand-overs woken on the preempted thread's CPU */
 static ULong ag_sc_regions, ag_sc_overlapped;
-static ULong ag_sc_shared_points;       /* points at shared accesses */
-static ULong ag_sc_budgets;             /* budgets of blocks run out */
-static ULong ag_sc_tries;               /* draws of ag_sched_claim */
-static UInt ag_sc_ip_runs[AG_SC_IP_SLOTS];   /* points per instruction (hashed) */
 Bool ag_sched_exits;
 static ag_map *ag_sc_sites;             /* region BEGIN address -> runs (UInt) */
 static UInt ag_sc_in_region;            /* threads inside a region */
@@ -206,44 +180,8 @@ static UInt ag_sc_rare_parked;          /* threads with .rare set */
 
 static Bool ag_sc_on(void) { return ag_clo_sched != AG_SCHED_NATIVE; }
 
-/* splitmix64: small, fast, and the same sequence for the same seed. */
-static ULong ag_sc_rand(void)
-{
-   ULong z = (ag_sc_rng += 0x9e3779b97f4a7c15ULL);
-   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-   return z ^ (z >> 31);
-}
-
-/* ag_sc_rand() % n == 0, without the 64-bit division that was half of
-   ag_sched_access (every access inside a region asks): for n = m 2^k, m
-   odd, r is a multiple of n iff r times m's inverse mod 2^64, rotated
-   right by k, is at most (2^64 - 1) / n (Hacker's Delight, 10-17).  The
-   same answers, so a seed keeps its schedule.  n changes seldom (the
-   rates and their damping): the last one's constants are kept. */
-static UInt  ag_sc_div_n, ag_sc_div_k;
-static ULong ag_sc_div_inv, ag_sc_div_max;
-
-static void ag_sc_div_set(UInt n)
-{
-   tl_assert(n > 0);
-   UInt k = (UInt)__builtin_ctz(n);
-   ULong m = n >> k, inv = m;               /* right to 3 bits: m m = 1 mod 8 */
-   for (Int i = 0; i < 5; i++) inv *= 2 - m * inv;   /* Newton: 6, 12, ..., 96 bits */
-   ag_sc_div_n = n;
-   ag_sc_div_k = k;
-   ag_sc_div_inv = inv;
-   ag_sc_div_max = ~0ULL / n;
-}
-
-static Bool ag_sc_one_in(UInt n)
-{
-   ULong r = ag_sc_rand();
-   if (UNLIKELY(n != ag_sc_div_n)) ag_sc_div_set(n);
-   ULong q = r * ag_sc_div_inv;
-   if (ag_sc_div_k) q = q >> ag_sc_div_k | q << (64 - ag_sc_div_k);
-   return q <= ag_sc_div_max;
-}
+static ULong ag_sc_rand(void) { return ag_sp_rand(&ag_sc_pol); }
+static Bool ag_sc_one_in(UInt n) { return ag_sp_one_in(&ag_sc_pol, n); }
 
 static Bool ag_sc_is_enabled(ThreadId t)
 {
@@ -329,12 +267,7 @@ static void ag_sc_affinity_set(Int lwp)
 }
 
 /* A new budget of blocks for the thread that runs next. */
-static void ag_sc_refill(void)
-{
-   ULong k = ag_sc_budgets / AG_SC_KNEE_BUDGETS;
-   ULong d = 1ULL << (k < AG_SC_BUDGET_DOUBLINGS ? k : AG_SC_BUDGET_DOUBLINGS);
-   ag_sched_budget = (Long)(1 + ag_sc_rand() % (2 * AG_SC_QUANTUM * d));
-}
+static void ag_sc_refill(void) { ag_sched_budget = ag_sp_budget(&ag_sc_pol); }
 
 /* Hand the turn to next; here: on this CPU (ag_sc_wake_here). */
 static void ag_sc_hand(ThreadId next, Bool here)
@@ -553,9 +486,7 @@ static ThreadId ag_sc_highest(ThreadId self, Bool self_too)
 
 static Bool ag_sc_pct_change_point(void)
 {
-   for (UInt i = 0; i < ag_sc_nchange; i++)
-      if (ag_sc_change[i] == ag_sc_points) return True;
-   return False;
+   return ag_sp_pct_change(&ag_sc_pol, ag_sc_points);
 }
 
 /* PCT: the holder drops below every priority given so far. */
@@ -568,7 +499,9 @@ static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
    Bool starving = others && ag_sc_th[self].run >= AG_SC_MAX_RUN;
    if (kind == AG_PT_BLOCKS) {           /* ran its budget out: another runs */
       if (ag_clo_sched == AG_SCHED_PCT) {
-         if (ag_sc_pct_change_point()) ag_sc_demote(self);
+         /* a spin loop of the highest priority would keep the turn
+            forever (its shared points show progress): it drops */
+         if (starving || ag_sc_pct_change_point()) ag_sc_demote(self);
          return ag_sc_highest(self, True);
       }
       return others ? ag_sc_random_other(self) : self;
@@ -728,7 +661,7 @@ void ag_sched_stopped(ThreadId vgtid)
          ag_sched_point(vgtid, AG_PT_PREEMPT);
          return;
       }
-      ag_sc_budgets++;
+      ag_sp_budget_out(&ag_sc_pol);
       ag_sc_refill();
       ag_sched_point(vgtid, AG_PT_BLOCKS);
       return;
@@ -740,20 +673,13 @@ void ag_sched_stopped(ThreadId vgtid)
    t->stop_switch = False;
 }
 
-/* The damping of a shared access's instruction: 1 for its first
-   AG_SC_KNEE points, then n / AG_SC_KNEE up to AG_SC_DAMP_MAX. */
-static UInt ag_sc_ip_damp(Addr ip)
+UChar ag_sched_slot_after(UChar slot, UChar me, Bool write, Int *point)
 {
-   UInt *n = &ag_sc_ip_runs[(ip ^ ip >> 12) % AG_SC_IP_SLOTS];
-   if (*n < ~0U) (*n)++;
-   UInt d = *n / AG_SC_KNEE;
-   return d > AG_SC_DAMP_MAX ? AG_SC_DAMP_MAX : d ? d : 1;
-}
-
-Bool ag_sched_claim(void)
-{
-   if (!ag_sc_th || !ag_sc_on() || ag_sc_enabled == 0) return True;
-   return ++ag_sc_tries > AG_SC_TRIES || ag_sc_one_in(AG_SC_CLAIM);
+   int p;
+   Bool others = ag_sc_th && ag_sc_on() && ag_sc_enabled > 0;
+   UChar after = ag_sp_slot_after(&ag_sc_pol, slot, me, write, others, &p);
+   *point = p;
+   return after;
 }
 
 void ag_sched_shared(ThreadId vgtid, Addr ip)
@@ -763,7 +689,7 @@ void ag_sched_shared(ThreadId vgtid, Addr ip)
    Addr resumed = t->resume_ip;
    t->resume_ip = 0;
    if (resumed == ip || t->state == AG_SC_GONE) return;
-   ag_sc_shared_points++;
+   ag_sp_shared_point(&ag_sc_pol);
    ag_sc_points++;
    t->points++;
    ag_sc_epoch++;                         /* progress: no waiter takes over */
@@ -782,10 +708,7 @@ void ag_sched_shared(ThreadId vgtid, Addr ip)
       if (ag_sc_pct_change_point()) ag_sc_demote(vgtid);
       stop = ag_sc_enabled > 0 && ag_sc_highest(vgtid, True) != vgtid;
    } else {
-      UInt damp = ag_sc_ip_damp(ip);
-      ULong run = 1 + ag_sc_shared_points / AG_SC_SHARED_KNEE;
-      if (run > damp) damp = run > AG_SC_DAMP_MAX ? AG_SC_DAMP_MAX : (UInt)run;
-      stop = ag_sc_enabled > 0 && ag_sc_one_in(AG_SC_RANDOM_SHARED * damp);
+      stop = ag_sp_shared_preempts(&ag_sc_pol, ip, ag_sc_enabled > 0);
    }
    if (!stop) return;
    t->stop_ip = ip;
@@ -1143,10 +1066,7 @@ static void ag_sc_pct_init(void)
    ULong k = ag_sc_pct_recorded();
    ag_sc_pct_from_record = k > 0;
    ag_sc_pct_k = k > 0 ? k : AG_SC_PCT_K;
-   ag_sc_nchange = ag_clo_sched_depth > 1 ? ag_clo_sched_depth - 1 : 0;
-   if (ag_sc_nchange > 16) ag_sc_nchange = 16;
-   for (UInt i = 0; i < ag_sc_nchange; i++)
-      ag_sc_change[i] = 1 + ag_sc_rand() % ag_sc_pct_k;
+   ag_sp_pct_init(&ag_sc_pol, ag_clo_sched_depth, ag_sc_pct_k);
 }
 
 /* A seed that differs between runs: the clock and the pid. */
@@ -1155,14 +1075,14 @@ static ULong ag_sc_fresh_seed(void)
    struct vki_timespec ts;
    VG_(clock_gettime)(&ts, VKI_CLOCK_REALTIME);
    ULong x = (ULong)ts.tv_nsec ^ ((ULong)ts.tv_sec << 20) ^ ((ULong)VG_(getpid)() << 40);
-   ag_sc_rng = x;
+   ag_sp_init(&ag_sc_pol, x);
    return ag_sc_rand() % 1000000000ULL;
 }
 
 void ag_sched_init(void)
 {
    if (!ag_clo_sched_seed_given) ag_clo_sched_seed = ag_sc_fresh_seed();
-   ag_sc_rng = ag_clo_sched_seed;
+   ag_sp_init(&ag_sc_pol, ag_clo_sched_seed);
    if (ag_sc_on()) ag_sc_refill();
    ag_sc_th = VG_(calloc)("ag.sched", VG_N_THREADS, sizeof(ag_sc_thread));
    ag_sc_sites = ag_map_new(sizeof(UInt));
@@ -1194,7 +1114,7 @@ void ag_sched_fini(void)
                      : ag_clo_sched == AG_SCHED_RANDOM ? "random" : "native";
    VG_(umsg)("Checked: %llu region(s), %llu overlapped another thread's work; "
              "%llu scheduling point(s) (%llu at shared accesses), %llu switch(es)\n",
-             ag_sc_regions, ag_sc_overlapped, ag_sc_points, ag_sc_shared_points,
+             ag_sc_regions, ag_sc_overlapped, ag_sc_points, ag_sc_pol.shared_points,
              ag_sc_switches);
    if (ag_sc_on())
       VG_(umsg)("Scheduler: %s, seed %llu (repeat with --sched-seed=%llu)\n",
@@ -1207,7 +1127,7 @@ void ag_sched_fini(void)
                 "may not repeat this run\n", ag_sc_timeouts + ag_sc_late);
    if (ag_clo_sched == AG_SCHED_PCT)
       VG_(umsg)("PCT: depth %u, change points among %llu point(s) (%s)\n",
-                ag_sc_nchange + 1, ag_sc_pct_k,
+                ag_sc_pol.nchange + 1, ag_sc_pct_k,
                 ag_sc_pct_from_record ? "as the last run of this command made" : "a first guess");
    if (VG_(clo_verbosity) >= 2)
       VG_(umsg)("atomgrind: scheduler: %llu preemption(s) after accesses, "

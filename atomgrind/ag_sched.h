@@ -67,10 +67,11 @@ void ag_sched_access(ThreadId vgtid);
    wait for it. */
 void ag_sched_shared(ThreadId vgtid, Addr ip);
 
-/* May a slot the running thread alone touched so far become private to
-   it (no longer a point)?  Yes if no other thread is waiting to run, else
-   by a draw (1 in AG_SC_CLAIM; always after the run's first AG_SC_TRIES). */
-Bool ag_sched_claim(void);
+/* An owner-table slot's value after an access by the thread tagged me
+   (ag_shared.c); *point: the access is a scheduling point.  A slot one
+   thread alone touched becomes private to it at once if no other thread
+   waits to run, else by a draw (engine/ag_schedpol.c). */
+UChar ag_sched_slot_after(UChar slot, UChar me, Bool write, Int *point);
 
 /* Generated code may leave right before an instruction's first access
    (all guest registers are up to date there: set at ag_sched_init). */

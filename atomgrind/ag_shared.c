@@ -48,22 +48,7 @@ void ag_shared_fresh(Addr a, SizeT len)
 void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip)
 {
    UChar *slot = &ag_shared_owner[ag_shared_slot(a)];
-   UChar o = *slot, me = (UChar)ag_shared_tag;
-   Bool write = (flags & AG_WRITE) != 0;
-   if (o == me) return;
-   if (o == 0 || o == (me | AG_SHARED_TRY)) {
-      /* this thread's so far: private from now on if nobody else could
-         have run meanwhile, else a point until a draw makes it private
-         (a thread that runs alone through its loop on data the others
-         have not touched yet is still interrupted there) */
-      if (ag_sched_claim()) *slot = me;
-      else {
-         *slot = me | AG_SHARED_TRY;
-         ag_sched_shared(vgtid, ip);
-      }
-      return;
-   }
-   if (o == AG_SHARED_READ && !write) return;
-   if (o != AG_SHARED_BOTH) *slot = write || o == AG_SHARED_READ ? AG_SHARED_BOTH : AG_SHARED_READ;
-   ag_sched_shared(vgtid, ip);
+   Int point;
+   *slot = ag_sched_slot_after(*slot, (UChar)ag_shared_tag, (flags & AG_WRITE) != 0, &point);
+   if (point) ag_sched_shared(vgtid, ip);
 }

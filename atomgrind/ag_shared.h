@@ -6,6 +6,7 @@
 
 #include "pub_tool_basics.h"     /* ThreadId, Addr, UChar */
 #include "ag_engine.h"           /* ag_tid */
+#include "ag_schedpol.h"         /* the slot values */
 
 /* The owner table: one byte per 8-byte slot of the address space, hashed
    (ag_shared_slot): 0 untouched; a thread's tag T (1..AG_SHARED_TAGS):
@@ -18,10 +19,10 @@
    test alone.  Slots that collide only make more calls. */
 #define AG_SHARED_BITS  23
 #define AG_SHARED_MASK  ((1UL << AG_SHARED_BITS) - 1)
-#define AG_SHARED_TAGS  126
-#define AG_SHARED_READ  127
-#define AG_SHARED_TRY   128
-#define AG_SHARED_BOTH  255
+#define AG_SHARED_TAGS  AG_SP_TAGS
+#define AG_SHARED_READ  AG_SP_READ
+#define AG_SHARED_TRY   AG_SP_TRY
+#define AG_SHARED_BOTH  AG_SP_BOTH
 
 /* The slot of address a: bits above the table's reach folded in, so that
    glibc's per-thread arenas (64 MB apart) do not collide slot for slot. */

@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#define ROUNDS 100
+#define ROUNDS 300
 
 static volatile int a, b;
 
