@@ -1050,12 +1050,16 @@ static ULong ag_sc_pct_recorded(void)
 static void ag_sc_pct_record(void)
 {
    if (VG_(getpid)() != ag_sc_pid || ag_sc_points == 0) return;   /* not a fork child's */
-   SysRes fd = VG_(open)(ag_sc_pct_path, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);
+   /* written aside and renamed: runs of other seeds in parallel read a
+      whole record, never a truncated one */
+   HChar tmp[sizeof ag_sc_pct_path + 16], buf[32];
+   VG_(snprintf)(tmp, sizeof tmp, "%s.%d", ag_sc_pct_path, ag_sc_pid);
+   SysRes fd = VG_(open)(tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);
    if (sr_isError(fd)) return;
-   HChar buf[32];
    VG_(snprintf)(buf, sizeof buf, "%llu\n", ag_sc_points);
-   VG_(write)(sr_Res(fd), buf, VG_(strlen)(buf));
+   Int n = VG_(write)(sr_Res(fd), buf, VG_(strlen)(buf));
    VG_(close)(sr_Res(fd));
+   if (n != (Int)VG_(strlen)(buf) || VG_(rename)(tmp, ag_sc_pct_path) != 0) VG_(unlink)(tmp);
 }
 
 /* PCT: d - 1 change points, each uniform among the run's k points. */
