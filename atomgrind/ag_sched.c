@@ -708,7 +708,9 @@ void ag_sched_shared(ThreadId vgtid, Addr ip)
       if (ag_sc_pct_change_point()) ag_sc_demote(vgtid);
       stop = ag_sc_enabled > 0 && ag_sc_highest(vgtid, True) != vgtid;
    } else {
-      stop = ag_sp_shared_preempts(&ag_sc_pol, ip, ag_sc_enabled > 0);
+      /* inside a region its accesses draw their preemptions already
+         (ag_sched_access, with its damping and rare regions) */
+      stop = t->depth == 0 && ag_sp_shared_preempts(&ag_sc_pol, ip, ag_sc_enabled > 0);
    }
    if (!stop) return;
    t->stop_ip = ip;
