@@ -10,11 +10,12 @@
 #include "ag_analysis.h"           /* ag_an_access, the gate, the RPT clock */
 #include "ag_deadload.h"           /* loads VEX deleted */
 #include "ag_instrument.h"
-#include "ag_objects.h"            /* ag_object_skipped */
+#include "ag_objects.h"            /* ag_object_skipped, ag_object_system */
 #include "ag_options.h"            /* --check-stack-var, --sample, --sched */
 #include "ag_provenance.h"         /* std::atomic's code, reference counts */
 #include "ag_regions.h"            /* accesses in an inline gap */
 #include "ag_sched.h"              /* preemption after an access */
+#include "ag_shared.h"             /* shared accesses: scheduling points */
 #include "ag_spec.h"               /* atomic functions' entries, SP's rises */
 #include "ag_spin.h"               /* ag_spin_loop */
 #include "ag_threads.h"            /* ag_cur: the running thread */
@@ -59,6 +60,13 @@ static void ag_h_access_rpt(Addr a, UWord szfl, Addr ip, Addr sp)
    if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
 }
 
+/* An access whose slot is not the running thread's own (ag_emit_shared). */
+static VG_REGPARM(3) void ag_h_shared(Addr a, UWord flags, Addr ip)
+{
+   if (ag_cur->ignore) return;
+   ag_shared_access(VG_(get_running_tid)(), a, (UInt)flags, ip);
+}
+
 /* An atomic access when races are checked with --sample=rpt: called
    whatever the gate, since the race engine must know atomic objects made
    between its windows (a later plain load or store of one is atomic). */
@@ -76,11 +84,16 @@ typedef struct {
    IRTemp stack_max;     /* the running thread's stack top, ditto; or
                             IRTemp_INVALID with --check-stack-var=yes */
    Int offset_SP;
+   Int offset_IP;
    Addr ip;              /* current guest instruction */
    UInt len;             /* ... its length */
    Bool touched;         /* ... has a memory access left in the IR (ag_emit) */
    Bool accesses;        /* accesses are instrumented (not the floor, or the
                             block holds code of an inlined atomic function) */
+   IRTemp tag;           /* ag_shared_tag, read once per superblock */
+   Bool may_exit;        /* the IR may leave before the next access, to
+                            resume at ip (ag_exit_safe) */
+   Bool shared;          /* accesses are tested for points (ag_emit_shared) */
 } ag_ir;
 
 static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
@@ -88,6 +101,72 @@ static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
    IRTemp t = newIRTemp(ir->out->tyenv, ty);
    addStmtToIRSB(ir->out, IRStmt_WrTmp(t, e));
    return t;
+}
+
+static IRExpr *ag_and(ag_ir *ir, IRExpr *a, IRExpr *b)
+{
+   return IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_And1, a, b)));
+}
+
+static void ag_emit_yield(IRSB *out, IRTemp stopping, IRTemp leave, Int offset_IP, Addr here);
+static IRTemp ag_nonzero(IRSB *out, volatile void *addr);
+
+/* The scheduler's test of one access (ag_shared.c): call ag_h_shared if
+   the access's slot in the owner table is not the running thread's tag
+   (nor read-shared, for a load), it is not on the thread's own stack
+   (off_stack; NULL: not tested) and its guard holds.  Then, before the
+   instruction's first access, leave to the scheduler if it asked for a
+   stop: the instruction runs again, from its start, once the thread has
+   the turn back -- a preemption between two accesses of one superblock. */
+static void ag_emit_shared(ag_ir *ir, IRExpr *addr, UInt flags, IRExpr *guard,
+                           IRExpr *off_stack)
+{
+   /* flat IR: one operation per temporary */
+   /* ag_shared_slot(addr) */
+   IRTemp word = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, IRExpr_Const(IRConst_U8(3))));
+   IRTemp high = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Shr64, addr,
+                                                  IRExpr_Const(IRConst_U8(AG_SHARED_FOLD))));
+   IRTemp mix = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Xor64, IRExpr_RdTmp(word), IRExpr_RdTmp(high)));
+   IRTemp idx = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(mix),
+                                                 IRExpr_Const(IRConst_U64(AG_SHARED_MASK))));
+   IRTemp slot = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(idx),
+                                                  mkIRExpr_HWord((HWord)ag_shared_owner)));
+   IRTemp byte = ag_tmp(ir, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, IRExpr_RdTmp(slot)));
+   IRTemp own = ag_tmp(ir, Ity_I64, IRExpr_Unop(Iop_8Uto64, IRExpr_RdTmp(byte)));
+   IRExpr *cond = IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_CmpNE64,
+                               IRExpr_RdTmp(own), IRExpr_RdTmp(ir->tag))));
+   if (!(flags & AG_WRITE))
+      cond = ag_and(ir, cond, IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_CmpNE64,
+                    IRExpr_RdTmp(own), IRExpr_Const(IRConst_U64(AG_SHARED_READ))))));
+   if (off_stack) cond = ag_and(ir, cond, off_stack);
+   if (guard) cond = ag_and(ir, cond, guard);
+   IRDirty *di = unsafeIRDirty_0_N(3, "ag_h_shared", VG_(fnptr_to_fnentry)(ag_h_shared),
+                                   mkIRExprVec_3(addr, mkIRExpr_HWord(flags),
+                                                 mkIRExpr_HWord(ir->ip)));
+   di->guard = cond;
+   addStmtToIRSB(ir->out, IRStmt_Dirty(di));
+   if (ir->may_exit) {
+      IRTemp stop = ag_nonzero(ir->out, &ag_sched_stop);
+      ag_emit_yield(ir->out, stop, stop, ir->offset_IP, ir->ip);
+      ir->may_exit = False;
+   }
+}
+
+/* Not on the running thread's own stack or in the red zone below SP
+   (ir->stack_max read at the superblock's start), or NULL if not tested. */
+static IRExpr *ag_off_stack(ag_ir *ir, IRExpr *addr)
+{
+   if (ir->stack_max == IRTemp_INVALID) return NULL;
+   IRTemp sp = ag_tmp(ir, Ity_I64, IRExpr_Get(ir->offset_SP, Ity_I64));
+   IRTemp lim = ag_tmp(ir, Ity_I64,
+      IRExpr_Binop(Iop_Add64, addr, mkIRExpr_HWord(VG_STACK_REDZONE_SZB)));
+   IRTemp above_sp = ag_tmp(ir, Ity_I1,
+      IRExpr_Binop(Iop_CmpLE64U, IRExpr_RdTmp(sp), IRExpr_RdTmp(lim)));
+   IRTemp below_top = ag_tmp(ir, Ity_I1,
+      IRExpr_Binop(Iop_CmpLE64U, addr, IRExpr_RdTmp(ir->stack_max)));
+   IRTemp on_stack = ag_tmp(ir, Ity_I1,
+      IRExpr_Binop(Iop_And1, IRExpr_RdTmp(above_sp), IRExpr_RdTmp(below_top)));
+   return IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(on_stack))));
 }
 
 /* One access: call ag_h_access(addr, size|flags, ip) if the gate is open,
@@ -100,23 +179,14 @@ static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
 static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard)
 {
    ir->touched = True;
-   if (!ir->accesses) return;   /* the floor (ag_analysis.c) */
+   if (!ir->accesses && !ir->shared) return;   /* the floor (ag_analysis.c) */
+   IRExpr *off_stack = ag_off_stack(ir, addr);
+   if (ir->shared) ag_emit_shared(ir, addr, flags, guard, NULL);
+   if (!ir->accesses) return;
    Bool ungated = (flags & (AG_ATOMIC | AG_SPIN | AG_ATOMIC_LS)) && ag_clo_sample_rpt
                   && (ag_clo_check & AG_CHECK_RACES);
    IRExpr *cond = ungated ? IRExpr_Const(IRConst_U1(True)) : IRExpr_RdTmp(ir->gate);
-   if (ir->stack_max != IRTemp_INVALID) {
-      IRTemp sp = ag_tmp(ir, Ity_I64, IRExpr_Get(ir->offset_SP, Ity_I64));
-      IRTemp lim = ag_tmp(ir, Ity_I64,
-         IRExpr_Binop(Iop_Add64, addr, mkIRExpr_HWord(VG_STACK_REDZONE_SZB)));
-      IRTemp above_sp = ag_tmp(ir, Ity_I1,
-         IRExpr_Binop(Iop_CmpLE64U, IRExpr_RdTmp(sp), IRExpr_RdTmp(lim)));
-      IRTemp below_top = ag_tmp(ir, Ity_I1,
-         IRExpr_Binop(Iop_CmpLE64U, addr, IRExpr_RdTmp(ir->stack_max)));
-      IRTemp on_stack = ag_tmp(ir, Ity_I1,
-         IRExpr_Binop(Iop_And1, IRExpr_RdTmp(above_sp), IRExpr_RdTmp(below_top)));
-      IRTemp off_stack = ag_tmp(ir, Ity_I1, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(on_stack)));
-      cond = IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_And1, cond, IRExpr_RdTmp(off_stack))));
-   }
+   if (off_stack && !ag_clo_sample_rpt) cond = ag_and(ir, cond, off_stack);
    if (guard)
       cond = IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_And1, cond, guard)));
    IRExpr **args = mkIRExprVec_3(addr, mkIRExpr_HWord(size | (flags << 16)),
@@ -186,11 +256,32 @@ static void ag_emit_yield(IRSB *out, IRTemp stopping, IRTemp leave, Int offset_I
    to the scheduler clears it, so it is this thread's), note that the stop
    exit was taken and leave to the scheduler to resume at this very block
    once the thread gets the turn back.  No helper call: a guarded store
-   and an exit. */
-static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here)
+   and an exit.  Also the budget: every superblock of the program counts
+   its guest instructions off ag_sched_budget (not one per block: VEX
+   unrolls small loops), and the one that takes it below zero stops the
+   same way -- the scheduler takes the turn away after a count of
+   instructions, never after a time (ag_sched.c).  Not the C runtime's
+   (insns 0): a thread's creation there would let the others run far. */
+static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here, UInt insns)
 {
    IRTemp set = ag_nonzero(out, &ag_sched_stop);
-   ag_emit_yield(out, set, set, offset_IP, here);
+   if (insns == 0) {
+      ag_emit_yield(out, set, set, offset_IP, here);
+      return;
+   }
+   IRTemp left = ag_load64(out, (void *)&ag_sched_budget);
+   IRTemp now = newIRTemp(out->tyenv, Ity_I64);
+   addStmtToIRSB(out, IRStmt_WrTmp(now, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(left),
+                                                      IRExpr_Const(IRConst_U64(insns)))));
+   addStmtToIRSB(out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&ag_sched_budget),
+                                   IRExpr_RdTmp(now)));
+   IRTemp out_of = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(out_of, IRExpr_Binop(Iop_CmpLT64S, IRExpr_RdTmp(now),
+                                                         IRExpr_Const(IRConst_U64(0)))));
+   IRTemp stop = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(stop, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(set),
+                                                       IRExpr_RdTmp(out_of))));
+   ag_emit_yield(out, stop, stop, offset_IP, here);
 }
 
 /* An atomic function's entry in code translated without accesses (the
@@ -239,6 +330,7 @@ static void ag_emit_dead_load(ag_ir *ir)
 {
    Addr a;
    UInt size;
+   ir->may_exit = False;                 /* the instruction has run */
    if (ir->ip && !ir->touched && ag_deadload_decode(ir->ip, ir->len, &a, &size))
       ag_emit(ir, mkIRExpr_HWord(a), size, 0, NULL);
 }
@@ -256,6 +348,14 @@ static UInt ag_count_accesses(IRSB *bb)
       default: break;
       }
    }
+   return n;
+}
+
+/* How many guest instructions the superblock has. */
+static UInt ag_count_insns(IRSB *bb)
+{
+   UInt n = 0;
+   for (Int i = 0; i < bb->stmts_used; i++) n += bb->stmts[i]->tag == Ist_IMark;
    return n;
 }
 
@@ -320,6 +420,28 @@ static void ag_inline_step(ag_ir *ir, UInt *chain, UInt c, Addr ip, Int offset_I
    if (ir->gate != IRTemp_INVALID) ag_emit_gate(ir);
 }
 
+/* May generated code leave right before the first access of the guest
+   instruction whose IMark is statement i, to run the instruction again
+   later?  Only if nothing before that access in the instruction changed
+   the guest state (a PUT, a dirty call): all registers are up to date at
+   a memory access (ag_sched_init), so the state there is the state at
+   the instruction's start. */
+static Bool ag_exit_safe(IRSB *bb, Int i)
+{
+   for (i++; i < bb->stmts_used; i++) {
+      IRStmt *st = bb->stmts[i];
+      switch (st->tag) {
+      case Ist_IMark: case Ist_Put: case Ist_PutI: return False;
+      case Ist_WrTmp: if (st->Ist.WrTmp.data->tag == Iex_Load) return True; break;
+      case Ist_Store: case Ist_StoreG: case Ist_LoadG: case Ist_CAS: case Ist_LLSC:
+         return True;
+      case Ist_Dirty: return st->Ist.Dirty.details->mFx != Ifx_None;
+      default: break;
+      }
+   }
+   return False;
+}
+
 /* Code that is not the program (ag_objects.c): SP's rises only, as a
    longjmp or an unwinder there may end the program's frames. */
 static IRSB *ag_instrument_sp_only(IRSB *bb, Int offset_SP)
@@ -347,6 +469,10 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    ag_ir ir;
    ir.out = deepCopyIRSBExceptStmts(bb);
    ir.offset_SP = layout->offset_SP;
+   ir.offset_IP = layout->offset_IP;
+   ir.tag = IRTemp_INVALID;
+   ir.may_exit = False;
+   ir.shared = ag_shared_on && !ag_object_system((Addr)vge->base[0]);
    ir.ip = 0;
    ir.len = 0;
    ir.touched = False;
@@ -391,14 +517,16 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          }
          /* only instrumented accesses and atomic functions' entries (which
             make code instrumented: ag_analysis.c) ask for stops */
-         if (ag_clo_sched != AG_SCHED_NATIVE && ag_an_instrument_accesses)
-            ag_emit_stop(ir.out, layout->offset_IP, (Addr)vge->base[0]);
+         if (ag_clo_sched != AG_SCHED_NATIVE && (ag_an_instrument_accesses || ag_shared_on))
+            ag_emit_stop(ir.out, layout->offset_IP, (Addr)vge->base[0],
+                         ir.shared ? ag_count_insns(bb) : 0);
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
-         if (ir.accesses) {
-            ag_emit_gate(&ir);
-            /* the stack test inline, except with RPT (ag_h_access_rpt) */
-            if (!ag_clo_check_stack_var && !ag_clo_sample_rpt) ag_emit_stack_max(&ir);
-         }
+         if (ir.accesses) ag_emit_gate(&ir);
+         /* the stack test inline, except with RPT (ag_h_access_rpt) */
+         if (!ag_clo_check_stack_var
+             && ((ir.accesses && !ag_clo_sample_rpt) || ir.shared))
+            ag_emit_stack_max(&ir);
+         if (ir.shared) ir.tag = ag_load64(ir.out, (void *)&ag_shared_tag);
          gate_done = True;
       }
       ag_spec_instrument_sp(ir.out, &sp, st, ir.offset_SP);
@@ -414,6 +542,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          ir.ip = (Addr)st->Ist.IMark.addr;
          ir.len = st->Ist.IMark.len;
          ir.touched = False;
+         ir.may_exit = ir.shared && ag_sched_exits && ag_exit_safe(bb, i);
          atomic_insn = ag_insn_has_cas(bb, i);
          idiom = -1;
          break;

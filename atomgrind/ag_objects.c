@@ -34,3 +34,17 @@ Bool ag_object_skipped(Addr a)
    const HChar *so = VG_(DebugInfo_get_soname)(di);
    return so && VG_(strncmp)(so, "ld-linux", 8) == 0;
 }
+
+/* Code of the C runtime (libc, libpthread, libm, libgcc_s): correct, and
+   its races are by design (a thread's start, stdio's locks), so its
+   accesses are no scheduling points (ag_shared.c); the program's are. */
+Bool ag_object_system(Addr a)
+{
+   static const HChar *const names[] = { "libc.so", "libpthread.so", "libm.so", "libgcc_s.so" };
+   DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
+   const HChar *so = di ? VG_(DebugInfo_get_soname)(di) : NULL;
+   if (!so) return False;
+   for (UInt i = 0; i < sizeof names / sizeof names[0]; i++)
+      if (VG_(strncmp)(so, names[i], VG_(strlen)(names[i])) == 0) return True;
+   return False;
+}

@@ -7,5 +7,6 @@
 
 Bool ag_preload_present(void);   /* our pthread wrappers are mapped */
 Bool ag_object_skipped(Addr a);  /* code at a is not the program's */
+Bool ag_object_system(Addr a);   /* code at a is the C runtime's */
 
 #endif

@@ -11,6 +11,7 @@
 #include "pub_tool_xtree.h"           /* VG_(XT_filter_1top_and_maybe_below_main) */
 #include "pub_tool_xtmemory.h"        /* --xtree-memory, as Helgrind has it */
 #include "ag_analysis.h"              /* ag_an_free, ag_an_forget */
+#include "ag_shared.h"                /* a new block is nobody's yet */
 #include "ag_blocks.h"                /* blocks, for race reports */
 #include "ag_sync.h"                  /* locks in a freed block are gone */
 #include "ag_threads.h"               /* ag_cur: the thread that frees */
@@ -22,6 +23,7 @@ static void *ag_rm_alloc(ThreadId vgtid, SizeT align, SizeT n, Bool zero)
    if ((SSizeT)n < 0) return NULL;
    p = VG_(cli_malloc)(align, n);
    if (p && zero) VG_(memset)(p, 0, n);
+   if (p) ag_shared_fresh((Addr)p, n);      /* who touched the freed block before */
    if (p && ag_blocks_on) {
       ExeContext *ec = VG_(record_ExeContext)(vgtid, 0);
       ag_blocks_alloc((Addr)p, n, ec, ag_cur->tid);

@@ -44,6 +44,7 @@
  * returns from blocking calls (sleeps, timed waits, reads, signals) and
  * takeovers after a timeout depend on timing. */
 #include "pub_tool_basics.h"
+#include "pub_tool_clientstate.h"  /* the command, for PCT's record */
 #include "pub_tool_vki.h"          /* futex ops, struct vki_timespec */
 #include "pub_tool_vkiscnums.h"    /* __NR_* */
 #include "pub_tool_libcassert.h"   /* tl_assert */
@@ -56,6 +57,7 @@
 #include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "pub_tool_tooliface.h"    /* VG_(track_*), VG_(needs_syscall_wrapper) */
 #include "ag_map.h"                /* region sites -> runs */
+#include "ag_schedpol.h"           /* the policy at shared accesses, budgets, PCT */
 #include "ag_options.h"            /* --sched & co. */
 #include "ag_sched.h"
 
@@ -89,11 +91,16 @@ extern Int VG_(clo_fair_sched);
 /* Random: a thread preempted in a region is not chosen again for up to
    this many points (uniformly drawn). */
 #define AG_SC_HOLD             256
-/* PCT draws its change points among the first AG_SC_PCT_K points. */
+/* PCT draws its change points among the run's k points: as many as the
+   last run of the same command made (ag_sc_pct_recorded), or, in a first
+   run, AG_SC_PCT_K. */
 #define AG_SC_PCT_K           2000
+/* The rates at shared accesses, the claims of slots, the budgets of
+   instructions and PCT's change points are engine/ag_schedpol.c's. */
 
 volatile UWord ag_sched_stop;
 volatile UWord ag_sched_stopping;
+volatile Long ag_sched_budget = 1L << 62;   /* refilled at ag_sched_init */
 
 typedef enum {
    AG_SC_GONE = 0,   /* no such thread (or it exited) */
@@ -125,6 +132,9 @@ typedef struct {
    ULong backs_at_wake;  /* ag_sc_backs when its futex wake began */
    Bool narrowed;        /* woken on a preempted thread's CPU: own CPUs in mask */
    ULong mask[AG_SC_MASK_WORDS];   /* its CPU affinity before */
+   Addr stop_ip;         /* the shared access a stop was asked before (0: none) */
+   Bool stop_switch;     /* ... to switch (else only to wait for the turn) */
+   Addr resume_ip;       /* the access the last stop was taken before */
 } ag_sc_thread;
 
 static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
@@ -148,16 +158,20 @@ static void ag_sc_woke_clear(void)
 
 static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
 static Addr ag_sc_clone_ctid;           /* the ctid of the clone under way */
-static ULong ag_sc_rng;
+static ag_schedpol ag_sc_pol;           /* the policy's state (engine/ag_schedpol.c) */
 static ULong ag_sc_low_prio;            /* PCT: next priority for a change point */
-static ULong ag_sc_change[16];          /* PCT: change points (point numbers) */
-static UInt ag_sc_nchange;
+static ULong ag_sc_pct_k;               /* PCT: the run's length in points */
+static Bool ag_sc_pct_from_record;      /* ... as the last run of the command made */
+static Int ag_sc_pid;                   /* the process that records it */
+static HChar ag_sc_pct_path[512];       /* where it is recorded */
 
 /* What the run checked (the exit line). */
 static ULong ag_sc_points, ag_sc_switches, ag_sc_timeouts, ag_sc_preempts;
 static ULong ag_sc_settles, ag_sc_settle_ms_total;
+static ULong ag_sc_late;                /* time bounds that ran out (settle, sleep) */
 static ULong ag_sc_narrows;             /* hand-overs woken on the preempted thread's CPU */
 static ULong ag_sc_regions, ag_sc_overlapped;
+Bool ag_sched_exits;
 static ag_map *ag_sc_sites;             /* region BEGIN address -> runs (UInt) */
 static UInt ag_sc_in_region;            /* threads inside a region */
 static ULong ag_sc_outside;             /* points outside regions (random) */
@@ -166,44 +180,8 @@ static UInt ag_sc_rare_parked;          /* threads with .rare set */
 
 static Bool ag_sc_on(void) { return ag_clo_sched != AG_SCHED_NATIVE; }
 
-/* splitmix64: small, fast, and the same sequence for the same seed. */
-static ULong ag_sc_rand(void)
-{
-   ULong z = (ag_sc_rng += 0x9e3779b97f4a7c15ULL);
-   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-   return z ^ (z >> 31);
-}
-
-/* ag_sc_rand() % n == 0, without the 64-bit division that was half of
-   ag_sched_access (every access inside a region asks): for n = m 2^k, m
-   odd, r is a multiple of n iff r times m's inverse mod 2^64, rotated
-   right by k, is at most (2^64 - 1) / n (Hacker's Delight, 10-17).  The
-   same answers, so a seed keeps its schedule.  n changes seldom (the
-   rates and their damping): the last one's constants are kept. */
-static UInt  ag_sc_div_n, ag_sc_div_k;
-static ULong ag_sc_div_inv, ag_sc_div_max;
-
-static void ag_sc_div_set(UInt n)
-{
-   tl_assert(n > 0);
-   UInt k = (UInt)__builtin_ctz(n);
-   ULong m = n >> k, inv = m;               /* right to 3 bits: m m = 1 mod 8 */
-   for (Int i = 0; i < 5; i++) inv *= 2 - m * inv;   /* Newton: 6, 12, ..., 96 bits */
-   ag_sc_div_n = n;
-   ag_sc_div_k = k;
-   ag_sc_div_inv = inv;
-   ag_sc_div_max = ~0ULL / n;
-}
-
-static Bool ag_sc_one_in(UInt n)
-{
-   ULong r = ag_sc_rand();
-   if (UNLIKELY(n != ag_sc_div_n)) ag_sc_div_set(n);
-   ULong q = r * ag_sc_div_inv;
-   if (ag_sc_div_k) q = q >> ag_sc_div_k | q << (64 - ag_sc_div_k);
-   return q <= ag_sc_div_max;
-}
+static ULong ag_sc_rand(void) { return ag_sp_rand(&ag_sc_pol); }
+static Bool ag_sc_one_in(UInt n) { return ag_sp_one_in(&ag_sc_pol, n); }
 
 static Bool ag_sc_is_enabled(ThreadId t)
 {
@@ -288,9 +266,13 @@ static void ag_sc_affinity_set(Int lwp)
       if (ag_sc_th[t].narrowed && ag_sc_th[t].lwp == lwp) ag_sc_th[t].narrowed = False;
 }
 
+/* A new budget of blocks for the thread that runs next. */
+static void ag_sc_refill(void) { ag_sched_budget = ag_sp_budget(&ag_sc_pol); }
+
 /* Hand the turn to next; here: on this CPU (ag_sc_wake_here). */
 static void ag_sc_hand(ThreadId next, Bool here)
 {
+   ag_sc_refill();
    ag_sc_turn = next;
    ag_sc_epoch++;
    ag_sc_switches++;
@@ -336,6 +318,8 @@ static void ag_sc_settle(ThreadId vgtid)
       VG_(acquire_BigLock)(vgtid, "atomgrind: let woken threads in");
    }
    ag_sc_settler = VG_INVALID_THREADID;
+   if (ag_sc_woke && ag_sc_in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid))
+      ag_sc_late++;                      /* not all back in time */
    ag_sc_woke_clear();
    ag_sc_settles++;
    ag_sc_settle_ms_total += VG_(read_millisecond_timer)() - start;
@@ -370,9 +354,11 @@ static void ag_sc_let_sleep(ThreadId vgtid, Addr a)
           || (a != 0 && th->futex != a))
          continue;
       UInt start = VG_(read_millisecond_timer)();
-      while (!ag_sc_asleep(th->lwp)
+      Bool asleep;
+      while (!(asleep = ag_sc_asleep(th->lwp))
              && VG_(read_millisecond_timer)() - start < ag_clo_sched_timeout_ms)
          VG_(do_syscall)(__NR_sched_yield, 0, 0, 0, 0, 0, 0, 0, 0);
+      ag_sc_late += !asleep;
       th->queued = True;
    }
 }
@@ -500,9 +486,7 @@ static ThreadId ag_sc_highest(ThreadId self, Bool self_too)
 
 static Bool ag_sc_pct_change_point(void)
 {
-   for (UInt i = 0; i < ag_sc_nchange; i++)
-      if (ag_sc_change[i] == ag_sc_points) return True;
-   return False;
+   return ag_sp_pct_change(&ag_sc_pol, ag_sc_points);
 }
 
 /* PCT: the holder drops below every priority given so far. */
@@ -513,6 +497,19 @@ static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
 {
    Bool others = ag_sc_enabled > 0;
    Bool starving = others && ag_sc_th[self].run >= AG_SC_MAX_RUN;
+   if (kind == AG_PT_BLOCKS) {           /* ran its budget out: another runs */
+      if (ag_clo_sched == AG_SCHED_PCT) {
+         /* a spin loop of the highest priority would keep the turn
+            forever (its shared points show progress): it drops */
+         if (starving || ag_sc_pct_change_point()) ag_sc_demote(self);
+         return ag_sc_highest(self, True);
+      }
+      return others ? ag_sc_random_other(self) : self;
+   }
+   if (kind == AG_PT_SHARED) {           /* decided at the access */
+      if (ag_clo_sched == AG_SCHED_PCT) return ag_sc_highest(self, True);
+      return ag_sc_th[self].stop_switch && others ? ag_sc_random_other(self) : self;
+   }
    if (ag_clo_sched == AG_SCHED_PCT) {
       if (starving || kind == AG_PT_PREEMPT || kind == AG_PT_YIELD || ag_sc_pct_change_point())
          ag_sc_demote(self);
@@ -542,6 +539,7 @@ static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
 static void ag_sc_count(ThreadId vgtid, ag_point kind)
 {
    ag_sc_thread *t = &ag_sc_th[vgtid];
+   if (kind == AG_PT_SHARED) return;      /* counted by ag_sched_shared */
    ag_sc_points++;
    t->points++;
    if (kind == AG_PT_BEGIN && t->depth++ == 0) {
@@ -655,9 +653,71 @@ void ag_sched_access(ThreadId vgtid)
 void ag_sched_stopped(ThreadId vgtid)
 {
    ag_sched_stop = 0;
+   ag_sc_thread *t = ag_sc_th ? &ag_sc_th[vgtid] : NULL;
+   Addr at = t ? t->stop_ip : 0;
+   if (t) t->stop_ip = 0;
    if (!ag_sched_stopping) return;
    ag_sched_stopping = 0;
-   ag_sched_point(vgtid, AG_PT_PREEMPT);
+   if (at == 0) {
+      if (ag_sched_budget >= 0) {
+         ag_sched_point(vgtid, AG_PT_PREEMPT);
+         return;
+      }
+      ag_sp_budget_out(&ag_sc_pol);
+      ag_sc_refill();
+      ag_sched_point(vgtid, AG_PT_BLOCKS);
+      return;
+   }
+   /* left before the shared access at `at` (or, without an exit there,
+      at the next superblock): when it runs, it is no point again */
+   t->resume_ip = at;
+   ag_sched_point(vgtid, AG_PT_SHARED);
+   t->stop_switch = False;
+}
+
+UChar ag_sched_slot_after(UChar slot, UChar me, Bool write, Int *point)
+{
+   int p;
+   Bool others = ag_sc_th && ag_sc_on() && ag_sc_enabled > 0;
+   UChar after = ag_sp_slot_after(&ag_sc_pol, slot, me, write, others, &p);
+   *point = p;
+   return after;
+}
+
+void ag_sched_shared(ThreadId vgtid, Addr ip)
+{
+   if (!ag_sc_th || ag_sc_draining || !ag_sc_on()) return;
+   ag_sc_thread *t = &ag_sc_th[vgtid];
+   Addr resumed = t->resume_ip;
+   t->resume_ip = 0;
+   if (resumed == ip || t->state == AG_SC_GONE) return;
+   ag_sp_shared_point(&ag_sc_pol);
+   ag_sc_points++;
+   t->points++;
+   ag_sc_epoch++;                         /* progress: no waiter takes over */
+   if (ag_sc_turn != vgtid) {
+      /* running without the turn (new, or back from a blocking call):
+         wait for it right here, the access not yet made */
+      if (ag_sc_holder_active()) {
+         t->stop_ip = ip;
+         t->stop_switch = False;
+         ag_sched_stop = 1;
+      }
+      return;
+   }
+   Bool stop;
+   if (ag_clo_sched == AG_SCHED_PCT) {
+      if (ag_sc_pct_change_point()) ag_sc_demote(vgtid);
+      stop = ag_sc_enabled > 0 && ag_sc_highest(vgtid, True) != vgtid;
+   } else {
+      /* inside a region its accesses draw their preemptions already
+         (ag_sched_access, with its damping and rare regions) */
+      stop = t->depth == 0 && ag_sp_shared_preempts(&ag_sc_pol, ip, ag_sc_enabled > 0);
+   }
+   if (!stop) return;
+   t->stop_ip = ip;
+   t->stop_switch = True;
+   ag_sched_stop = 1;
 }
 
 /* ---- threads and system calls ---- */
@@ -958,28 +1018,93 @@ void ag_sched_pre_clo_init(void)
    VG_(needs_syscall_wrapper)(ag_sc_pre_syscall, ag_sc_post_syscall);
 }
 
+/* PCT's k is recorded per command (the program and its arguments, not
+   atomgrind's options: other seeds share it) in $TMPDIR (else /tmp). */
+static void ag_sc_pct_path_set(void)
+{
+   ULong h = 1469598103934665603ULL;                /* FNV-1a */
+   Int n = VG_(args_for_client) ? VG_(sizeXA)(VG_(args_for_client)) : 0;
+   for (Int i = -1; i < n; i++) {
+      const HChar *a = i < 0 ? VG_(args_the_exename)
+                             : *(HChar **)VG_(indexXA)(VG_(args_for_client), i);
+      for (; a && *a; a++) h = (h ^ (UChar)*a) * 1099511628211ULL;
+      h = (h ^ 0xff) * 1099511628211ULL;
+   }
+   const HChar *dir = VG_(getenv)("TMPDIR");
+   if (!dir || !*dir || VG_(strlen)(dir) > 400) dir = "/tmp";
+   VG_(snprintf)(ag_sc_pct_path, sizeof ag_sc_pct_path, "%s/atomgrind-pct-%d-%016llx",
+                 dir, VG_(geteuid)(), h);
+}
+
+/* The points of the last run of this command, or 0. */
+static ULong ag_sc_pct_recorded(void)
+{
+   SysRes fd = VG_(open)(ag_sc_pct_path, VKI_O_RDONLY, 0);
+   if (sr_isError(fd)) return 0;
+   HChar buf[32];
+   Int n = VG_(read)(sr_Res(fd), buf, sizeof buf - 1);
+   VG_(close)(sr_Res(fd));
+   if (n <= 0) return 0;
+   buf[n] = 0;
+   HChar *end;
+   ULong k = VG_(strtoull10)(buf, &end);
+   return end != buf ? k : 0;
+}
+
+static void ag_sc_pct_record(void)
+{
+   if (VG_(getpid)() != ag_sc_pid || ag_sc_points == 0) return;   /* not a fork child's */
+   /* written aside and renamed: runs of other seeds in parallel read a
+      whole record, never a truncated one */
+   HChar tmp[sizeof ag_sc_pct_path + 16], buf[32];
+   VG_(snprintf)(tmp, sizeof tmp, "%s.%d", ag_sc_pct_path, ag_sc_pid);
+   SysRes fd = VG_(open)(tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);
+   if (sr_isError(fd)) return;
+   VG_(snprintf)(buf, sizeof buf, "%llu\n", ag_sc_points);
+   Int n = VG_(write)(sr_Res(fd), buf, VG_(strlen)(buf));
+   VG_(close)(sr_Res(fd));
+   if (n != (Int)VG_(strlen)(buf) || VG_(rename)(tmp, ag_sc_pct_path) != 0) VG_(unlink)(tmp);
+}
+
+/* PCT: d - 1 change points, each uniform among the run's k points. */
+static void ag_sc_pct_init(void)
+{
+   ag_sc_pid = VG_(getpid)();
+   ag_sc_pct_path_set();
+   ULong k = ag_sc_pct_recorded();
+   ag_sc_pct_from_record = k > 0;
+   ag_sc_pct_k = k > 0 ? k : AG_SC_PCT_K;
+   ag_sp_pct_init(&ag_sc_pol, ag_clo_sched_depth, ag_sc_pct_k);
+}
+
 /* A seed that differs between runs: the clock and the pid. */
 static ULong ag_sc_fresh_seed(void)
 {
    struct vki_timespec ts;
    VG_(clock_gettime)(&ts, VKI_CLOCK_REALTIME);
    ULong x = (ULong)ts.tv_nsec ^ ((ULong)ts.tv_sec << 20) ^ ((ULong)VG_(getpid)() << 40);
-   ag_sc_rng = x;
+   ag_sp_init(&ag_sc_pol, x);
    return ag_sc_rand() % 1000000000ULL;
 }
 
 void ag_sched_init(void)
 {
    if (!ag_clo_sched_seed_given) ag_clo_sched_seed = ag_sc_fresh_seed();
-   ag_sc_rng = ag_clo_sched_seed;
+   ag_sp_init(&ag_sc_pol, ag_clo_sched_seed);
+   if (ag_sc_on()) ag_sc_refill();
    ag_sc_th = VG_(calloc)("ag.sched", VG_N_THREADS, sizeof(ag_sc_thread));
    ag_sc_sites = ag_map_new(sizeof(UInt));
    ag_sc_low_prio = 1ULL << 40;
-   if (ag_clo_sched == AG_SCHED_PCT) {
-      ag_sc_nchange = ag_clo_sched_depth > 1 ? ag_clo_sched_depth - 1 : 0;
-      if (ag_sc_nchange > 16) ag_sc_nchange = 16;
-      for (UInt i = 0; i < ag_sc_nchange; i++)
-         ag_sc_change[i] = 1 + ag_sc_rand() % AG_SC_PCT_K;
+   if (ag_clo_sched == AG_SCHED_PCT) ag_sc_pct_init();
+   /* a stop right before an access (ag_sched_shared) resumes at that
+      instruction: every guest register must be up to date there */
+   if (ag_sc_on()) {
+      if (VG_(clo_vex_control).iropt_register_updates_default < VexRegUpdAllregsAtMemAccess)
+         VG_(clo_vex_control).iropt_register_updates_default = VexRegUpdAllregsAtMemAccess;
+      if (VG_(clo_px_file_backed) != VexRegUpd_INVALID
+          && VG_(clo_px_file_backed) < VexRegUpdAllregsAtMemAccess)
+         VG_(clo_px_file_backed) = VexRegUpdAllregsAtMemAccess;
+      ag_sched_exits = True;
    }
    VG_(track_pre_thread_first_insn)(ag_sc_first_insn);
    VG_(atfork)(NULL, NULL, ag_sc_fork_child);
@@ -991,17 +1116,27 @@ void ag_sched_init(void)
 
 void ag_sched_fini(void)
 {
+   if (ag_clo_sched == AG_SCHED_PCT) ag_sc_pct_record();
    if (VG_(clo_verbosity) < 1) return;
    const HChar *name = ag_clo_sched == AG_SCHED_PCT ? "pct"
                      : ag_clo_sched == AG_SCHED_RANDOM ? "random" : "native";
    VG_(umsg)("Checked: %llu region(s), %llu overlapped another thread's work; "
-             "%llu scheduling point(s), %llu switch(es)\n",
-             ag_sc_regions, ag_sc_overlapped, ag_sc_points, ag_sc_switches);
+             "%llu scheduling point(s) (%llu at shared accesses), %llu switch(es)\n",
+             ag_sc_regions, ag_sc_overlapped, ag_sc_points, ag_sc_pol.shared_points,
+             ag_sc_switches);
    if (ag_sc_on())
       VG_(umsg)("Scheduler: %s, seed %llu (repeat with --sched-seed=%llu)\n",
                 name, ag_clo_sched_seed, ag_clo_sched_seed);
    else
       VG_(umsg)("Scheduler: native\n");
+   if (ag_sc_on() && ag_sc_timeouts + ag_sc_late > 0)
+      VG_(umsg)("Scheduler: %llu choice(s) fell back on a time bound (a holder that reached "
+                "no point for --sched-timeout ms, a woken thread not back in time): the seed "
+                "may not repeat this run\n", ag_sc_timeouts + ag_sc_late);
+   if (ag_clo_sched == AG_SCHED_PCT)
+      VG_(umsg)("PCT: depth %u, change points among %llu point(s) (%s)\n",
+                ag_sc_pol.nchange + 1, ag_sc_pct_k,
+                ag_sc_pct_from_record ? "as the last run of this command made" : "a first guess");
    if (VG_(clo_verbosity) >= 2)
       VG_(umsg)("atomgrind: scheduler: %llu preemption(s) after accesses, "
                 "%llu takeover(s) after a timeout, %llu wait(s) for woken threads "

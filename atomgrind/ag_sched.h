@@ -14,7 +14,9 @@ typedef enum {
    AG_PT_SYNC_PRE,     /* about to call a synchronisation function */
    AG_PT_SYNC_POST,    /* just returned from one */
    AG_PT_PREEMPT,      /* preempted after an access inside a region */
-   AG_PT_YIELD         /* about to call sched_yield: let the others run */
+   AG_PT_YIELD,        /* about to call sched_yield: let the others run */
+   AG_PT_SHARED,       /* about to access a shared location (ag_shared.c) */
+   AG_PT_BLOCKS        /* ran its budget of superblocks without a point */
 } ag_point;
 
 /* Non-zero when the running thread must stop at the start of its next
@@ -24,6 +26,10 @@ typedef enum {
    return to the scheduler. */
 extern volatile UWord ag_sched_stop;
 extern volatile UWord ag_sched_stopping;
+/* Guest instructions the running thread may still run before it stops as
+   ag_sched_stop makes it (counted down per superblock, inline:
+   ag_instrument.c): the holder's turn ends after a count, deterministically. */
+extern volatile Long ag_sched_budget;
 
 void ag_sched_pre_clo_init(void);     /* registers the syscall callbacks */
 void ag_sched_init(void);             /* after the options are known */
@@ -55,5 +61,22 @@ UInt ag_sched_depth(ThreadId vgtid);
 /* An access by the running thread (not to its stack, not ignored): inside
    a region it may ask for a preemption at the next superblock start. */
 void ag_sched_access(ThreadId vgtid);
+
+/* vgtid is about to make the access at ip to a location other threads
+   touch (ag_shared.c): it may ask for a stop right before it -- generated
+   code leaves there (ag_sched_exits) and the access runs once the thread
+   has the turn back.  A thread that does not hold the turn stops there to
+   wait for it. */
+void ag_sched_shared(ThreadId vgtid, Addr ip);
+
+/* An owner-table slot's value after an access by the thread tagged me
+   (ag_shared.c); *point: the access is a scheduling point.  A slot one
+   thread alone touched becomes private to it at once if no other thread
+   waits to run, else by a draw (engine/ag_schedpol.c). */
+UChar ag_sched_slot_after(UChar slot, UChar me, Bool write, Int *point);
+
+/* Generated code may leave right before an instruction's first access
+   (all guest registers are up to date there: set at ag_sched_init). */
+extern Bool ag_sched_exits;
 
 #endif

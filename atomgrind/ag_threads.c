@@ -17,6 +17,7 @@
 #include "ag_map.h"                /* pthread_t -> ag_tid */
 #include "ag_objects.h"            /* ag_preload_present */
 #include "ag_sched.h"              /* threads come and go for the scheduler */
+#include "ag_shared.h"             /* the running thread's tag in the owner table */
 #include "ag_threadinfo.h"         /* creation stacks, for reports */
 #include "ag_threads.h"
 
@@ -33,6 +34,7 @@ static void ag_start_client_code(ThreadId vgtid, ULong bbs_done)
    (void)bbs_done;
    ag_cur = &ag_threads[vgtid];
    ag_an_running(vgtid);
+   ag_shared_running(ag_cur->tid);
    if (ag_cur->valid && ag_cur->stack_max == 0)
       ag_cur->stack_max = VG_(thread_get_stack_max)(vgtid);
 }
@@ -129,6 +131,7 @@ void ag_threads_init(void)
 {
    ag_threads = VG_(calloc)("ag.threads", VG_N_THREADS, sizeof(ag_thread));
    ag_by_pthread = ag_map_new(sizeof(ag_tid));
+   ag_shared_init();
    VG_(track_start_client_code)(ag_start_client_code);
    VG_(track_stop_client_code)(ag_stop_client_code);
    VG_(track_pre_thread_ll_create)(ag_thread_create);

@@ -22,6 +22,7 @@ LAYERS = [
     ["ag_sync"],                                            # sync objects
     ["ag_lockorder"],                                       # lock acquisition order
     ["ag_threads"],                                         # threads
+    ["ag_shared"],                                          # which accesses are points
     ["ag_sched"],                                           # who runs next
     ["ag_analysis"],                                        # engines and their events
     ["ag_dcl"],                                             # check-lock-recheck's held loads

@@ -1,0 +1,46 @@
+/* ag_shared.h -- which accesses are scheduling points: those to a location
+ * that more than one thread has touched and some thread writes
+ * (ag_shared.c).  Read inline by the instrumentation; calls the scheduler. */
+#ifndef AG_SHARED_H
+#define AG_SHARED_H
+
+#include "pub_tool_basics.h"     /* ThreadId, Addr, UChar */
+#include "ag_engine.h"           /* ag_tid */
+#include "ag_schedpol.h"         /* the slot values */
+
+/* The owner table: one byte per 8-byte slot of the address space, hashed
+   (ag_shared_slot): 0 untouched; a thread's tag T (1..AG_SHARED_TAGS):
+   private to T; T | AG_SHARED_TRY: T's as far as seen, but touched while
+   another thread was waiting to run, so it may be the other's next;
+   AG_SHARED_READ: read by several threads, not written since;
+   AG_SHARED_BOTH: touched by several, written.  Instrumented code calls
+   ag_shared_access only when the slot is not the running thread's private
+   one nor AG_SHARED_READ for a load: private and read-only data cost the
+   test alone.  Slots that collide only make more calls. */
+#define AG_SHARED_BITS  23
+#define AG_SHARED_MASK  ((1UL << AG_SHARED_BITS) - 1)
+#define AG_SHARED_TAGS  AG_SP_TAGS
+#define AG_SHARED_READ  AG_SP_READ
+#define AG_SHARED_TRY   AG_SP_TRY
+#define AG_SHARED_BOTH  AG_SP_BOTH
+
+/* The slot of address a: bits above the table's reach folded in, so that
+   glibc's per-thread arenas (64 MB apart) do not collide slot for slot. */
+#define AG_SHARED_FOLD  23
+static inline UWord ag_shared_slot(Addr a)
+{
+   return ((a >> 3) ^ (a >> AG_SHARED_FOLD)) & AG_SHARED_MASK;
+}
+
+extern UChar *ag_shared_owner;          /* the table (fixed once allocated) */
+extern volatile UWord ag_shared_tag;    /* the running thread's tag */
+extern Bool ag_shared_on;               /* accesses are points (read at translation) */
+
+void ag_shared_init(void);              /* after the options are known */
+void ag_shared_running(ag_tid t);       /* t runs generated code next */
+void ag_shared_fresh(Addr a, SizeT len);  /* [a, a+len) is new memory: nobody's */
+/* The running thread vgtid accesses a (flags: AG_WRITE ...) at ip and the
+   inline test found its slot not the thread's own. */
+void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip);
+
+#endif

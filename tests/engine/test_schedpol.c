@@ -1,0 +1,185 @@
+/* test_schedpol.c -- the scheduler's policy (atomgrind/engine/ag_schedpol.c)
+ * on synthetic sequences of accesses, points and budgets: slot ownership
+ * (private, claimed, read-shared, shared), the exactness of one_in's
+ * division-free test, the damping of shared-access preemptions, budgets
+ * that double, PCT's change points within [1, k], and that a seed repeats
+ * every choice. */
+#include <stdio.h>
+#include <string.h>
+#include "ag_schedpol.h"
+
+static int failures;
+
+#define CHECK(c, ...) do { if (!(c)) { printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+   printf(__VA_ARGS__); printf("\n"); failures++; } } while (0)
+
+static ag_schedpol pol;
+
+static void slots(void)
+{
+   int pt;
+   ag_sp_init(&pol, 1);
+   /* alone: the first touch makes the slot private, no point */
+   unsigned char s = ag_sp_slot_after(&pol, 0, 3, 1, 0, &pt);
+   CHECK(s == 3 && !pt, "alone: %u %d", s, pt);
+   CHECK(ag_sp_slot_after(&pol, s, 3, 0, 1, &pt) == 3 && !pt, "own access");
+   /* another thread reads it: read-shared, a point; its next loads no point */
+   s = ag_sp_slot_after(&pol, s, 5, 0, 1, &pt);
+   CHECK(s == AG_SP_READ && pt, "read by another: %u %d", s, pt);
+   s = ag_sp_slot_after(&pol, s, 3, 0, 1, &pt);
+   CHECK(s == AG_SP_READ && !pt, "load of read-shared: %u %d", s, pt);
+   /* a write makes it shared; every access then is a point */
+   s = ag_sp_slot_after(&pol, s, 3, 1, 1, &pt);
+   CHECK(s == AG_SP_BOTH && pt, "write to read-shared: %u %d", s, pt);
+   s = ag_sp_slot_after(&pol, s, 5, 0, 0, &pt);
+   CHECK(s == AG_SP_BOTH && pt, "shared stays shared: %u %d", s, pt);
+   /* another's private slot, written: shared at once */
+   CHECK(ag_sp_slot_after(&pol, 7, 5, 1, 1, &pt) == AG_SP_BOTH && pt, "write to another's");
+   /* touched while others wait: tried, a point, until a draw claims it */
+   ag_sp_init(&pol, 2);
+   s = 0;
+   int points = 0, n = 0;
+   do {
+      s = ag_sp_slot_after(&pol, s, 9, 1, 1, &pt);
+      points += pt;
+      n++;
+   } while (s != 9 && n < 10000);
+   CHECK(s == 9, "never claimed");
+   CHECK(points == n - 1, "tries are points: %d of %d", points, n);
+   /* another thread's tried slot is not its own */
+   CHECK(ag_sp_slot_after(&pol, 9 | AG_SP_TRY, 4, 0, 1, &pt) == AG_SP_READ && pt, "other's try");
+   /* after the run's first AG_SP_TRIES draws, claimed at once */
+   ag_sp_init(&pol, 3);
+   for (int i = 0; i < AG_SP_TRIES; i++) ag_sp_claim(&pol, 1);
+   CHECK(ag_sp_slot_after(&pol, 0, 9, 1, 1, &pt) == 9 && !pt, "claims after the tries");
+}
+
+static void one_in(void)
+{
+   /* one_in(n) is rand() % n == 0, draw for draw */
+   static const unsigned ns[] = { 1, 2, 3, 4, 7, 12, 256, 1000, 4096, 16384, 12345 };
+   ag_schedpol a, b;
+   for (unsigned i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+      ag_sp_init(&a, 42 + i);
+      ag_sp_init(&b, 42 + i);
+      for (int j = 0; j < 20000; j++) {
+         int x = ag_sp_one_in(&a, ns[i]);
+         int y = ag_sp_rand(&b) % ns[i] == 0;
+         if (x != y) {
+            CHECK(0, "one_in(%u) differs at draw %d", ns[i], j);
+            break;
+         }
+      }
+   }
+}
+
+static void shared_damping(void)
+{
+   /* one instruction: ~1/4 of its first AG_SP_KNEE points preempt, far
+      fewer of the next 100,000 */
+   ag_sp_init(&pol, 7);
+   int early = 0, late = 0;
+   for (int i = 0; i < AG_SP_KNEE; i++) {
+      ag_sp_shared_point(&pol);
+      early += ag_sp_shared_preempts(&pol, 0x401000, 1);
+   }
+   for (int i = 0; i < 100000; i++) {
+      ag_sp_shared_point(&pol);
+      late += ag_sp_shared_preempts(&pol, 0x401000, 1);
+   }
+   CHECK(early > AG_SP_KNEE / 8 && early < AG_SP_KNEE / 2, "early %d", early);
+   CHECK(late < 600, "late %d (damped)", late);
+   /* many instructions: the run's damping bounds them too */
+   ag_sp_init(&pol, 8);
+   int many = 0;
+   for (int i = 0; i < 200000; i++) {
+      ag_sp_shared_point(&pol);
+      many += ag_sp_shared_preempts(&pol, 0x500000 + 16 * (i % 4096), 1);
+   }
+   CHECK(many < 6000, "many instructions: %d switches", many);
+   /* nobody waiting: never */
+   ag_sp_init(&pol, 9);
+   int none = 0;
+   for (int i = 0; i < 1000; i++) none += ag_sp_shared_preempts(&pol, 0x401000, 0);
+   CHECK(none == 0, "preempted with nobody waiting");
+}
+
+static void budgets(void)
+{
+   ag_sp_init(&pol, 11);
+   long long max_first = 0;
+   for (int i = 0; i < AG_SP_KNEE_BUDGETS; i++) {
+      long long b = ag_sp_budget(&pol);
+      CHECK(b >= 1 && b <= 2 * AG_SP_QUANTUM, "budget %lld", b);
+      if (b > max_first) max_first = b;
+      ag_sp_budget_out(&pol);
+   }
+   long long max_next = 0;
+   for (int i = 0; i < AG_SP_KNEE_BUDGETS; i++) {
+      long long b = ag_sp_budget(&pol);
+      CHECK(b >= 1 && b <= 4 * AG_SP_QUANTUM, "doubled budget %lld", b);
+      if (b > max_next) max_next = b;
+      ag_sp_budget_out(&pol);
+   }
+   CHECK(max_next > 2 * AG_SP_QUANTUM, "budgets doubled: max %lld", max_next);
+   for (int i = 0; i < 100 * AG_SP_KNEE_BUDGETS; i++) ag_sp_budget_out(&pol);
+   for (int i = 0; i < 100; i++) {
+      long long b = ag_sp_budget(&pol);
+      CHECK(b <= 2LL * AG_SP_QUANTUM << AG_SP_DOUBLINGS, "capped budget %lld", b);
+   }
+}
+
+static void pct(void)
+{
+   for (unsigned d = 1; d <= 4; d++) {
+      ag_sp_init(&pol, 100 + d);
+      ag_sp_pct_init(&pol, d, 20);
+      CHECK(pol.nchange == d - 1, "d=%u: %u change points", d, pol.nchange);
+      int seen = 0;
+      for (unsigned long long n = 1; n <= 20; n++) seen += ag_sp_pct_change(&pol, n);
+      CHECK(seen >= 1 || d == 1, "d=%u: no change point in [1, 20]", d);
+      CHECK(!ag_sp_pct_change(&pol, 0) && !ag_sp_pct_change(&pol, 21), "out of range");
+   }
+   /* each change point is uniform over [1, k]: every point gets some */
+   static int hits[21];
+   for (int s = 0; s < 4000; s++) {
+      ag_sp_init(&pol, s);
+      ag_sp_pct_init(&pol, 2, 20);
+      hits[pol.change[0]]++;
+   }
+   for (int n = 1; n <= 20; n++) CHECK(hits[n] > 100 && hits[n] < 300, "point %d: %d", n, hits[n]);
+}
+
+static void repeats(void)
+{
+   /* the same seed and the same sequence of events: the same choices */
+   unsigned long long sig[2] = { 0, 0 };
+   for (int run = 0; run < 2; run++) {
+      ag_sp_init(&pol, 77);
+      int pt;
+      unsigned char s = 0;
+      for (int i = 0; i < 5000; i++) {
+         s = ag_sp_slot_after(&pol, s, (unsigned char)(1 + i % 3), i % 5 == 0, 1, &pt);
+         ag_sp_shared_point(&pol);
+         sig[run] = sig[run] * 31 + s + 7 * pt + 13 * ag_sp_shared_preempts(&pol, 0x400000 + i % 64, 1)
+                    + (unsigned long long)ag_sp_budget(&pol);
+      }
+   }
+   CHECK(sig[0] == sig[1], "a seed does not repeat");
+}
+
+int main(void)
+{
+   slots();
+   one_in();
+   shared_damping();
+   budgets();
+   pct();
+   repeats();
+   if (failures) {
+      printf("%d failure(s)\n", failures);
+      return 1;
+   }
+   printf("ok\n");
+   return 0;
+}

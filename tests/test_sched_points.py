@@ -1,0 +1,130 @@
+"""Scheduling points at shared accesses (atomgrind/ag_shared.c): bugs that
+need a preemption between two plain accesses, in programs with no atomic
+region, show under the default scheduler -- a lost update through plain
+loads and stores, a reordering across two flags, a work-stealing queue's
+take/steal race, a stack's pop/push race (tests/progs/bugs, each fails by
+an assertion).  Each must fail in at least 19 of 20 seeds (95%); before
+shared accesses were points none of them failed in any seed.  Runs two
+at a time, so a seed's schedule can still meet a timing fallback on a
+loaded machine: the bound is on the rate, not on each seed."""
+import os
+import subprocess
+import unittest
+from concurrent.futures import ThreadPoolExecutor
+
+from agtest import OUT, PROGS, compile_prog, tool_built, valgrind
+
+SEEDS = 20
+NEEDED = 19
+PROGRAMS = ["lost_update", "reorder_flags", "wsq_take_steal", "stack_pop_push"]
+
+
+def build(name):
+    """tests/progs/bugs/NAME.c, built at -O0 (one superblock holds a
+    thread's racing accesses, so only a stop inside it shows the bug)."""
+    os.makedirs(os.path.join(OUT, "bugs"), exist_ok=True)
+    src = os.path.join(PROGS, "bugs", name + ".c")
+    exe = os.path.join(OUT, "bugs", name)
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        tmp = "%s.%d" % (exe, os.getpid())
+        subprocess.run(["cc", "-g", "-O0", "-pthread", "-o", tmp, src], check=True)
+        os.replace(tmp, exe)
+    return exe
+
+
+def failed(run):
+    """The program's own assertion ended the run (SIGABRT: 128 + 6)."""
+    return run.rc in (-6, 134) and "signal 6 (SIGABRT)" in run.log
+
+
+@unittest.skipUnless(tool_built(), "atomgrind not built")
+class SharedAccessPoints(unittest.TestCase):
+    def rate(self, name, *opts):
+        exe = build(name)
+        with ThreadPoolExecutor(max_workers=2) as ex:
+            runs = list(ex.map(lambda s: valgrind(exe, "--sched-seed=%d" % s, *opts, timeout=120),
+                               range(1, SEEDS + 1)))
+        return sum(failed(r) for r in runs), runs
+
+    def test_programs_pass_natively_mostly(self):
+        # each runs to its end without the tool (the bug is rare natively):
+        # a program that always failed would prove nothing
+        for name in PROGRAMS:
+            with self.subTest(prog=name):
+                ok = sum(subprocess.run([build(name)], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL).returncode == 0
+                         for _ in range(5))
+                self.assertGreaterEqual(ok, 3)
+
+    def test_bugs_show_in_95_percent_of_seeds(self):
+        for name in PROGRAMS:
+            with self.subTest(prog=name):
+                n, runs = self.rate(name)
+                self.assertGreaterEqual(n, NEEDED, "%s failed in %d of %d seeds" % (name, n, SEEDS))
+                self.assertIn("at shared accesses", runs[0].text)
+
+
+@unittest.skipUnless(tool_built(), "atomgrind not built")
+class Pct(unittest.TestCase):
+    """--sched=pct draws its d-1 change points over the run's length k (the
+    last run of the same command's, recorded in $TMPDIR): on
+    tests/progs/pct_window.c (3 threads, a bug of depth 2 whose window is
+    the middle third of the writer's work) the measured rate is at least
+    the guarantee 1/(n k^(d-1)), for a short run and one of ~20,000 points.
+    Before, the change points fell among the first 2,000 points: the long
+    run's window (points ~7,000-14,000) was never hit."""
+
+    def run_pct(self, tmp, work, depth, seed):
+        exe = compile_prog("pct_window")
+        return valgrind(exe, "--sched=pct", "--sched-depth=%d" % depth,
+                        "--sched-seed=%d" % seed, "--sched-timeout=10000",
+                        args=[str(work)], env={"TMPDIR": tmp}, timeout=300)
+
+    def check(self, work, depth, seeds):
+        import re
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            first = self.run_pct(tmp, work, depth, 1000)     # records k
+            self.assertIn("(a first guess)", first.text)
+            with ThreadPoolExecutor(max_workers=2) as ex:
+                runs = list(ex.map(lambda s: self.run_pct(tmp, work, depth, s),
+                                   range(1, seeds + 1)))
+        ks = [int(re.search(r"change points among (\d+) point\(s\) \(as the last run", r.text).group(1))
+              for r in runs]
+        k = max(ks)
+        hits = sum(failed(r) for r in runs)
+        bound = 1.0 / (3 * k ** (depth - 1))
+        self.assertGreater(hits, 0, "k=%d d=%d: no hit in %d seeds" % (k, depth, seeds))
+        self.assertGreaterEqual(hits / seeds, bound)
+        return k, hits
+
+    def test_short_run(self):
+        for depth in (2, 3):
+            with self.subTest(depth=depth):
+                k, _ = self.check(10, depth, 40)
+                self.assertLess(k, 1000)
+
+    def test_long_run(self):
+        for depth in (2, 3):
+            with self.subTest(depth=depth):
+                k, _ = self.check(2000, depth, 20)
+                self.assertGreater(k, 15000)
+
+
+@unittest.skipUnless(tool_built(), "atomgrind not built")
+class SeedRepeats(unittest.TestCase):
+    def test_loop_without_points_repeats(self):
+        # tests/progs/seed_loop.c: the writer computes for long stretches
+        # with no scheduling point; its turn ends after a count of its
+        # instructions, so three runs of one seed give the same reports
+        exe = compile_prog("seed_loop")
+        runs = [valgrind(exe, "--sched-seed=7", "--sched-timeout=10000") for _ in range(3)]
+        self.assertGreater(runs[0].errors, 0, runs[0].text)
+        for r in runs:
+            self.assertNotIn("fell back on a time bound", r.text)
+        self.assertEqual(runs[0].text, runs[1].text)
+        self.assertEqual(runs[0].text, runs[2].text)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,21 @@
+"""The scheduler's policy (atomgrind/engine/ag_schedpol.c) on the host,
+with ASan and UBSan: slot ownership, exact one_in, damping, budgets, PCT's
+change points and seed repeats on synthetic sequences
+(tests/engine/test_schedpol.c)."""
+import os
+import unittest
+
+from agtest import CTESTS, ENGINE_DIR, host_binary, run_host
+
+
+class SchedPolicy(unittest.TestCase):
+    def test_policy(self):
+        exe = host_binary("test_schedpol", [os.path.join(ENGINE_DIR, "ag_schedpol.c"),
+                                            os.path.join(CTESTS, "test_schedpol.c")])
+        r = run_host(exe)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("ok", r.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
