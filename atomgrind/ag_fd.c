@@ -15,9 +15,9 @@
  * descriptor starts with a fresh byte (the kernel ordered its creation
  * after the close that freed its number). */
 #include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"    /* VG_(track_*_mem_*), CorePart */
 #include "pub_tool_libcbase.h"     /* VG_(memcpy), VG_(strlen), VG_(strcmp) */
 #include "pub_tool_machine.h"      /* VG_(get_SP): the caller's own stack */
-#include "pub_tool_tooliface.h"    /* VG_(needs_syscall_wrapper) */
 #include "pub_tool_vki.h"          /* VKI_F_DUPFD */
 #include "pub_tool_vkiscnums.h"    /* __NR_* */
 #include "ag_analysis.h"           /* ag_an_order, ag_an_world_access */
@@ -239,50 +239,22 @@ static void ag_fd_post_mem_write(CorePart part, ThreadId vgtid, Addr a, SizeT le
    if (part == Vg_CoreSysCall) ag_fd_mem(vgtid, a, len, True);
 }
 
-/* ---- the core's callbacks, chained with the scheduler's ---------------- */
+/* ---- the core's system-call callbacks (through ag_main.c) ------------- */
 
-/* The core keeps one pair of system-call callbacks, in its tool
-   dictionary (core-private, VgToolInterface in pub_core_tooliface.h; 0x330
-   bytes in 3.19), and the scheduler has registered its pair already.
-   Registering ours changes exactly two words of it; what they held
-   before is the scheduler's pair, which ours call. */
-extern UWord VG_(tdict)[];
-#define AG_FD_TDICT_WORDS (0x330 / sizeof(UWord))
-
-typedef void (*ag_fd_pre_fn)(ThreadId, UInt, UWord *, UInt);
-typedef void (*ag_fd_post_fn)(ThreadId, UInt, UWord *, UInt, SysRes);
-static ag_fd_pre_fn ag_fd_next_pre;
-static ag_fd_post_fn ag_fd_next_post;
-
-static void ag_fd_pre(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
+void ag_fd_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args)
 {
    ag_thread *th = ag_fd_thread(vgtid);
-   if (th) {
-      ag_an_running(vgtid);
-      ag_fd_before(vgtid, th->tid, sysno, args);
-   }
-   if (ag_fd_next_pre) ag_fd_next_pre(vgtid, sysno, args, nargs);
+   if (!th) return;
+   ag_an_running(vgtid);
+   ag_fd_before(vgtid, th->tid, sysno, args);
 }
 
-static void ag_fd_post(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs, SysRes res)
+void ag_fd_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, SysRes res)
 {
-   if (ag_fd_next_post) ag_fd_next_post(vgtid, sysno, args, nargs, res);
    ag_thread *th = ag_fd_thread(vgtid);
    if (!th || sr_isError(res)) return;
    ag_an_running(vgtid);
    ag_fd_after(th->tid, sysno, args, sr_Res(res));
-}
-
-void ag_fd_pre_clo_init(void)
-{
-   UWord before[AG_FD_TDICT_WORDS];
-   VG_(memcpy)(before, VG_(tdict), sizeof before);
-   VG_(needs_syscall_wrapper)(ag_fd_pre, ag_fd_post);
-   for (UInt i = 0; i < AG_FD_TDICT_WORDS; i++) {
-      if (VG_(tdict)[i] == before[i]) continue;
-      if (VG_(tdict)[i] == (UWord)ag_fd_pre) ag_fd_next_pre = (ag_fd_pre_fn)before[i];
-      if (VG_(tdict)[i] == (UWord)ag_fd_post) ag_fd_next_post = (ag_fd_post_fn)before[i];
-   }
 }
 
 void ag_fd_init(void)

@@ -21,9 +21,11 @@ static inline Int ag_fd_of_loc(Addr a)
    return (Int)((a - AG_FD_LOC_BASE) / 8);
 }
 
-/* Registers the system-call callbacks, after the scheduler's (ag_sched.c),
-   which it calls on: in pre_clo_init. */
-void ag_fd_pre_clo_init(void);
+/* The core's system-call callbacks (ag_main.c calls these around the
+   scheduler's): a descriptor's release before the call, its acquire after
+   a call that succeeded. */
+void ag_fd_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args);
+void ag_fd_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, SysRes res);
 /* Memory touched by system calls; nothing unless races are checked. */
 void ag_fd_init(void);
 

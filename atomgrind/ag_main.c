@@ -18,7 +18,7 @@
 #include "ag_record.h"             /* ag_record_init/fini */
 #include "ag_regions.h"            /* a thread's regions end with it */
 #include "ag_replace_malloc.h"     /* ag_replace_malloc_*: the heap */
-#include "ag_sched.h"              /* ag_sched_* set-up and exit line */
+#include "ag_sched.h"              /* ag_sched_* set-up, exit line, syscalls */
 #include "ag_spec.h"               /* regions from function specs, frames */
 #include "ag_sync.h"               /* ag_sync_init */
 #include "ag_threads.h"            /* ag_threads_init */
@@ -34,6 +34,23 @@ static void ag_thread_exit(ThreadId vgtid)
    ag_rg_thread_exit(vgtid);
    ag_deadlock_exit(vgtid);          /* its ThreadId may be reused */
    ag_threads_exit(vgtid);
+}
+
+/* The core keeps one pair of system-call callbacks: descriptors' ordering
+   (ag_fd.c) around the scheduler's turn (ag_sched.c), in the order the two
+   modules chained them before: the release before the thread may give up
+   the turn, the acquire once it has it back. */
+static void ag_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
+{
+   ag_fd_pre_syscall(vgtid, sysno, args);
+   ag_sched_pre_syscall(vgtid, sysno, args, nargs);
+}
+
+static void ag_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
+                            SysRes res)
+{
+   ag_sched_post_syscall(vgtid, sysno, args, nargs, res);
+   ag_fd_post_syscall(vgtid, sysno, args, res);
 }
 
 static void ag_post_clo_init(void)
@@ -85,7 +102,7 @@ static void ag_pre_clo_init(void)
    ag_errors_init();
    ag_replace_malloc_init();
    ag_sched_pre_clo_init();
-   ag_fd_pre_clo_init();  /* after the scheduler: chains its callbacks */
+   VG_(needs_syscall_wrapper)(ag_pre_syscall, ag_post_syscall);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(ag_pre_clo_init)

@@ -903,7 +903,7 @@ static void ag_sc_drain(void)
       }
 }
 
-static void ag_sc_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
+void ag_sched_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
 {
    (void)nargs;
    if (!ag_sc_on() || !ag_sc_th || ag_sc_draining) return;
@@ -950,7 +950,7 @@ static void ag_sc_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt narg
    ag_sc_pass_turn(vgtid);
 }
 
-static void ag_sc_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
+void ag_sched_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
                                SysRes res)
 {
    (void)nargs;
@@ -1015,7 +1015,6 @@ void ag_sched_pre_clo_init(void)
       hands the big lock over in order.  Set before the options are read,
       so --fair-sched=no still wins. */
    VG_(clo_fair_sched) = AG_SC_TRY_FAIR_SCHED;
-   VG_(needs_syscall_wrapper)(ag_sc_pre_syscall, ag_sc_post_syscall);
 }
 
 /* PCT's k is recorded per command (the program and its arguments, not

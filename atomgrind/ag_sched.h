@@ -31,7 +31,12 @@ extern volatile UWord ag_sched_stopping;
    ag_instrument.c): the holder's turn ends after a count, deterministically. */
 extern volatile Long ag_sched_budget;
 
-void ag_sched_pre_clo_init(void);     /* registers the syscall callbacks */
+void ag_sched_pre_clo_init(void);     /* the big lock's kind */
+/* The core's system-call callbacks (ag_main.c registers one pair that
+   calls these and ag_fd's): a thread entering a call that may block gives
+   up the turn, and takes it back after. */
+void ag_sched_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs);
+void ag_sched_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs, SysRes res);
 void ag_sched_init(void);             /* after the options are known */
 void ag_sched_fini(void);             /* the line that says what was checked */
 void ag_sched_thread_new(ThreadId parent, ThreadId child);
