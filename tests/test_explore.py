@@ -231,12 +231,23 @@ class RealRuns(unittest.TestCase):
                       "by main (aborts.c:", p.stdout)
         self.assertIn("Repeat: valgrind --tool=atomgrind --sched-seed=1 ", p.stdout)
 
-    def test_program_deadlocks(self):
-        p = explore("-n", "1", "--timeout=15", "--", compile_prog("deadlock"))
+    def test_program_hangs(self):
+        p = explore("-n", "1", "--timeout=15", "--", compile_prog("hangs"))
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertIn("Failure 1: in 1 of 1 run(s), seeds 1\n"
                       "still running after 15 s (deadlock or hang): killed\n"
                       "Repeat: timeout 15 valgrind --tool=atomgrind --sched-seed=1 ", p.stdout)
+
+    def test_program_deadlocks(self):
+        # the tool reports the deadlock and ends the run (exit status 1)
+        p = explore("-n", "1", "--timeout=120", "--", compile_prog("lock_cycle"))
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        self.assertIn("== Deadlocks and lock-order inversions: 1 seed(s)\n\n"
+                      "Report 1: in 1 of 1 run(s), seeds 1\n"
+                      "Deadlock: 2 threads wait for each other in a cycle", p.stdout)
+        self.assertIn("== Program failures (exit status, signal, deadlock or hang): 1 seed(s)\n\n"
+                      "Failure 2: in 1 of 1 run(s), seeds 1\nexit status 1\n", p.stdout)
+        self.assertNotIn("still running", p.stdout)
 
     def test_shards_of_real_runs(self):
         # the same comparison as Sharded's on the real tool, with a program

@@ -112,8 +112,8 @@ class Outcomes(unittest.TestCase):
                       "that did not complete", p.stdout)
         self.assertIsNotNone(spec)
 
-    def test_program_deadlocks(self):
-        p, spec = infer("--timeout=10", "--", compile_prog("deadlock"))
+    def test_program_hangs(self):
+        p, spec = infer("--timeout=10", "--", compile_prog("hangs"))
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertIn("atomgrind-infer: the program was still running after 10 s (deadlock or "
                       "hang?): killed; no spec", p.stderr)

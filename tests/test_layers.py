@@ -43,7 +43,7 @@ LAYERS = [
 ENGINE_LAYERS = [
     ["ag_engine"],                                          # the dispatcher
     ["ag_aerodrome", "ag_atomsan", "ag_velodrome", "ag_fasttrack", "ag_predict"],  # engines
-    ["ag_explain_core", "ag_sampler", "ag_tracefmt"],       # explanations, RPT, traces
+    ["ag_explain_core", "ag_sampler", "ag_tracefmt", "ag_schedpol"],  # explanations, RPT, traces, the scheduler's policy
     ["ag_shadow"],                                          # shadow memory
     ["ag_map", "ag_slab"],                                  # tables, allocation
 ]
