@@ -10,8 +10,9 @@
 #include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(fmsg) */
 #include "pub_tool_libcassert.h"   /* VG_(exit) */
 #include "pub_tool_machine.h"      /* VG_(get_IP) */
+#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity), VG_(clo_stats) */
-#include "pub_tool_threadstate.h"  /* VG_INVALID_THREADID */
+#include "pub_tool_threadstate.h"  /* VG_INVALID_THREADID, VG_(get_running_tid) */
 #include "pub_tool_transtab.h"     /* VG_(discard_translations_safely) */
 #include "ag_analysis.h"
 #include "ag_errors.h"             /* reports and misuse */
@@ -88,11 +89,35 @@ static void ag_an_discard(void)
    VG_(discard_translations)((Addr)0x1000, ~(ULong)0xfff, "atomgrind");
 }
 
+/* Client requests each thread is inside (nested: a handler's own calls).
+   The core's VG_(ok_to_discard_translations) is True while any thread is
+   in one -- also when that thread has parked there for the scheduler and
+   another runs generated code, whose current translation a discard would
+   pull from under it (it went on uninstrumented: a region's first read
+   was lost in test_spec's tail case). */
+static UChar *ag_an_in_request;
+
+void ag_an_request(ThreadId vgtid, Bool in)
+{
+   if (!ag_an_in_request)
+      ag_an_in_request = VG_(calloc)("ag.an.inreq", VG_N_THREADS, 1);
+   if (vgtid >= VG_N_THREADS) return;
+   if (in) ag_an_in_request[vgtid]++;
+   else if (ag_an_in_request[vgtid] > 0) ag_an_in_request[vgtid]--;
+}
+
+static Bool ag_an_may_discard(void)
+{
+   ThreadId me = VG_(get_running_tid)();
+   return VG_(ok_to_discard_translations) && ag_an_in_request
+          && me < VG_N_THREADS && ag_an_in_request[me] > 0;
+}
+
 static void ag_an_instrument_now(void)
 {
    if (ag_an_instrument_accesses) return;
    ag_an_instrument_accesses = True;
-   if (VG_(ok_to_discard_translations)) {
+   if (ag_an_may_discard()) {
       ag_an_discard();
    } else {
       ag_an_leave = 1;

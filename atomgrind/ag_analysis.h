@@ -11,6 +11,9 @@ void ag_analysis_init(void);
 void ag_analysis_fini(void);
 void ag_an_running(ThreadId vgtid);       /* this thread runs from now on */
 void ag_an_stopped(void);                 /* it left generated code: none in use */
+/* vgtid enters (in) or leaves a client request's handler: only then may
+   the analysis discard translations at once (ag_an_instrument_now). */
+void ag_an_request(ThreadId vgtid, Bool in);
 void ag_an_thread_new(ag_tid t);
 void ag_an_fork(ag_tid parent, ag_tid child);
 void ag_an_join(ag_tid joiner, ag_tid child);

@@ -31,7 +31,20 @@ static void ag_note_kind(const UWord *arg)
    }
 }
 
+static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret);
+
+/* The core allows discarding translations while any thread is in a client
+   request; ag_analysis asks whether the running thread is the one (a
+   thread may park in a request for the scheduler while others run). */
 Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
+{
+   ag_an_request(vgtid, True);
+   Bool mine = ag_request(vgtid, arg, ret);
+   ag_an_request(vgtid, False);
+   return mine;
+}
+
+static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
 {
    ag_thread *th = ag_thread_of(vgtid);
    if (!VG_IS_TOOL_USERREQ('A', 'G', arg[0])) return False;

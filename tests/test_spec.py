@@ -93,6 +93,14 @@ class FunctionRegions(unittest.TestCase):
         # withdraw_tail jumps to finish_withdraw, which does the write
         self.assert_found(self.run_mode("tail", "--atomic-fns=withdraw_tail"), "withdraw_tail")
 
+    def test_first_region_while_another_thread_is_in_a_request(self):
+        # this seed opened the run's first region while the depositor was
+        # parked inside a client request: the core then allows discards,
+        # the region's own superblock was discarded under it, and its read
+        # of balance went unanalysed (the lost update happened, 0 reports)
+        self.assert_found(self.run_mode("tail", "--atomic-fns=withdraw_tail",
+                                        "--sched-seed=34408668"), "withdraw_tail")
+
     def test_recursion_outermost_call_counts(self):
         # the inner calls return before the outermost call writes
         self.assert_found(self.run_mode("recurse", "--atomic-fns=withdraw_rec"), "withdraw_rec")
