@@ -55,7 +55,8 @@ void ag_sched_point(ThreadId vgtid, ag_point kind);
 void ag_sched_begin(ThreadId vgtid, Addr site);
 
 /* A region opened or closed by generated code (a call of an atomic
-   function, ag_spec.c): counted like BEGIN and END; the opening may ask
+   function or an inlined instance of one; ag_regions.c, the only caller
+   of the region hooks): counted like BEGIN and END; the opening may ask
    for a preemption at the next superblock start (no waiting here) if
    may_stop (not inside a synchronisation call). */
 void ag_sched_region_enter(ThreadId vgtid, Addr site, Bool may_stop);
