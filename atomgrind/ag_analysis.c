@@ -99,9 +99,6 @@ static UChar *ag_an_in_request;
 
 void ag_an_request(ThreadId vgtid, Bool in)
 {
-   if (!ag_an_in_request)
-      ag_an_in_request = VG_(calloc)("ag.an.inreq", VG_N_THREADS, 1);
-   if (vgtid >= VG_N_THREADS) return;
    if (in) ag_an_in_request[vgtid]++;
    else if (ag_an_in_request[vgtid] > 0) ag_an_in_request[vgtid]--;
 }
@@ -109,8 +106,7 @@ void ag_an_request(ThreadId vgtid, Bool in)
 static Bool ag_an_may_discard(void)
 {
    ThreadId me = VG_(get_running_tid)();
-   return VG_(ok_to_discard_translations) && ag_an_in_request
-          && me < VG_N_THREADS && ag_an_in_request[me] > 0;
+   return VG_(ok_to_discard_translations) && ag_an_in_request[me] > 0;
 }
 
 static void ag_an_instrument_now(void)
@@ -202,6 +198,7 @@ static ag_engine *ag_make(const HChar *name, const ag_config *cfg)
 
 void ag_analysis_init(void)
 {
+   ag_an_in_request = VG_(calloc)("ag.an.inreq", VG_N_THREADS, 1);
    ag_config cfg;
    VG_(memset)(&cfg, 0, sizeof cfg);
    cfg.cycles_increasing = ag_clo_cycles_increasing;

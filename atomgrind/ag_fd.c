@@ -16,7 +16,7 @@
  * after the close that freed its number). */
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"    /* VG_(track_*_mem_*), CorePart */
-#include "pub_tool_libcbase.h"     /* VG_(memcpy), VG_(strlen), VG_(strcmp) */
+#include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strcmp) */
 #include "pub_tool_machine.h"      /* VG_(get_SP): the caller's own stack */
 #include "pub_tool_vki.h"          /* VKI_F_DUPFD */
 #include "pub_tool_vkiscnums.h"    /* __NR_* */

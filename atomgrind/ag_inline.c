@@ -3,7 +3,7 @@
  * part between the address and the trailing "(file:line)" or "(in obj)". */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"    /* VG_(new_IIPC), VG_(describe_IP) */
-#include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strncpy), VG_(strcmp) */
+#include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strncpy), VG_(strcpy) */
 #include "pub_tool_options.h"      /* VG_(clo_xml): describe_IP's format */
 #include "ag_inline.h"
 
@@ -65,16 +65,4 @@ Int ag_inline_frames(Addr ip, const HChar **names, const HChar **wheres, Int max
    VG_(delete_IIPC)(iipc);
    VG_(clo_xml) = xml;
    return n;
-}
-
-Bool ag_inline_has(Addr ip, const HChar *name, Bool prefix)
-{
-   const HChar *names[AG_INLINE_MAX];
-   Int n = ag_inline_chain(ip, names, AG_INLINE_MAX);
-   Int i, k = VG_(strlen)(name);
-   for (i = 0; i < n; i++)
-      if (prefix ? VG_(strncmp)(names[i], name, k) == 0
-                 : VG_(strcmp)(names[i], name) == 0)
-         return True;
-   return False;
 }

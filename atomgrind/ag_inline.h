@@ -20,8 +20,4 @@ Int ag_inline_chain(Addr ip, const HChar **names, Int max);
    ("(file:line)"; "" when unknown).  Valid until the next call. */
 Int ag_inline_frames(Addr ip, const HChar **names, const HChar **wheres, Int max);
 
-/* Whether any function of ip's chain (inlined or not) is called `name`
-   exactly, or starts with `prefix` when prefix is True. */
-Bool ag_inline_has(Addr ip, const HChar *name, Bool prefix);
-
 #endif
