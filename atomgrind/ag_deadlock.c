@@ -217,13 +217,18 @@ static Bool ag_dl_all_blocked(ThreadId v, ag_dl_report *r)
    return True;
 }
 
+/* Set once a deadlock is reported: its thread is on its way to ending the
+   run, and a thread that checks meanwhile (a join's one-second recheck)
+   would report the same deadlock again as "every thread is blocked". */
+static Bool ag_dl_reported;
+
 /* v's new wait: if it leaves the program deadlocked, report and say how
    the run ends. */
 static UWord ag_dl_check(ThreadId v)
 {
    ag_dl_report r;
    ThreadId by;
-   if (!ag_dl_blocked(v, &by, NULL)) return 0;
+   if (ag_dl_reported || !ag_dl_blocked(v, &by, NULL)) return 0;
    VG_(memset)(&r, 0, sizeof r);
    r.cycle = by != VG_INVALID_THREADID && ag_dl_cycle(v, &r);
    if (!r.cycle) {
@@ -233,6 +238,7 @@ static UWord ag_dl_check(ThreadId v)
    for (UInt i = 1; i < r.n; i++)
       r.e[i].stack = VG_(record_ExeContext)(ag_dl_vg_of(r.e[i].tid), 0);
    ag_lockerr_deadlock(v, &r);
+   ag_dl_reported = True;
    /* Valgrind's convention: --error-exitcode if given; else 1 -- the
       program never reached an exit of its own, and success (0) would
       be a lie */
