@@ -207,6 +207,8 @@ void ag_analysis_init(void)
    /* a race report may name its thread's epoch's first access: the same
       verdicts, 0.91-1.08x the time (not with full history: exact names) */
    cfg.approx_history = ag_clo_history != AG_HIST_FULL;
+   /* applies to prediction only (the engine with ops->locs_reset) */
+   cfg.loc_budget = (ULong)ag_clo_predict_memory << 20;
    if (ag_clo_check & AG_CHECK_ATOMICITY) {
       const HChar *name = ag_clo_engine;
       if (!name) name = AG_DEFAULT_ENGINE;
@@ -262,6 +264,11 @@ void ag_analysis_fini(void)
                 (ULong)ag_sampler_windows(&ag_smp), (ULong)ag_sampler_analysed(&ag_smp),
                 ag_an_clock, (ULong)ag_smp.k, (ULong)ag_smp.r, ag_clo_sample_seed);
    for (UInt i = 0; i < ag_neng; i++) {
+      if (ag_engine_loc_resets(ag_eng[i]) && VG_(clo_verbosity) >= 1)
+         VG_(umsg)("Prediction: its location state reached --predict-memory=%u MiB "
+                   "%llu time(s) and started afresh: no pattern across those points "
+                   "was predicted\n", ag_clo_predict_memory,
+                   (ULong)ag_engine_loc_resets(ag_eng[i]));
       if (VG_(clo_verbosity) >= 2 || VG_(clo_stats)) {
          const ag_engine_ops *ops = ag_engine_ops_of(ag_eng[i]);
          VG_(umsg)("atomgrind: %s: %llu events, %llu analysed, %llu reports, %u threads, "

@@ -49,6 +49,7 @@ Bool ag_clo_predict = True;
 Bool ag_clo_predict_regions = False;
 /* --predict= was given; else prediction follows the scheduler (ag_options_check) */
 static Bool ag_predict_given;
+UInt ag_clo_predict_memory = 32;    /* MiB; 0: unbounded */
 const HChar *ag_clo_explain_dir = NULL;
 UInt ag_clo_explain_window = 4096;
 
@@ -131,6 +132,7 @@ Bool ag_process_cmd_line_option(const HChar *arg)
       if (!VG_STREQ(str, "yes") && !VG_STREQ(str, "no") && !ag_clo_predict_regions)
          VG_(fmsg_bad_option)(arg, "--predict wants yes, regions or no\n");
    }
+   else if VG_BINT_CLO(arg, "--predict-memory", ag_clo_predict_memory, 0, 1u << 20) {}
    else if VG_STR_CLO(arg, "--explain-dir", ag_clo_explain_dir) {}
    else if VG_BINT_CLO(arg, "--explain-window", ag_clo_explain_window, 0, 16384) {}
    else
@@ -154,6 +156,8 @@ void ag_print_usage(void)
 "                              reordering of the run would show, from every\n"
 "                              access or from those made while a region is\n"
 "                              open [yes with --sched=native, else regions]\n"
+"    --predict-memory=<MiB>    prediction's state for locations, at most; past\n"
+"                              it, it starts afresh (0: no bound) [32]\n"
 "    --cycles=all|increasing   report every non-serializable cycle, or only\n"
 "                              cycles blamed on one region (atomsanitizer) [all]\n"
 "    --check-stack-var=no|yes  check accesses to the thread's own stack [no]\n"

@@ -38,6 +38,7 @@ typedef enum { AG_HIST_NONE, AG_HIST_APPROX, AG_HIST_FULL } ag_history_t;
 extern ag_history_t ag_clo_history;
 extern Bool ag_clo_predict;               /* --predict= */
 extern Bool ag_clo_predict_regions;       /* --predict=regions: bounded */
+extern UInt ag_clo_predict_memory;        /* --predict-memory=MiB, 0: unbounded */
 /* The cycle of each atomicity report, drawn (ag_cycles.c) */
 extern const HChar *ag_clo_explain_dir;   /* --explain-dir=DIR */
 extern UInt ag_clo_explain_window;        /* --explain-window=N: events kept */

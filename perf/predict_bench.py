@@ -28,13 +28,18 @@ CONFIGS = [("drd", None, []),
            ("ag", "", []),
            ("ag:predict", "", ["--predict=yes"]),
            ("ag:native", "", ["--sched=native"]),
-           ("ag:native-nopred", "", ["--sched=native", "--predict=no"])]
+           ("ag:native-nopred", "", ["--sched=native", "--predict=no"]),
+           ("ag:unbounded", "", ["--predict-memory=0"]),
+           ("ag:nopredict", "", ["--predict=no"])]
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-p", "--programs", type=lambda s: s.split(","), default=["xz", "pigz"])
     ap.add_argument("--size", type=int, default=1 << 20)
+    ap.add_argument("-c", "--configs", type=lambda s: s.split(","),
+                    default=[c[0] for c in CONFIGS[:5]],
+                    help="configurations, of " + ",".join(c[0] for c in CONFIGS))
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=1800)
     ap.add_argument("--build", default=os.environ.get("AG_BUILD", os.path.join(ROOT, "build")))
@@ -53,9 +58,10 @@ def main():
             continue
         run = [exe] + argv[1:] + [inp]
         spec = os.path.join(args.specs, name + ".spec")
-        cells = {c[0]: [] for c in CONFIGS}
+        configs = [c for c in CONFIGS if c[0] in args.configs or c[0] == "drd"]
+        cells = {c[0]: [] for c in configs}
         for rnd in range(args.repeat):
-            for cname, _, extra in CONFIGS:
+            for cname, _, extra in configs:
                 if cname == "drd":
                     cmd = ["valgrind", "--tool=drd"] + run
                 else:
@@ -66,7 +72,7 @@ def main():
                 print("  %-6s round %d %-17s %7.2f cpu %7.1f MiB  %s errors" % (
                     name, rnd + 1, cname, cpu, rss / 1024.0, m.group(1) if m else "?"), flush=True)
         print("%-6s %-17s %9s %9s %9s %9s" % (name, "config", "cpu s", "x DRD", "MiB", "x DRD"))
-        for cname, _, _ in CONFIGS:
+        for cname, _, _ in configs:
             cpu = statistics.median(c[0] for c in cells[cname])
             rss = statistics.median(c[1] for c in cells[cname])
             rc = statistics.median(c[0] / d[0] for c, d in zip(cells[cname], cells["drd"]))

@@ -91,6 +91,26 @@ class Predict(unittest.TestCase):
                 self.assertEqual(r.errors, 0, r)
                 self.assertEqual(r.rc, 0, r)
 
+    def test_memory_bound(self):
+        # withdraw's region fills 4 MiB word by word before its pattern:
+        # 512 Ki locations, 32 MiB of prediction's state.  Bounded to 1 MiB
+        # it starts afresh several times, says so, and still predicts the
+        # pattern made after the last time; unbounded it never does
+        for opts, bounded in ((("--predict-memory=1",), True), (("--predict-memory=0",), False)):
+            r = self.run_mode("scratch", "--stats=yes", *opts)
+            with self.subTest(opts=opts):
+                self.assertEqual((predicted(r), r.errors), (1, 1), r)
+                m = re.search(r"Prediction: its location state reached --predict-memory=1 MiB "
+                              r"(\d+) time\(s\) and started afresh", r.text)
+                self.assertEqual(m is not None, bounded, r)
+                peak = re.search(r"atomgrind: predict: .* \(peak (\d+),", r.text)
+                self.assertIsNotNone(peak, r)
+                if bounded:
+                    self.assertGreater(int(m.group(1)), 10, r)
+                    self.assertLess(int(peak.group(1)), 1 << 20, r)
+                else:
+                    self.assertGreater(int(peak.group(1)), 30 << 20, r)
+
     def test_bad_value(self):
         p = vg_in_place("--tool=atomgrind", "--predict=maybe", "/bin/true")
         self.assertNotEqual(p.returncode, 0, p.stdout)

@@ -74,6 +74,7 @@ struct ag_engine {
    uint64_t shadow_peak;       /* of the shadows already deleted (sampling) */
    uint64_t heap_peak;         /* of the engine instances already destroyed */
    uint64_t cache_misses;      /* of the engine instances already destroyed */
+   uint64_t loc_resets;        /* cfg.loc_budget reached (ag_engine_reset_locs) */
    uint64_t last_report_event;
    ag_addr acq_lock;           /* the acquire being dispatched, 0 if none */
    int acq_shared;
@@ -121,6 +122,30 @@ static void ag_engine_stop(ag_engine *e)
    e->shadow = NULL;
    e->locks = NULL;
    e->self = NULL;
+}
+
+void ag_engine_reset_locs(ag_engine *e)
+{
+   if (!e->self || !e->ops->locs_reset) return;
+   if (ag_shadow_peak(e->shadow) > e->shadow_peak) e->shadow_peak = ag_shadow_peak(e->shadow);
+   ag_shadow_delete(e->shadow);      /* without loc_fini: locs_reset frees */
+   e->ctx.blind_since = e->ctx.event;
+   e->ops->locs_reset(e->self);
+   e->shadow = ag_shadow_new(e->ops, e->self);
+   if (e->atomics) ag_atomic_replay(e);
+   e->loc_resets++;
+}
+
+/* Over cfg.loc_budget?  Asked where locations are made (an access that
+   was not to one existing location), not on the hot path: the budget is
+   overshot by what one access makes, and by what engines keep beside the
+   shadow (prediction's further entries) made in between. */
+static inline void ag_loc_budget(ag_engine *e)
+{
+   if (__builtin_expect(e->ctx.cfg.loc_budget != 0, 0)
+       && ag_shadow_footprint(e->shadow)
+          + (e->ops->locs_heap ? e->ops->locs_heap(e->self) : 0) > e->ctx.cfg.loc_budget)
+      ag_engine_reset_locs(e);
 }
 
 ag_engine *ag_engine_new(const ag_engine_ops *ops, const ag_config *cfg,
@@ -422,6 +447,7 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
    if (__builtin_expect(loc != NULL, 1)) ops->access(e->self, t, loc, addr, flags);
    else ag_shadow_access(e->shadow, addr, size, t, flags);
    if (ops->access_done) ops->access_done(e->self, t);
+   if (__builtin_expect(loc == NULL, 0)) ag_loc_budget(e);
    if (__builtin_expect((addr & 7) == 7 && size == 1, 0) && e->join_bytes)
       ag_shadow_join_bytes(e->shadow, addr);
    e->ctx.size = 0;
@@ -662,6 +688,8 @@ uint64_t ag_engine_cache_misses(const ag_engine *e)
    if (!e->self || !e->ops->cache_misses) return e->cache_misses;
    return e->cache_misses + e->ops->cache_misses(e->self);
 }
+
+uint64_t ag_engine_loc_resets(const ag_engine *e) { return e->loc_resets; }
 
 uint64_t ag_engine_heap_peak(const ag_engine *e)
 {

@@ -134,6 +134,12 @@ typedef struct ag_config {
       is open, as the atomicity engines do (bounded prediction); it then
       predicts nothing across a stretch it did not see (ag_predict.c). */
    int predict_in_regions;
+   /* Bytes of location state (the shadow's pages and slabs, and what the
+      engine keeps for locations beside them) above which an engine that
+      can (ops->locs_reset: prediction) drops every location's state and
+      goes on from fresh ones, predicting nothing across the drop; 0: no
+      bound. */
+   uint64_t loc_budget;
 } ag_config;
 
 /* An engine, as front ends see it: a name, a help line, a kind.  What an
@@ -211,6 +217,10 @@ uint64_t ag_engine_shadow_peak(const ag_engine *e);  /* ... the most at once */
 uint64_t ag_engine_shadow_slabs(const ag_engine *e); /* ... held for cells */
 uint64_t ag_engine_heap_peak(const ag_engine *e);    /* engine's own, most at once */
 uint64_t ag_engine_cache_misses(const ag_engine *e); /* its per-access cache's, all runs */
+uint64_t ag_engine_loc_resets(const ag_engine *e);   /* times cfg.loc_budget dropped them */
+/* Drop every location's state now, as when cfg.loc_budget is reached
+   (engines with ops->locs_reset; a no-op for the others). */
+void ag_engine_reset_locs(ag_engine *e);
 uint32_t ag_engine_threads(const ag_engine *e);
 /* threads inside a region now */
 uint32_t ag_engine_open_regions(const ag_engine *e);

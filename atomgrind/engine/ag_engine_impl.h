@@ -75,6 +75,15 @@ struct ag_engine_ops {
       may drop its cells without loc_fini (an RPT window's end)?  May be
       NULL (no). */
    int   (*locs_die_with_engine)(void *self);
+   /* The shadow was deleted without loc_fini (needs locs_die_with_engine)
+      and a fresh one made: free what the locations held, keep the rest
+      (threads, locks, reports made).  ctx->blind_since is the reset's
+      event: nothing may be concluded across it.  May be NULL (the engine
+      keeps every location: cfg.loc_budget does not apply). */
+   void  (*locs_reset)(void *self);
+   /* Bytes the locations hold now outside the shadow's cells (counted
+      against cfg.loc_budget).  May be NULL (none). */
+   uint64_t (*locs_heap)(void *self);
    /* a and b are interchangeable: every later event sequence gives the same
       reports and states whether it meets a or b, so the shadow may merge
       adjacent locations of a word that hold them.  May be NULL (never). */

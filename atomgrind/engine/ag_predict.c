@@ -272,6 +272,7 @@ typedef struct {
    /* further entries: carved from slabs, no allocator header each (a
       location two threads touched is common: a buffer handed over) */
    ag_slab_pool more;                     /* size class: their number */
+   uint64_t more_peak;                    /* its bytes before a locs_reset */
 } pd_state;
 
 static __attribute__((noinline)) void pd_th_grow(pd_state *pd, ag_tid t)
@@ -961,8 +962,27 @@ static void pd_destroy(void *self)
    ag_free(pd);
 }
 
-/* The further entries' slabs (kept until pd_destroy: their peak) */
-static uint64_t pd_heap_peak(void *self) { return ((pd_state *)self)->more.bytes; }
+/* The further entries' slabs (kept until pd_destroy or a locs_reset:
+   their peak) */
+static uint64_t pd_locs_heap(void *self) { return ((pd_state *)self)->more.bytes; }
+
+static uint64_t pd_heap_peak(void *self)
+{
+   const pd_state *pd = self;
+   return pd->more.bytes > pd->more_peak ? pd->more.bytes : pd->more_peak;
+}
+
+/* cfg.loc_budget reached: the dispatcher made a fresh shadow and set
+   ctx->blind_since, so no prediction has a side before this event (every
+   entry is gone) nor a stretch across it; the reads-from rule's pd_rf
+   (thread state, kept) only forbids more.  Every prediction made after
+   is one the engine would make on the run's accesses from here on. */
+static void pd_locs_reset(void *self)
+{
+   pd_state *pd = self;
+   pd->more_peak = pd_heap_peak(pd);
+   ag_slab_release(&pd->more);
+}
 static uint64_t pd_cache_misses(void *self) { return ((pd_state *)self)->dmisses; }
 
 const ag_engine_ops ag_predict_ops = {
@@ -988,6 +1008,8 @@ const ag_engine_ops ag_predict_ops = {
    .join = pd_join,
    .access_done = NULL,
    .lock_forget = pd_lock_forget,
+   .locs_reset = pd_locs_reset,
+   .locs_heap = pd_locs_heap,
    .heap_peak = pd_heap_peak,
    .cache_misses = pd_cache_misses,
 };

@@ -403,6 +403,10 @@ void ag_shadow_delete(ag_shadow *s)
 uint64_t ag_shadow_bytes(const ag_shadow *s) { return s->bytes; }
 uint64_t ag_shadow_peak(const ag_shadow *s) { return s->peak; }
 uint64_t ag_shadow_slab_bytes(const ag_shadow *s) { return s->cells.bytes; }
+uint64_t ag_shadow_footprint(const ag_shadow *s)
+{
+   return s->cells.bytes + ag_map_count(s->pages) * sizeof(ag_page);
+}
 
 /* ---- joining equal locations ------------------------------------- */
 

@@ -60,6 +60,8 @@ uint64_t ag_shadow_peak(const ag_shadow *s);    /* the most bytes at once */
 /* Bytes of the slabs cells are carved from: kept until the shadow is
    deleted (free cells are reused, for blocks of the same size only). */
 uint64_t ag_shadow_slab_bytes(const ag_shadow *s);
+/* What the shadow holds now: its slabs and its pages. */
+uint64_t ag_shadow_footprint(const ag_shadow *s);
 
 /* Join adjacent equal locations now (ag_shadow_visit does it by itself
    when the shadow has grown; a no-op without ops->loc_equal). */

@@ -806,6 +806,95 @@ static void desc_cache(void)
    ag_engine_delete(e);
 }
 
+/* ---- a bound on location state (cfg.loc_budget) -------------------- */
+
+static ag_ref_reports reset_out;
+
+static void reset_report(void *cookie, const ag_violation *v)
+{
+   (void)cookie;
+   if (reset_out.n < AG_REF_MAXEV) reset_out.v[reset_out.n++] = *v;
+}
+
+/* Random traces with every location's state dropped after random events
+   (ag_engine_reset_locs, what cfg.loc_budget does): every report is
+   allowed by the model, and each of its accesses, and everything between
+   them, lies after the last drop before its later side (nothing is
+   concluded from state a drop removed, nor across a drop).  Unbounded
+   and bounded prediction both. */
+static void reset_traces(int ntraces)
+{
+   uint64_t st = 0x5eed0033;
+   int nrep = 0, nresets = 0;
+   ag_ref_trace *tr = malloc(sizeof *tr);
+   static int reset_at[AG_REF_MAXEV + 1];
+   for (int i = 0; i < ntraces && failures < 5; i++) {
+      gen(tr, &st);
+      ag_config cfg = { .predict_in_regions = (int)(i & 1) };
+      ag_engine *e = ag_engine_new(ag_engine_find("predict"), &cfg, reset_report, NULL);
+      reset_out.n = 0;
+      for (int t = 0; t < tr->ninit; t++) ag_ev_thread_new(e, t);
+      int last[AG_REF_MAXT];
+      for (int t = 0; t < AG_REF_MAXT; t++) last[t] = -1;
+      for (int k = 0; k < tr->n; k++) last[tr->ev[k].tid] = k;
+      for (int k = 0; k < tr->n; k++) {
+         ag_ref_feed_event(e, &tr->ev[k], (uint64_t)k + 1);
+         if (k == last[tr->ev[k].tid] && tr->exits[tr->ev[k].tid])
+            ag_ev_thread_exit(e, tr->ev[k].tid);
+         reset_at[k + 1] = ag_ref_rand(&st) % 24 == 0;
+         if (reset_at[k + 1]) ag_engine_reset_locs(e);
+      }
+      nresets += (int)ag_engine_loc_resets(e);
+      ag_engine_delete(e);
+      ref_t *r = analyse(tr);
+      for (int k = 0; k < reset_out.n; k++) {
+         const ag_violation *v = &reset_out.v[k];
+         int e1 = (int)v->e1_event, e2 = (int)v->e2_event, a = (int)v->other_event;
+         int lo = a < e1 ? a : e1, hi = a > e2 ? a : e2, across = 0;
+         for (int x = lo; x < hi; x++) across |= reset_at[x];
+         nrep++;
+         if (!model_ok(tr, r, e1, e2, a) || across)
+            FAIL(tr, "predict with resets: (e1 %d, e2 %d, a %d): model %d, across a reset %d",
+                 e1, e2, a, model_ok(tr, r, e1, e2, a), across);
+      }
+      free(r);
+   }
+   printf("resets: %d traces, %d resets, %d predictions\n", ntraces, nresets, nrep);
+   if (!nrep || !nresets) FAIL(NULL, "no prediction, or no reset, with resets");
+   free(tr);
+}
+
+/* cfg.loc_budget: one thread's region writes 100000 words, another
+   reads them back.  The state stays within the budget (and is dropped
+   at least once: 100000 locations are 6 MiB), prediction goes on after a
+   drop (the last pattern, wholly after the last drop, is predicted), and
+   the engine says how many times it dropped. */
+static void budget_memory(void)
+{
+   for (int bounded = 0; bounded < 2; bounded++) {
+      ag_config cfg = { .loc_budget = bounded ? 256u << 10 : 0 };
+      ag_engine *e = ag_engine_new(ag_engine_find("predict"), &cfg, NULL, NULL);
+      ag_ev_thread_new(e, 0);
+      ag_ev_thread_new(e, 1);
+      ag_ev_begin(e, 0, 0x50);
+      for (uint64_t i = 0; i < 100000; i++) ag_ev_access(e, 0, 0x100000 + 8 * i, 8, AG_WRITE, 0x10);
+      ag_ev_access(e, 0, 0x10000, 8, 0, 0x11);      /* e1, e2: read, read */
+      ag_ev_access(e, 0, 0x10000, 8, 0, 0x12);
+      ag_ev_end(e, 0, 0x60);
+      ag_ev_access(e, 1, 0x10000, 8, AG_WRITE, 0x20);   /* a: R-W-R */
+      uint64_t peak = ag_engine_shadow_peak(e), resets = ag_engine_loc_resets(e);
+      uint64_t reports = ag_engine_reports(e);
+      ag_engine_delete(e);
+      if (reports != 1 || (bounded && (peak > (256u << 10) || resets == 0))
+          || (!bounded && (resets != 0 || peak < (6u << 20)))) {
+         printf("FAIL budget_memory (bound %d): %llu reports, shadow peak %llu, %llu resets\n",
+                bounded, (unsigned long long)reports, (unsigned long long)peak,
+                (unsigned long long)resets);
+         failures++;
+      }
+   }
+}
+
 int main(int argc, char **argv)
 {
    const char *what = argc > 1 ? argv[1] : "all";
@@ -821,10 +910,12 @@ int main(int argc, char **argv)
       dropped_entries();
       desc_cache();
       blind_gap();
+      budget_memory();
    }
    if (!strcmp(what, "random") || !strcmp(what, "all")) {
       random_traces(n);
       bounded_traces(n);
+      reset_traces(n);
    }
    if (failures) {
       fprintf(stderr, "%d failure(s)\n", failures);

@@ -9,7 +9,10 @@
  *   locked   both hold one mutex, the region throughout: none
  *   created  the depositor is created after the region ends: none
  *   sem      deposit waits for a semaphore posted after the region: none
- *   atomic   both sides one atomic fetch-add, the region nothing else: none */
+ *   atomic   both sides one atomic fetch-add, the region nothing else: none
+ *   scratch  as after, the region first filling a 4 MiB scratch buffer
+ *            word by word (prediction's state for 512 Ki locations, more
+ *            than a small --predict-memory): predicted */
 #include <semaphore.h>
 #include "common.h"
 
@@ -17,6 +20,7 @@ static int balance = 100;
 static const char *mode = "after";
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static sem_t sem;
+static long scratch[1 << 19];
 
 static int is(const char *m) { return strcmp(mode, m) == 0; }
 
@@ -26,6 +30,9 @@ static void *withdraw(void *arg)
    if (is("before")) ms_sleep(300);
    if (is("locked")) pthread_mutex_lock(&mu);
    ATOMGRIND_ATOMIC_BEGIN();
+   if (is("scratch"))
+      for (size_t i = 0; i < sizeof scratch / sizeof scratch[0]; i++)
+         ((volatile long *)scratch)[i] = (long)i;
    if (is("atomic")) {
       __atomic_fetch_add(&balance, -10, __ATOMIC_SEQ_CST);
    } else {
@@ -41,7 +48,7 @@ static void *withdraw(void *arg)
 static void *deposit(void *arg)
 {
    (void)arg;
-   if (is("after") || is("locked") || is("atomic")) ms_sleep(300);
+   if (is("after") || is("locked") || is("atomic") || is("scratch")) ms_sleep(300);
    if (is("sem")) sem_wait(&sem);
    if (is("locked")) pthread_mutex_lock(&mu);
    if (is("atomic"))
