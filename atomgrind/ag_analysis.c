@@ -280,6 +280,12 @@ void ag_analysis_fini(void)
                    (ULong)ag_engine_shadow_bytes(ag_eng[i]), (ULong)ag_engine_shadow_peak(ag_eng[i]),
                    (ULong)ag_engine_shadow_slabs(ag_eng[i]), (ULong)ag_engine_heap_peak(ag_eng[i]),
                    (ULong)ag_engine_cache_misses(ag_eng[i]));
+         uint64_t h[9];
+         ag_engine_shadow_words(ag_eng[i], h);
+         VG_(umsg)("atomgrind: %s: shadow words by locations: fresh %llu, 1: %llu, "
+                   "2: %llu, 3: %llu, 4: %llu, 5: %llu, 6: %llu, 7: %llu, 8: %llu\n",
+                   ag_engine_name(ops), (ULong)h[0], (ULong)h[1], (ULong)h[2], (ULong)h[3],
+                   (ULong)h[4], (ULong)h[5], (ULong)h[6], (ULong)h[7], (ULong)h[8]);
       }
    }
 }

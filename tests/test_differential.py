@@ -39,6 +39,22 @@ class Differential(unittest.TestCase):
         """first report exactly at the first cyclic event; every report sound."""
         self.run_section("atomsan")
 
+    def test_atomsanitizer_group_mutants(self):
+        """unary transactions share an id while no edge enters them
+        (ag_atomsan.c); the random traces catch a build that keeps the shared
+        id when an edge comes in (AG_AS_MUTANT=1: cycles lost and made) and
+        one that takes a fresh id but leaves the records the event already
+        wrote (=2)."""
+        srcs = engine_sources() + [os.path.join(CTESTS, "ag_ref.c"),
+                                   os.path.join(CTESTS, "test_differential.c")]
+        for mutant in (1, 2):
+            with self.subTest(mutant=mutant):
+                exe = host_binary("test_differential_mutant%d" % mutant, srcs, opt="-O2",
+                                  defines=["AG_AS_MUTANT=%d" % mutant])
+                p = run_host(exe, "atomsan", NTRACES)
+                self.assertNotEqual(p.returncode, 0, p.stdout[-3000:])
+                self.assertIn("FAIL", p.stderr)
+
     def test_atomsanitizer_increasing(self):
         """increasing-cycle mode against the CHB-based reference."""
         self.run_section("inc")

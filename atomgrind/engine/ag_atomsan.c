@@ -16,6 +16,18 @@
  * ids, and only increasing cycles (begin(T) <CHB e3 <CHB e, e in T) are
  * reported; every insertion is then backward-only.
  *
+ * Unary transactions of a thread that follow one another share an id
+ * (plain mode) as long as no edge enters any but the first of them: one
+ * node for the group loses no cycle (one that enters the group enters at
+ * its first member, which comes before every member it may leave from)
+ * and makes none, and a byte loop outside any region leaves equal
+ * records, so its word is joined (ag_shadow.c) instead of eight
+ * locations.  An edge into a later member starts a new group there: the
+ * event takes a fresh id, and the records it already wrote are rewritten
+ * (as_split).  tests/test_differential.py builds two mutants, without
+ * the split (AG_AS_MUTANT=1) and without rewriting (=2): the random
+ * traces catch both.
+ *
  * Per location (16 bytes): the last write and the last read of each thread
  * that read since that write (one inline, then an allocated set).  Per lock
  * the same shape: last write-release and the read-releases since.
@@ -74,6 +86,9 @@ typedef struct {
    as_id lastB;     /* inc: begin id of last's transaction */
    as_id j, B;      /* the event being processed: txn id (inc: event id), begin id */
    int unary;       /* that event is a unary transaction */
+   int merged;      /* ... sharing the id of the group before it */
+   as_id group;     /* plain: the id of t's group of unary events, which
+                       its next unary event may join; AS_NONE: it may not */
    int hasOut;      /* plain: txn `last` has an outgoing edge */
    int pf;          /* pending fork edge into the first event */
    ag_tid pf_tid;
@@ -111,7 +126,16 @@ typedef struct {
    uint32_t *pt;
    ag_tid *st;
    as_id *pv, *sv;
+   /* the current access's locations written with a merged id, and
+      whether as a write, for as_split; more than AS_FIX locations: the
+      access takes a fresh id (no_merge) */
+   as_loc *fix[32];
+   uint8_t fixw[32];
+   uint32_t nfix;
+   int no_merge;
+   int in_access;            /* between access_start and access_done */
 } as_t;
+#define AS_FIX 32
 
 /* row b, column c */
 #define FROMC(s, b, c) ((s)->from[(size_t)(b) * (s)->ccap + (c)])
@@ -285,10 +309,15 @@ static void as_report(as_t *s, ag_tid t, ag_tid a, as_id Kv)
 }
 
 /* A new ordering v = (a, Bv, Kv) -> t's current event. */
+static void as_split(as_t *s, ag_tid t);
+
 static void as_link(as_t *s, ag_tid a, as_id Bv, as_id Kv, ag_tid t)
 {
    if (a == t) return;
    as_thread *th = &s->th[t];
+#if AG_AS_MUTANT != 1         /* test_differential's mutant: no split */
+   if (th->merged) as_split(s, t);
+#endif
    uint32_t ct = s->col[t];
    if (!th->unary && FROMC(s, a, ct) >= th->B && TOC(s, a, ct) <= Kv) {
       as_report(s, t, a, Kv);        /* txn(e) already precedes txn(v) */
@@ -319,8 +348,17 @@ static as_id as_fresh(as_t *s, ag_tid t, int own_begin)
 static inline void as_event(as_t *s, ag_tid t)
 {
    as_thread *th = &s->th[t];
+   th->merged = 0;
+   s->nfix = 0;               /* as_split's list: this event's own */
+   s->in_access = 0;
    if (th->cur == AS_NONE) {
-      th->j = th->B = as_fresh(s, t, 1);
+      if (th->group != AS_NONE && !s->no_merge) {
+         th->j = th->B = th->group;      /* as_split if an edge comes in */
+         th->merged = 1;
+      } else {
+         th->j = th->B = as_fresh(s, t, 1);
+         th->group = s->inc ? AS_NONE : th->j;
+      }
       th->unary = 1;
    } else {
       if (s->inc) th->j = as_fresh(s, t, 0);
@@ -401,6 +439,27 @@ static inline void as_add_reader(as_t *s, as_loc *l, ag_tid t, as_id K)
    if (r == 0 || as_rtid(r) == t) { l->r = rec; return; }
    if (!as_tagged(r)) { l->r = as_tag(s, as_rset_put(as_rset_put(NULL, r), rec)); return; }
    s->rsets[r >> AS_TID_BITS] = as_rset_put(as_untag(s, r), rec);   /* may move */
+}
+
+/* An edge enters t's current event, which shares its group's id: it
+   starts a new group.  The records it wrote so far, and its entry in the
+   recent ring, take the fresh id, as if it had had it from the start
+   (each was written after its location's links, which were none). */
+static void as_split(as_t *s, ag_tid t)
+{
+   as_thread *th = &s->th[t];
+   th->merged = 0;
+   th->j = th->B = as_fresh(s, t, 1);
+   th->group = th->j;
+   if (s->in_access) th->recent[(th->nrecent - 1) % AS_RECENT].id = th->j;
+#if AG_AS_MUTANT == 2         /* test_differential's mutant: records kept */
+   s->nfix = 0;
+#endif
+   for (uint32_t i = 0; i < s->nfix; i++) {
+      if (s->fixw[i]) s->fix[i]->w = as_pack(t, th->j);
+      else as_add_reader(s, s->fix[i], t, th->j);
+   }
+   s->nfix = 0;
 }
 
 /* link every reader (but t) into t's event */
@@ -545,7 +604,7 @@ static void as_grow_rows(as_t *s, uint32_t ncap)
    for (uint32_t u = s->cap; u < ncap; u++) {
       as_thread *th = &s->th[u];
       ag_memzero(th, sizeof *th);
-      th->cur = th->last = th->lastB = AS_NONE;
+      th->cur = th->last = th->lastB = th->group = AS_NONE;
       s->col[u] = AS_NOCOL;
    }
    s->st = ag_realloc(s->st, ncap * sizeof(ag_tid));
@@ -610,7 +669,9 @@ static void as_thread_exit(void *self, ag_tid t)
 static void as_begin(void *self, ag_tid t)
 {
    as_t *s = self;
+   s->th[t].merged = 0;
    s->th[t].cur = as_fresh(s, t, 1);
+   s->th[t].group = AS_NONE;            /* a group never spans a region */
 }
 
 static void as_end(void *self, ag_tid t)
@@ -622,7 +683,10 @@ static void as_end(void *self, ag_tid t)
 static void as_access_start(void *self, ag_tid t, unsigned flags)
 {
    as_t *s = self;
+   s->no_merge = s->ctx->size > AS_FIX;   /* as_split could not fix them all */
    as_event(s, t);         /* one (unary) transaction for all locations */
+   s->no_merge = 0;
+   s->in_access = 1;
    as_thread *th = &s->th[t];
    as_recent *r = &th->recent[th->nrecent++ % AS_RECENT];
    r->id = th->j;
@@ -653,6 +717,10 @@ static void as_access(void *self, ag_tid t, void *loc, ag_addr addr, unsigned fl
       as_add_reader(s, l, t, s->th[t].j);
    }
    s->link_write = -1;
+   if (s->th[t].merged) {
+      s->fix[s->nfix] = l;
+      s->fixw[s->nfix++] = !!(flags & AG_WRITE);
+   }
 }
 
 static void as_acquire(void *self, ag_tid t, ag_addr lock, int shared)

@@ -691,6 +691,12 @@ uint64_t ag_engine_cache_misses(const ag_engine *e)
 
 uint64_t ag_engine_loc_resets(const ag_engine *e) { return e->loc_resets; }
 
+void ag_engine_shadow_words(const ag_engine *e, uint64_t h[9])
+{
+   if (e->shadow) ag_shadow_words(e->shadow, h);
+   else for (unsigned i = 0; i < 9; i++) h[i] = 0;
+}
+
 uint64_t ag_engine_heap_peak(const ag_engine *e)
 {
    uint64_t p = e->self && e->ops->heap_peak ? e->ops->heap_peak(e->self) : 0;

@@ -218,6 +218,9 @@ uint64_t ag_engine_shadow_slabs(const ag_engine *e); /* ... held for cells */
 uint64_t ag_engine_heap_peak(const ag_engine *e);    /* engine's own, most at once */
 uint64_t ag_engine_cache_misses(const ag_engine *e); /* its per-access cache's, all runs */
 uint64_t ag_engine_loc_resets(const ag_engine *e);   /* times cfg.loc_budget dropped them */
+/* The shadow's words by their number of locations (h[0]: fresh, h[n]:
+   n locations; ag_shadow_words), for --stats. */
+void ag_engine_shadow_words(const ag_engine *e, uint64_t h[9]);
 /* Drop every location's state now, as when cfg.loc_budget is reached
    (engines with ops->locs_reset; a no-op for the others). */
 void ag_engine_reset_locs(ag_engine *e);

@@ -491,3 +491,24 @@ void ag_shadow_join_bytes(ag_shadow *s, ag_addr addr)
       if (!s->ops->loc_equal(s->self, AG_LOC(s, b, 0), AG_LOC(s, b, k))) return;
    ag_keep_cuts(s, slot, 1u);
 }
+
+/* ---- statistics -------------------------------------------------- */
+
+static void ag_hist_page(void *arg, uint64_t key, void *rec)
+{
+   (void)key;
+   uint64_t *h = arg;
+   const ag_page *p = *(ag_page **)rec;
+   if (!p) return;
+   for (unsigned i = 0; i < AG_PAGE_WORDS; i++) {
+      uintptr_t v = (uintptr_t)p->slot[i];
+      if (!v) h[0]++;
+      else h[v & AG_SPLIT ? ag_shadow_popcount[ag_cuts(v)] : 1]++;
+   }
+}
+
+void ag_shadow_words(ag_shadow *s, uint64_t h[9])
+{
+   for (unsigned i = 0; i < 9; i++) h[i] = 0;
+   ag_map_foreach(s->pages, ag_hist_page, h);
+}

@@ -62,6 +62,9 @@ uint64_t ag_shadow_peak(const ag_shadow *s);    /* the most bytes at once */
 uint64_t ag_shadow_slab_bytes(const ag_shadow *s);
 /* What the shadow holds now: its slabs and its pages. */
 uint64_t ag_shadow_footprint(const ag_shadow *s);
+/* The words of its pages by their number of locations: h[0] fresh, h[n]
+   divided into n (h[1]: whole), for --stats. */
+void ag_shadow_words(ag_shadow *s, uint64_t h[9]);
 
 /* Join adjacent equal locations now (ag_shadow_visit does it by itself
    when the shadow has grown; a no-op without ops->loc_equal). */
