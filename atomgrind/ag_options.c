@@ -49,7 +49,7 @@ Bool ag_clo_predict = True;
 Bool ag_clo_predict_regions = False;
 /* --predict= was given; else prediction follows the scheduler (ag_options_check) */
 static Bool ag_predict_given;
-UInt ag_clo_predict_memory = 32;    /* MiB; 0: unbounded */
+UInt ag_clo_predict_memory = 16;    /* MiB; 0: unbounded */
 const HChar *ag_clo_explain_dir = NULL;
 UInt ag_clo_explain_window = 4096;
 
@@ -157,7 +157,7 @@ void ag_print_usage(void)
 "                              access or from those made while a region is\n"
 "                              open [yes with --sched=native, else regions]\n"
 "    --predict-memory=<MiB>    prediction's state for locations, at most; past\n"
-"                              it, it starts afresh (0: no bound) [32]\n"
+"                              it, it starts afresh (0: no bound) [16]\n"
 "    --cycles=all|increasing   report every non-serializable cycle, or only\n"
 "                              cycles blamed on one region (atomsanitizer) [all]\n"
 "    --check-stack-var=no|yes  check accesses to the thread's own stack [no]\n"

@@ -30,7 +30,8 @@ CONFIGS = [("drd", None, []),
            ("ag:native", "", ["--sched=native"]),
            ("ag:native-nopred", "", ["--sched=native", "--predict=no"]),
            ("ag:unbounded", "", ["--predict-memory=0"]),
-           ("ag:nopredict", "", ["--predict=no"])]
+           ("ag:nopredict", "", ["--predict=no"]),
+           ("ag:pm32", "", ["--predict-memory=32"])]
 
 
 def main():
