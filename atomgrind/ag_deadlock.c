@@ -6,6 +6,7 @@
  * tool knows, for every thread, what it waits for; with the lock holders
  * of ag_sync.c, which thread that is.  A thread is blocked for good when
  *
+ *   - it locks again a normal mutex it holds (glibc waits forever);
  *   - it waits for a lock held (exclusively; or, for a write lock, read-
  *     held) by another thread that is blocked for good, or read-held by
  *     threads that all are (not known one by one: only when every thread
@@ -149,6 +150,16 @@ static Bool ag_dl_may_recover(Addr lock, UInt kind)
    return (k & (AG_DL_MUTEX_ROBUST | AG_DL_MUTEX_PSHARED)) != 0;
 }
 
+/* Does locking again a mutex its thread holds wait forever?  For glibc's
+   normal and adaptive kinds (kind & 3: 0, 3), not robust nor process-
+   shared; a recursive one counts, an error-checking one returns EDEADLK. */
+static Bool ag_dl_relock_waits(Addr lock, UInt kind)
+{
+   if (ag_dl_may_recover(lock, kind)) return False;
+   Int k = *(const Int *)(lock + AG_DL_MUTEX_KIND_OFF) & 3;
+   return k == 0 || k == 3;
+}
+
 /* What v waits for now.  Returns False if it can run (waits for nothing,
    or for something it can have at once).  Otherwise *by is the one live
    thread that must act first (VG_INVALID_THREADID: none in particular:
@@ -194,6 +205,10 @@ static Bool ag_dl_blocked(ThreadId v, ThreadId *by, ag_dl_entry *e)
             handed over; any other stays held (blocked for good if every
             thread is: none could unlock it) */
          if (*by == VG_INVALID_THREADID && !rw && ag_dl_may_recover(lock, kind)) return False;
+         d.holder = o;
+         d.taken_at = at;
+      } else if (o == th->tid && ag_dl_relock_waits(lock, kind)) {
+         *by = v;              /* its own: a cycle of one */
          d.holder = o;
          d.taken_at = at;
       } else if (!(kind == AG_LK_RWLOCK_WR && readers > 0 && o == AG_NO_TID)) {

@@ -146,6 +146,23 @@ class Deadlocks(unittest.TestCase):
         self.assertIn("done 2", r.stdout)
         self.assertEqual(r.rc, 0, r)
 
+    def test_relock_of_a_normal_mutex(self):
+        # tests/progs/bugs/relock_self.c (SCTBench's din_phil7_sat: a second
+        # begin where an end was meant): hung before
+        r = valgrind(bug_prog("relock_self"), timeout=TIMEOUT)
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertIn("a thread locks again a mutex it holds", r.text)
+        self.assertRegex(r.text, r"Thread #2 waits for the lock at 0x[0-9a-f]+, held by thread #2")
+        self.assertNotIn("done", r.stdout)
+        self.assertEqual(r.rc, 1, r)
+
+    def test_relock_of_recursive_or_errorcheck_is_no_deadlock(self):
+        for kind in ("recursive", "errorcheck"):
+            r = valgrind(bug_prog("relock_self"), args=(kind,), timeout=TIMEOUT)
+            self.assertEqual(deadlocks(r), 0, r)
+            self.assertIn("done 2", r.stdout)
+            self.assertEqual(r.rc, 0, r)
+
     def test_suppressed(self):
         exe = prog("two_locks")
         r = valgrind(exe, "--gen-suppressions=all", args=("two_locks",), timeout=TIMEOUT)
