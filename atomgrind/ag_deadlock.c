@@ -6,7 +6,8 @@
  * tool knows, for every thread, what it waits for; with the lock holders
  * of ag_sync.c, which thread that is.  A thread is blocked for good when
  *
- *   - it locks again a normal mutex it holds (glibc waits forever);
+ *   - it locks again a normal mutex it holds (glibc waits until another
+ *     thread unlocks it), and every thread is blocked for good;
  *   - it waits for a lock held (exclusively; or, for a write lock, read-
  *     held) by another thread that is blocked for good, or read-held by
  *     threads that all are (not known one by one: only when every thread
@@ -208,7 +209,10 @@ static Bool ag_dl_blocked(ThreadId v, ThreadId *by, ag_dl_entry *e)
          d.holder = o;
          d.taken_at = at;
       } else if (o == th->tid && ag_dl_relock_waits(lock, kind)) {
-         *by = v;              /* its own: a cycle of one */
+         /* its own: glibc's unlock of such a mutex does not check the
+            owner, so another thread could still release it -- blocked for
+            good only if every thread is */
+         *by = VG_INVALID_THREADID;
          d.holder = o;
          d.taken_at = at;
       } else if (!(kind == AG_LK_RWLOCK_WR && readers > 0 && o == AG_NO_TID)) {

@@ -165,10 +165,7 @@ static void ag_le_taken(const ag_dl_entry *e, Bool xml)
 static void ag_le_pp_deadlock(const Error *err, const ag_dl_report *r, Bool xml)
 {
    HChar what[200], line[256];
-   if (r->cycle && r->n == 1)
-      VG_(snprintf)(what, sizeof what, "Deadlock: a thread locks again a mutex it holds, "
-                    "which waits forever; the run cannot go on");
-   else if (r->cycle)
+   if (r->cycle)
       VG_(snprintf)(what, sizeof what, "Deadlock: %u threads wait for each other in a cycle; "
                     "the run cannot go on", r->n);
    else
