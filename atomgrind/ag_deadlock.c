@@ -6,6 +6,8 @@
  * tool knows, for every thread, what it waits for; with the lock holders
  * of ag_sync.c, which thread that is.  A thread is blocked for good when
  *
+ *   - it locks again a normal mutex it holds (glibc waits until another
+ *     thread unlocks it), and every thread is blocked for good;
  *   - it waits for a lock held (exclusively; or, for a write lock, read-
  *     held) by another thread that is blocked for good, or read-held by
  *     threads that all are (not known one by one: only when every thread
@@ -56,9 +58,10 @@
  * A deadlock is missed, and the run hangs as before, when the last thread
  * that could run ends and no blocked thread is in a join, or when a thread
  * blocks on an object whose initialisation was not seen (a named
- * semaphore; a barrier or semaphore in memory it was not initialised in).  A mutex whose holder has died is not taken as held for good:
- * it may be robust (the next lock returns EOWNERDEAD). */
+ * semaphore; a barrier or semaphore in memory it was not initialised in).  A mutex whose holder has ended is held for good unless
+ * it is robust (the next lock returns EOWNERDEAD) or process-shared. */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client): the mutex's kind */
 #include "pub_tool_execontext.h"   /* the blocked threads' stacks */
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
@@ -129,6 +132,35 @@ static ThreadId ag_dl_vg_of(ag_tid t)
    return VG_INVALID_THREADID;
 }
 
+/* glibc's pthread_mutex_t (x86-64 and the other 64-bit ports): the kind
+   word at byte 16 and its robust and process-shared bits
+   (pthreadP.h: PTHREAD_MUTEX_ROBUST_NORMAL_NP, PTHREAD_MUTEX_PSHARED_BIT). */
+#define AG_DL_MUTEX_KIND_OFF  16
+#define AG_DL_MUTEX_ROBUST    16
+#define AG_DL_MUTEX_PSHARED  128
+
+/* May a lock whose holder has ended still be taken?  A robust mutex is
+   handed to the next locker (EOWNERDEAD), a process-shared one may be
+   unlocked by another process; a spin lock or a rwlock is not looked at. */
+static Bool ag_dl_may_recover(Addr lock, UInt kind)
+{
+   if (kind != AG_LK_MUTEX || !VG_(am_is_valid_for_client)(lock + AG_DL_MUTEX_KIND_OFF,
+                                                           sizeof(Int), VKI_PROT_READ))
+      return True;
+   Int k = *(const Int *)(lock + AG_DL_MUTEX_KIND_OFF);
+   return (k & (AG_DL_MUTEX_ROBUST | AG_DL_MUTEX_PSHARED)) != 0;
+}
+
+/* Does locking again a mutex its thread holds wait forever?  For glibc's
+   normal and adaptive kinds (kind & 3: 0, 3), not robust nor process-
+   shared; a recursive one counts, an error-checking one returns EDEADLK. */
+static Bool ag_dl_relock_waits(Addr lock, UInt kind)
+{
+   if (ag_dl_may_recover(lock, kind)) return False;
+   Int k = *(const Int *)(lock + AG_DL_MUTEX_KIND_OFF) & 3;
+   return k == 0 || k == 3;
+}
+
 /* What v waits for now.  Returns False if it can run (waits for nothing,
    or for something it can have at once).  Otherwise *by is the one live
    thread that must act first (VG_INVALID_THREADID: none in particular:
@@ -170,8 +202,17 @@ static Bool ag_dl_blocked(ThreadId v, ThreadId *by, ag_dl_entry *e)
       d.kind = (UChar)ag_syncinfo_kind(lock);
       if (o != AG_NO_TID && o != th->tid) {
          *by = ag_dl_vg_of(o);
-         /* a dead holder: a robust mutex would be handed over */
-         if (*by == VG_INVALID_THREADID && !rw) return False;
+         /* a dead holder: a robust or process-shared mutex may be
+            handed over; any other stays held (blocked for good if every
+            thread is: none could unlock it) */
+         if (*by == VG_INVALID_THREADID && !rw && ag_dl_may_recover(lock, kind)) return False;
+         d.holder = o;
+         d.taken_at = at;
+      } else if (o == th->tid && ag_dl_relock_waits(lock, kind)) {
+         /* its own: glibc's unlock of such a mutex does not check the
+            owner, so another thread could still release it -- blocked for
+            good only if every thread is */
+         *by = VG_INVALID_THREADID;
          d.holder = o;
          d.taken_at = at;
       } else if (!(kind == AG_LK_RWLOCK_WR && readers > 0 && o == AG_NO_TID)) {

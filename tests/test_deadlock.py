@@ -18,6 +18,11 @@ def prog(name):
     return compile_prog("deadlock/" + name)
 
 
+def bug_prog(name):
+    os.makedirs(os.path.join(OUT, "bugs"), exist_ok=True)
+    return compile_prog("bugs/" + name)
+
+
 def where(fn, marker):
     """'fn (two_locks.c:N)' for the line of two_locks.c marked /* marker */."""
     with open(os.path.join(PROGS, "deadlock", "two_locks.c")) as f:
@@ -122,6 +127,42 @@ class Deadlocks(unittest.TestCase):
         self.assertIn("Thread #1 waits for thread #2 to end (a join)", r.text)
         self.assertRegex(r.text, r"Thread #2 waits on condition variable 0x[0-9a-f]+ ")
         self.assertNotIn("done", r.stdout)
+
+    def test_lock_held_by_an_ended_thread(self):
+        # tests/progs/bugs/exit_holding_lock.c: a thread ends holding a plain
+        # mutex, the next locker waits for good (hung before: the holder's
+        # end was taken as a possible robust hand-over)
+        r = valgrind(bug_prog("exit_holding_lock"), timeout=TIMEOUT)
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertIn("every thread is blocked", r.text)
+        self.assertRegex(r.text, r"Thread #3 waits for the lock at 0x[0-9a-f]+, held by thread #2")
+        self.assertIn("Thread #1 waits for thread #3 to end (a join)", r.text)
+        self.assertNotIn("done", r.stdout)
+        self.assertEqual(r.rc, 1, r)
+
+    def test_robust_mutex_of_an_ended_thread_is_no_deadlock(self):
+        r = valgrind(bug_prog("exit_holding_lock"), args=("robust",), timeout=TIMEOUT)
+        self.assertEqual(r.errors, 0, r)
+        self.assertIn("done 2", r.stdout)
+        self.assertEqual(r.rc, 0, r)
+
+    def test_relock_of_a_normal_mutex(self):
+        # tests/progs/bugs/relock_self.c (SCTBench's din_phil7_sat: a second
+        # begin where an end was meant): hung before
+        r = valgrind(bug_prog("relock_self"), timeout=TIMEOUT)
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertIn("every thread is blocked", r.text)
+        self.assertIn("Thread #1 waits for thread #2 to end (a join)", r.text)
+        self.assertRegex(r.text, r"Thread #2 waits for the lock at 0x[0-9a-f]+, held by thread #2")
+        self.assertNotIn("done", r.stdout)
+        self.assertEqual(r.rc, 1, r)
+
+    def test_relock_of_recursive_or_errorcheck_is_no_deadlock(self):
+        for kind in ("recursive", "errorcheck"):
+            r = valgrind(bug_prog("relock_self"), args=(kind,), timeout=TIMEOUT)
+            self.assertEqual(deadlocks(r), 0, r)
+            self.assertIn("done 2", r.stdout)
+            self.assertEqual(r.rc, 0, r)
 
     def test_suppressed(self):
         exe = prog("two_locks")
