@@ -39,6 +39,8 @@
 #define AG_ST_SIZE 16               /* sizeof(_IO_lock_t) on 64-bit targets */
 #define AG_ST_FILE_LOCK 0x88        /* offsetof(FILE, _lock) */
 #define AG_ST_FILE_MODE 0xc0        /* offsetof(FILE, _mode) */
+#define AG_ST_FILE_MAGIC 0xFBAD0000u /* _IO_MAGIC, in _flags's high half */
+#define AG_ST_FILE_MAGIC_MASK 0xFFFF0000u
 #define AG_ST_FILE_SIZE 224         /* sizeof(struct _IO_FILE_plus) */
 #define AG_ST_BUCKETS 4096          /* the FILEs' 256-byte spans, filtered */
 #define AG_ST_EMPTY ((Addr)0)
@@ -144,14 +146,18 @@ static const ag_st_file *ag_st_file_at(Addr a, UInt size)
    return NULL;
 }
 
-/* t read lock l's address at x just before testing its owner: x is the
-   _lock field of a FILE, known from now on. */
-static void ag_st_learn_file(Addr x, Addr l)
+/* Has f glibc's FILE layout: readable, _flags's high half the magic
+   number, _lock the address l? */
+static Bool ag_st_is_file(Addr f, Addr l)
 {
-   if (x < AG_ST_FILE_LOCK || (x & 7) || !VG_(am_is_valid_for_client)(x, 8, VKI_PROT_READ)
-       || *(const Addr *)x != l)
-      return;
-   Addr f = x - AG_ST_FILE_LOCK;
+   return f && !(f & 7) && VG_(am_is_valid_for_client)(f, AG_ST_FILE_SIZE, VKI_PROT_READ)
+          && (*(const UInt *)f & AG_ST_FILE_MAGIC_MASK) == AG_ST_FILE_MAGIC
+          && *(const Addr *)(f + AG_ST_FILE_LOCK) == l;
+}
+
+/* f is a FILE whose lock is l: known from now on. */
+static void ag_st_add_file(Addr f, Addr l)
+{
    for (UInt i = 0; i < ag_st_nfiles; i++)
       if (ag_st_files[i].file == f) return;
    if (ag_st_nfiles == ag_st_files_cap) {
@@ -165,6 +171,14 @@ static void ag_st_learn_file(Addr x, Addr l)
    /* what libc did to it before its first lock (its orientation, set
       before the lock) is dropped, as if the FILE were new */
    ag_st_an.forget(f, AG_ST_FILE_SIZE);
+}
+
+/* t read lock l's address at x just before testing its owner: x is the
+   _lock field of a FILE. */
+static void ag_st_learn_file(Addr x, Addr l)
+{
+   if (x >= AG_ST_FILE_LOCK && ag_st_is_file(x - AG_ST_FILE_LOCK, l))
+      ag_st_add_file(x - AG_ST_FILE_LOCK, l);
 }
 
 /* Is [l, l+16) a free recursive lock: readable, and all zero? */
@@ -224,6 +238,18 @@ Bool ag_stdio_access(ag_tid t, Addr a, UInt size, UInt flags)
    if (!k && !ag_st_file_field(t, a, size, flags)) return False;
    ag_st_hidden++;
    return True;
+}
+
+void ag_stdio_file(Addr f)
+{
+   if (!f || (f & 7) || !VG_(am_is_valid_for_client)(f, AG_ST_FILE_SIZE, VKI_PROT_READ))
+      return;
+   Addr l = *(const Addr *)(f + AG_ST_FILE_LOCK);
+   if (!ag_st_is_file(f, l) || (l & 3)
+       || !VG_(am_is_valid_for_client)(l, AG_ST_SIZE, VKI_PROT_READ))
+      return;
+   if (!ag_st_find(l)) ag_st_put(l, AG_NO_TID);
+   ag_st_add_file(f, l);
 }
 
 Bool ag_stdio_lock_word(Addr a, UInt size)

@@ -25,6 +25,9 @@ void ag_stdio_init(const ag_stdio_ops *ops);
    True if it is the lock's own (an acquire or release is fed for it
    here, or nothing), and the engines must not see it. */
 Bool ag_stdio_access(ag_tid t, Addr a, UInt size, UInt flags);
+/* f is a FILE (the preload library's stdin, stdout, stderr): known from
+   now on, with its lock, if it has glibc's layout. */
+void ag_stdio_file(Addr f);
 /* Does [a, a+size) lie in a known lock (a futex call's word)? */
 Bool ag_stdio_lock_word(Addr a, UInt size);
 /* [a, a+len) is freed or unmapped: locks there are forgotten. */

@@ -5,6 +5,8 @@
  *   fprintf, fputs                to stderr (unbuffered)          -> clean
  *   fwrite, file                  to a FILE the program opened    -> clean
  *   marked   fprintf to that FILE in ATOMGRIND_ATOMIC_BEGIN/END   -> clean
+ *   unlocked putc_unlocked on that FILE, no flockfile: the program's
+ *            own (inlined) code races on the FILE's buffer pointer -> race
  *   bug      fprintf to that FILE, between a read of a shared count
  *            under a mutex and its write back under the mutex: a lost
  *            update, whatever stdio does                          -> reported
@@ -30,6 +32,7 @@ __attribute__((noinline)) void log_line(long id, int i)
    else if (!strcmp(mode, "fprintf")) fprintf(stderr, "thread %ld line %d\n", id, i);
    else if (!strcmp(mode, "fputs")) fputs("a line from fputs\n", stderr);
    else if (!strcmp(mode, "fwrite")) fwrite("a line from fwrite\n", 1, 19, out);
+   else if (!strcmp(mode, "unlocked")) { putc_unlocked('x', out); putc_unlocked('\n', out); }
    else fprintf(out, "thread %ld line %d\n", id, i);
    if (!strcmp(mode, "bug")) { pthread_mutex_lock(&mu); count = v + 1; pthread_mutex_unlock(&mu); }
 }
