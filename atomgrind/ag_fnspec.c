@@ -343,6 +343,9 @@ Bool ag_fnspec_explicit(Int fn) { return ag_fs_fns[fn].explicit; }
 const HChar *ag_fnspec_name(Int fn) { return ag_fs_fns[fn].name; }
 void ag_fnspec_start_routine(Int fn) { ag_fs_fns[fn].start_routine = True; }
 
+static Bool ag_fs_unnamed;           /* ag_fnspec_unnamed_inline was called */
+void ag_fnspec_unnamed_inline(void) { ag_fs_unnamed = True; }
+
 void ag_fnspec_entered(Int fn, ULong site)
 {
    ag_fs_fns[fn].entered = True;
@@ -480,6 +483,12 @@ static void ag_fs_report_patterns(void)
          if (def)
             VG_(umsg)("atomgrind: %s: '%s' checked nothing: %s is defined but was never "
                       "called\n", p->from, p->pat, def);
+         else if (ag_fs_unnamed)
+            VG_(umsg)("atomgrind: %s: '%s' checked nothing: no such function among those "
+                      "the debug info names; some code that ran is inlined from functions "
+                      "whose names Valgrind cannot read (link-time optimisation keeps them "
+                      "in another unit): build without -flto, or mark the region in the "
+                      "source\n", p->from, p->pat);
          else
             VG_(umsg)("atomgrind: %s: '%s' checked nothing: no such function\n",
                       p->from, p->pat);
