@@ -92,6 +92,44 @@ class Fixpoint(unittest.TestCase):
         self.assertIsNone(spec)
 
 
+class InlinedFunctions(unittest.TestCase):
+    """Inference through inlined instances: inline_bank built with Debian's
+    flags (-O2), withdraw and deposit inlined (no symbol).  The bug in
+    withdraw drops it by name; the next run with the spec checks deposit's
+    inlined instances (its bug reported, its clean form clean) and not
+    withdraw's."""
+
+    @classmethod
+    def setUpClass(cls):
+        from test_regions import debian_cflags, defined_functions
+        cls.exe = compile_prog("inline_bank", extra=debian_cflags(), suffix="-deb")
+        assert "withdraw" not in defined_functions(cls.exe)
+
+    def check_with(self, spec, mode):
+        with tempfile.NamedTemporaryFile("w", suffix=".spec") as f:
+            f.write(spec)
+            f.flush()
+            return valgrind(self.exe, "--atomic-spec=" + f.name, args=[mode])
+
+    def test_all_drops_the_inlined_function(self):
+        p, spec = infer("--", self.exe, "bug")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(patterns(spec), ["all", "!withdraw"], spec)
+        self.assertIn("# dropped in run 1: withdraw", spec)
+        r = self.check_with(spec, "bug_ai")
+        self.assertGreaterEqual(r.atomicity, 1, r)
+        self.assertIn("(call of deposit)", r.text)
+        self.assertEqual(self.check_with(spec, "ok_ai").errors, 0)
+        self.assertEqual(self.check_with(spec, "bug").errors, 0)
+
+    def test_list_start(self):
+        p, spec = infer("--start=withdraw,deposit", "--", self.exe, "bug")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertEqual(patterns(spec), ["withdraw", "deposit", "!withdraw"], spec)
+        r = self.check_with(spec, "bug_ai")
+        self.assertGreaterEqual(r.atomicity, 1, r)
+
+
 class Outcomes(unittest.TestCase):
     def test_only_predicted_reports(self):
         # predictions drop nothing (the inference drops on observed
