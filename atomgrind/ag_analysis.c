@@ -20,6 +20,7 @@
 #include "ag_blocks.h"             /* heap blocks, for race reports */
 #include "ag_cycles.h"             /* the ring reports' cycles are drawn from */
 #include "ag_dcl.h"                /* check-lock-recheck's first checks */
+#include "ag_stdio.h"              /* glibc's inline stdio locks */
 #include "ag_history.h"            /* --history-level=full: access stacks */
 #include "ag_locksets.h"           /* locks held, for race reports */
 #include "ag_options.h"            /* --check, --engine, --sample, ... */
@@ -185,6 +186,9 @@ static void ag_report(void *cookie, const ag_violation *v)
 static void ag_an_access_now(ag_tid t, Addr a, UInt size, UInt flags, Addr ip);
 static void ag_an_report(ag_violation *v);
 static ULong ag_an_events(void);
+static void ag_an_stdio_acquire(ag_tid t, Addr lock);
+static void ag_an_stdio_release(ag_tid t, Addr lock);
+static void ag_an_forget_engines(Addr a, SizeT len);
 
 static ag_engine *ag_make(const HChar *name, const ag_config *cfg)
 {
@@ -234,6 +238,9 @@ void ag_analysis_init(void)
    ag_dcl_on = ag_clo_check == AG_CHECK_ATOMICITY && ag_neng > 0 && !ag_clo_record_trace;
    static const ag_dcl_ops dcl = { ag_an_access_now, ag_an_report, ag_an_events };
    ag_dcl_init(&dcl);
+   static const ag_stdio_ops stdio = { ag_an_stdio_acquire, ag_an_stdio_release,
+                                       ag_an_forget_engines };
+   ag_stdio_init(&stdio);
    if (ag_clo_sample_rpt) {
       ag_sampler_init(&ag_smp, ag_clo_rpt_epsilon_ppm / 1e6, ag_clo_rpt_delta_ppm / 1e6,
                       ag_clo_sample_seed);
@@ -244,6 +251,7 @@ void ag_analysis_init(void)
 void ag_analysis_fini(void)
 {
    ag_dcl_fini();
+   ag_stdio_fini();
    /* a clean report on a program nobody marked is not a clean bill */
    if ((ag_clo_check & AG_CHECK_ATOMICITY) && ag_neng > 0 && ag_an_regions == 0
        && VG_(clo_verbosity) >= 1) {
@@ -422,6 +430,10 @@ static void ag_an_report(ag_violation *v)
    while one is, every access goes past it. */
 void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 {
+   if (UNLIKELY(flags & AG_IN_LIBC)) {     /* libc's inline stdio locks */
+      if (ag_stdio_access(t, a, size, flags)) return;
+      flags &= ~AG_IN_LIBC;
+   }
    if (UNLIKELY(ag_dcl_on) && (ag_dcl_nheld
                              || (flags & (AG_ATOMIC_LS | AG_ATOMIC | AG_WRITE)) == AG_ATOMIC_LS)
        && ag_dcl_access(t, a, size, flags, ip))
@@ -489,6 +501,9 @@ void ag_an_lock_release(ag_tid t, Addr lock, Bool shared)
    ag_an_release(t, lock, shared);
 }
 
+static void ag_an_stdio_acquire(ag_tid t, Addr lock) { ag_an_lock_acquire(t, lock, False); }
+static void ag_an_stdio_release(ag_tid t, Addr lock) { ag_an_lock_release(t, lock, False); }
+
 void ag_an_sync_rmw(ag_tid t, Addr obj)
 {
    ag_an_acquire(t, obj, False);
@@ -517,6 +532,7 @@ void ag_an_world_access(ag_tid t, Addr a, SizeT len, Bool write, Addr ip)
 {
    if (ag_an_race_eng >= ag_neng || !ag_an_gate || len == 0) return;
    UInt size = len > 0x7fffffffUL ? 0x7fffffffU : (UInt)len;
+   if (ag_stdio_lock_word(a, size)) return;     /* a stdio lock's futex */
    ag_rec_access(t, a, size, write ? AG_WRITE : 0, ip);
    ag_ev_access(ag_eng[ag_an_race_eng], t, a, size, write ? AG_WRITE : 0,
                 ag_an_site(ag_an_race_eng, t, ip));
@@ -563,6 +579,7 @@ void ag_an_free(ag_tid t, Addr a, SizeT len)
       return;
    }
    ag_rec_forget(a, len);
+   ag_stdio_forget(a, len);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_free(ag_eng[i], t, a, len, ag_an_site(i, t, 0));
 }
 
@@ -585,6 +602,12 @@ void ag_an_once(ag_tid t, Addr once, Bool init)
 }
 
 void ag_an_forget(Addr a, SizeT len)
+{
+   ag_stdio_forget(a, len);
+   ag_an_forget_engines(a, len);
+}
+
+static void ag_an_forget_engines(Addr a, SizeT len)
 {
    ag_rec_forget(a, len);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_forget(ag_eng[i], a, len);

@@ -9,6 +9,7 @@
 #include "ag_requests.h"           /* what the preload library sends */
 #include "ag_errors.h"             /* ag_error_misuse */
 #include "ag_sched.h"              /* scheduling points */
+#include "ag_stdio.h"              /* the standard streams */
 #include "ag_sync.h"               /* what a sync call means */
 #include "ag_threads.h"            /* the requesting thread */
 #include "ag_syncinfo.h"           /* the kind of each sync object */
@@ -119,6 +120,9 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
       break;
    case AG_CR_CANCEL:
       ag_deadlock_cancel(arg[1]);
+      break;
+   case AG_CR_STDIO_FILES:
+      for (Int i = 1; i <= 3; i++) ag_stdio_file(arg[i]);
       break;
    case AG_CR_SEM_POST:
       ag_deadlock_sem_post(arg[1]);

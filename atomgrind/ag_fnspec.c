@@ -29,6 +29,7 @@ typedef struct {
    HChar *pat;
    Bool exclude;               /* !PATTERN */
    Bool all;                   /* the word 'all' */
+   Bool literal;               /* a name, not a glob: ag_fs_literal */
    HChar *from;                /* "--atomic-fns" or "FILE:LINE", for the exit */
 } ag_fs_pattern;
 
@@ -54,6 +55,16 @@ static ag_map *ag_fs_by_site;  /* region begin site -> fn + 1 */
 
 /* ---- reading patterns -------------------------------------------- */
 
+/* A pattern with a parameter list or an operator's name is a C++ name
+   as Valgrind shows it (and as --infer-spec and atomgrind-infer write
+   it): its '*' and '?' are the name's own (operator*, operator*=,
+   f(char*)), never wildcards, so it is compared, not matched -- as a
+   glob '!Counter::operator*(int)' would also exclude operator*=(int). */
+static Bool ag_fs_literal(const HChar *text)
+{
+   return VG_(strchr)(text, '(') != NULL || VG_(strstr)(text, "operator") != NULL;
+}
+
 static void ag_fs_add(const HChar *text, Bool exclude)
 {
    if (ag_fs_npats == ag_fs_cap) {
@@ -64,6 +75,7 @@ static void ag_fs_add(const HChar *text, Bool exclude)
    p->pat = VG_(strdup)("ag.fnspec.pat", text);
    p->exclude = exclude;
    p->all = VG_STREQ(text, "all");
+   p->literal = ag_fs_literal(text);
    p->from = VG_(strdup)("ag.fnspec.from", ag_fs_from);
 }
 
@@ -299,16 +311,41 @@ static Bool ag_fs_unparamed(const HChar *name, HChar *buf, SizeT n)
    return False;
 }
 
+/* A demangled name without the compiler's clone suffixes ("f(int)" for
+   "f(int) [clone .isra.0] [clone .constprop.0]") into buf; False if it
+   has none. */
+static Bool ag_fs_uncloned(const HChar *name, HChar *buf, SizeT n)
+{
+   SizeT len = VG_(strlen)(name);
+   const HChar *c;
+   Bool any = False;
+   while (len > 0 && name[len - 1] == ']') {
+      for (c = name + len - 1; c > name && *c != '['; c--) {}
+      if (c < name + 1 || c[-1] != ' ' || VG_(strncmp)(c, "[clone ", 7) != 0) break;
+      len = c - 1 - name;
+      any = True;
+   }
+   if (!any || len == 0 || len >= n) return False;
+   VG_(memcpy)(buf, name, len);
+   buf[len] = 0;
+   return True;
+}
+
 /* A pattern matches a function's name, or (C++) its name without the
-   parameter list; 'explicit' when it is one of them exactly. */
+   parameter list, or without clone suffixes; 'explicit' when it is one of
+   them exactly.  A literal pattern (ag_fs_literal) only so. */
 static Bool ag_fs_names(const ag_fs_pattern *p, const HChar *name, const HChar *bare,
                         Bool *explicit)
 {
-   if (VG_(string_match)(p->pat, name) || (bare && VG_(string_match)(p->pat, bare))) {
-      *explicit |= VG_STREQ(p->pat, name) || (bare && VG_STREQ(p->pat, bare));
+   HChar buf[256];
+   const HChar *plain = ag_fs_uncloned(name, buf, sizeof buf) ? buf : NULL;
+   if (VG_STREQ(p->pat, name) || (bare && VG_STREQ(p->pat, bare))
+       || (plain && VG_STREQ(p->pat, plain))) {
+      *explicit = True;
       return True;
    }
-   return False;
+   return !p->literal
+          && (VG_(string_match)(p->pat, name) || (bare && VG_(string_match)(p->pat, bare)));
 }
 
 /* The function called name, with code at a, if a pattern makes it atomic. */
@@ -342,6 +379,9 @@ Bool ag_fnspec_atomic(Int fn) { return !ag_fs_fns[fn].dropped; }
 Bool ag_fnspec_explicit(Int fn) { return ag_fs_fns[fn].explicit; }
 const HChar *ag_fnspec_name(Int fn) { return ag_fs_fns[fn].name; }
 void ag_fnspec_start_routine(Int fn) { ag_fs_fns[fn].start_routine = True; }
+
+static Bool ag_fs_unnamed;           /* ag_fnspec_unnamed_inline was called */
+void ag_fnspec_unnamed_inline(void) { ag_fs_unnamed = True; }
 
 void ag_fnspec_entered(Int fn, ULong site)
 {
@@ -441,7 +481,8 @@ static const HChar *ag_fs_defined(const ag_fs_pattern *p)
          Bool text = False, ifunc, global;
          VG_(DebugInfo_syms_getidx)(di, i, NULL, NULL, &name, NULL, &text, &ifunc, &global);
          if (!text || !name) continue;
-         if (VG_(string_match)(p->pat, name)
+         Bool expl = False;
+         if (ag_fs_names(p, name, NULL, &expl)
              || (cxx && name[0] == '_' && name[1] == 'Z' && VG_(strstr)(name, mangled)))
             return name;
       }
@@ -480,6 +521,12 @@ static void ag_fs_report_patterns(void)
          if (def)
             VG_(umsg)("atomgrind: %s: '%s' checked nothing: %s is defined but was never "
                       "called\n", p->from, p->pat, def);
+         else if (ag_fs_unnamed)
+            VG_(umsg)("atomgrind: %s: '%s' checked nothing: no such function among those "
+                      "the debug info names; some code that ran is inlined from functions "
+                      "whose names Valgrind cannot read (link-time optimisation keeps them "
+                      "in another unit): build without -flto, or mark the region in the "
+                      "source\n", p->from, p->pat);
          else
             VG_(umsg)("atomgrind: %s: '%s' checked nothing: no such function\n",
                       p->from, p->pat);

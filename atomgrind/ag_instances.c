@@ -10,7 +10,7 @@
  * Chains are interned by a 64-bit hash of their text; instances and chains
  * live as long as the run (a few per inlined call site). */
 #include "pub_tool_basics.h"
-#include "pub_tool_libcbase.h"     /* VG_(memcmp), VG_(strlen) */
+#include "pub_tool_libcbase.h"     /* VG_(memcmp), VG_(strlen), VG_(strcmp) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_mallocfree.h"   /* VG_(realloc) */
 #include "pub_tool_options.h"      /* VG_(clo_stats) */
@@ -86,6 +86,9 @@ UInt ag_inst_at(Addr ip)
    /* names[n-1] holds the code (its calls are regions by their entry);
       the others are inlined instances, outermost last */
    for (Int i = n - 2; i >= 0; i--) {
+      /* Valgrind's name for an inlined function whose DWARF is in
+         another unit (link-time optimisation): no pattern can match it */
+      if (VG_(strcmp)(names[i], "UnknownInlinedFun") == 0) ag_fnspec_unnamed_inline();
       Int fn = ag_fnspec_match_name(names[i], ip);
       if (fn == AG_NO_FN) continue;
       c.fn[c.n] = fn;

@@ -18,6 +18,7 @@
 #include "ag_shared.h"             /* shared accesses: scheduling points */
 #include "ag_spec.h"               /* atomic functions' entries, SP's rises */
 #include "ag_spin.h"               /* ag_spin_loop */
+#include "ag_stdio.h"              /* AG_IN_LIBC: libc's code */
 #include "ag_threads.h"            /* ag_cur: the running thread */
 
 /* The hot path.  szfl packs the size (low 16 bits) and AG_* flags.  The
@@ -376,6 +377,7 @@ static UInt ag_idiom(Addr ip, Bool rmw)
    switch (ag_prov_of(ip, rmw)) {
    case AG_PROV_ATOMIC:   return AG_ATOMIC_LS;
    case AG_PROV_REFCOUNT: return rmw ? AG_COMMUTE : 0;
+   case AG_PROV_LIBC:     return AG_IN_LIBC;
    default:               return 0;
    }
 }

@@ -76,6 +76,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>              /* stdin, stdout, stderr: AG_CR_STDIO_FILES */
 #include <semaphore.h>
 #include <signal.h>
 #include <sys/types.h>
@@ -418,7 +419,12 @@ AG_INLINE int ag_pthread_create(pthread_t *thread, const pthread_attr_t *attr,
    int ret;
    OrigFn fn;
    ag_start_args *a;
+   static int told;
    VALGRIND_GET_ORIG_FN(fn);
+   if (!told) {         /* before any thread can use them */
+      told = 1;
+      AG_REQ(AG_CR_STDIO_FILES, stdin, stdout, stderr);
+   }
    AG_PUSH();
    a = malloc(sizeof *a);
    if (a) {

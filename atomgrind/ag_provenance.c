@@ -6,7 +6,8 @@
  * own use of them) leave no frame of their own: a plain mov they compile
  * to is the caller's, and is classified by the caller's file. */
 #include "pub_tool_basics.h"
-#include "pub_tool_debuginfo.h"    /* VG_(get_filename), VG_(get_fnname), VG_(get_objname) */
+#include "pub_tool_debuginfo.h"    /* VG_(get_filename), VG_(get_fnname), VG_(get_objname),
+                                      VG_(find_DebugInfo) */
 #include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strstr), VG_(strncmp) */
 #include "ag_inline.h"             /* ag_inline_chain */
 #include "ag_provenance.h"
@@ -94,10 +95,25 @@ static UInt ag_pv_libstdcxx(DiEpoch ep, Addr ip)
           ? AG_PROV_REFCOUNT : AG_PROV_NONE;
 }
 
+/* Is ip in libc.so's text?  The last such range found is kept: most
+   instructions asked about in a row are in one object. */
+static Bool ag_pv_in_libc(DiEpoch ep, Addr ip)
+{
+   static Addr lo = 1, hi = 0;
+   if (ip >= lo && ip < hi) return True;
+   DebugInfo *di = VG_(find_DebugInfo)(ep, ip);
+   const HChar *so = di ? VG_(DebugInfo_get_soname)(di) : NULL;
+   if (!so || !ag_pv_starts(so, "libc.so")) return False;
+   lo = VG_(DebugInfo_get_text_avma)(di);
+   hi = lo + VG_(DebugInfo_get_text_size)(di);
+   return True;
+}
+
 UInt ag_prov_of(Addr ip, Bool rmw)
 {
    DiEpoch ep = VG_(current_DiEpoch)();
    const HChar *file;
+   if (ag_pv_in_libc(ep, ip)) return AG_PROV_LIBC;
    if (!VG_(get_filename)(ep, ip, &file) || !file[0])
       return rmw ? ag_pv_libstdcxx(ep, ip) : AG_PROV_NONE;
    Bool atomic_h = ag_pv_file_is(file, "atomic_base.h") || ag_pv_file_is(file, "atomic");

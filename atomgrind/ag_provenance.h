@@ -11,6 +11,8 @@
                                 own code: a load or store there is atomic */
 #define AG_PROV_REFCOUNT 2   /* a reference count's update: shared_ptr's and
                                 weak_ptr's control block, locales, facets */
+#define AG_PROV_LIBC     3   /* libc's own code (its inline stdio locks:
+                                ag_stdio.h) */
 
 /* The class of the instruction at ip (rmw: it is a LOCK-prefixed
    read-modify-write).  Made at instrumentation time, from the source file

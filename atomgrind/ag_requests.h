@@ -50,7 +50,9 @@ enum {
                                 sigaction, signal ... succeeded) */
    AG_CR_COND_SIGNALLED,     /* arg1: cond (after signal/broadcast returned:
                                 whoever waited on it then may be woken) */
-   AG_CR_CANCEL              /* arg1: pthread_t (before pthread_cancel) */
+   AG_CR_CANCEL,             /* arg1: pthread_t (before pthread_cancel) */
+   AG_CR_STDIO_FILES         /* arg1..3: stdin, stdout, stderr (before the
+                                first pthread_create: ag_stdio.h) */
 };
 
 /* How a lock was asked for (AG_CR_LOCK_ACQUIRED, AG_CR_COND_WAIT_PRE): only

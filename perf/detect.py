@@ -9,6 +9,7 @@ more option configurations side by side.
     perf/detect.py -n 5 check_act lazy_init          # only these programs
     perf/detect.py --verdict bug -j 2 --log runs.tsv # every run, tab-separated
     perf/detect.py --times --opts '' --opts '--yield-at-regions=no'   # and CPU per program
+    perf/detect.py --cflags=-O2 -n 5                 # the corpus built at -O2
 
 Each --opts is one configuration (a string of Valgrind options, split like
 a shell would; '' is the defaults).  {seed} in it becomes the run's seed
@@ -74,6 +75,9 @@ def parse_args(argv):
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per run (60)")
     ap.add_argument("--seed-base", type=int, default=1, help="first seed (1)")
     ap.add_argument("--verdict", choices=("bug", "ok"), help="only bug or only ok programs")
+    ap.add_argument("--cflags", default="", metavar="FLAGS",
+                    help="extra compiler flags for the corpus, after -O0 (e.g. '-O2'); "
+                         "binaries named apart (corpus-NAME-O2)")
     ap.add_argument("--build", help="the atomgrind build directory (default $AG_BUILD or ./build)")
     ap.add_argument("--log", metavar="FILE", help="write every run as a tab-separated line")
     ap.add_argument("--keep-logs", metavar="DIR", help="keep every run's Valgrind log in DIR")
@@ -323,7 +327,7 @@ def main(argv):
         envs.append(dict(os.environ, AG_BUILD=b))
     if a.keep_logs:
         os.makedirs(a.keep_logs, exist_ok=True)
-    exes = {p.name: agtest.build_corpus(p) for p in progs}
+    exes = {p.name: agtest.build_corpus(p, tuple(shlex.split(a.cflags))) for p in progs}
 
     refused = {}
     for ci, c in enumerate(a.opts):

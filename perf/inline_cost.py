@@ -18,10 +18,13 @@ machine shifts them alike):
               -fno-inline-functions: the same regions as calls
     native    spec, --sched=native (what the scheduler adds)
 
+    base-*    with --base=BUILD: spec and nomatch run by another build (the
+              same programs, paired: before/after a change)
+
 Prints CPU s (user+sys) per run, the median of each, and the ratios.
 Python 3 standard library; vg_bench's measuring helper.
 
-    perf/inline_cost.py [--repeat 5] [--size 4537760] [--build BUILD]"""
+    perf/inline_cost.py [--repeat 5] [--size 4537760] [--build BUILD] [--base BUILD]"""
 import argparse
 import os
 import statistics
@@ -59,7 +62,12 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--size", type=int, default=4 << 20)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--base", help="another build to run spec and nomatch with, paired")
     args = ap.parse_args()
+    configs = list(CONFIGS)
+    if args.base:
+        configs += [("base-spec", ["--tool=atomgrind", SPEC]),
+                    ("base-nomatch", ["--tool=atomgrind", "--atomic-fns=no_such_function"])]
     os.makedirs(vg_bench.TMP, exist_ok=True)
     exe = os.path.join(vg_bench.TMP, "lzpack")
     build(exe)
@@ -69,23 +77,28 @@ def main():
     vg_bench.gen_input(inp, args.size)
     vg = [os.path.join(ROOT, "vg-in-place")]
     env = dict(os.environ, AG_BUILD=args.build)
-    cpu = {name: [] for name, _ in CONFIGS}
+    base_env = dict(os.environ, AG_BUILD=args.base or args.build)
+    cpu = {name: [] for name, _ in configs}
     for rep in range(args.repeat):
-        for name, opts in CONFIGS:
+        for name, opts in configs:
             rc, wall, c, rss, err = vg_bench.run_measured(
-                vg + opts + [exe_calls if name == "calls" else exe, "-t", "2", inp], env=env)
+                vg + opts + [exe_calls if name == "calls" else exe, "-t", "2", inp],
+                env=base_env if name.startswith("base-") else env)
             if rc != 0:
                 sys.exit("%s failed (rc %d):\n%s" % (name, rc, err[-2000:]))
             cpu[name].append(c)
             print("rep %d %-9s cpu %.2f s" % (rep + 1, name, c), flush=True)
     med = {n: statistics.median(v) for n, v in cpu.items()}
     print("\nmedian CPU s over %d paired runs (lzpack -t 2, %d bytes):" % (args.repeat, args.size))
-    for n, _ in CONFIGS:
-        print("  %-9s %6.2f  (%.2fx none)" % (n, med[n], med[n] / med["none"]))
+    for n, _ in configs:
+        print("  %-12s %6.2f  (%.2fx none)" % (n, med[n], med[n] / med["none"]))
     print("  nomatch / spec-off: %.3fx (tracking alone)   spec / calls: %.3fx (inlined vs called)"
           % (med["nomatch"] / med["spec-off"], med["spec"] / med["calls"]))
     print("  spec / drd: %.2fx   spec / native: %.2fx"
           % (med["spec"] / med["drd"], med["spec"] / med["native"]))
+    if args.base:
+        print("  spec / base-spec: %.3fx   nomatch / base-nomatch: %.3fx (this build / base)"
+              % (med["spec"] / med["base-spec"], med["nomatch"] / med["base-nomatch"]))
 
 
 if __name__ == "__main__":

@@ -156,10 +156,11 @@ def run_host(exe, *args, timeout=600):
 
 # ---- the program collection (tests/progs/corpus.py) -------------------------
 
-def build_corpus(prog):
+def build_corpus(prog, cflags=()):
     """Build a corpus.Prog (C or C++, with its shared library if it has one)
     into tests-bin as corpus-NAME (again only when a source changed) and
-    return the binary's path.  <valgrind/atomgrind.h> is this tree's header.
+    return the binary's path.  cflags (-O2, say) come after the default
+    -O0 and name the binary and library apart (corpus-NAME-O2).  <valgrind/atomgrind.h> is this tree's header.
     Safe to call from several threads or processes at once: each output is
     written under a temporary name and renamed into place."""
     inc = os.path.join(OUT, "include")
@@ -170,8 +171,9 @@ def build_corpus(prog):
         os.symlink(os.path.join(REPO, "atomgrind", "atomgrind.h"), tmp)
         os.replace(tmp, hdr)
     cc = "g++" if prog.lang == "c++" else "cc"
-    flags = ["-g", "-O0", "-pthread", "-I", inc, *prog.flags]
-    exe = os.path.join(OUT, "corpus-" + prog.name)
+    flags = ["-g", "-O0", "-pthread", "-I", inc, *prog.flags, *cflags]
+    tag = prog.name + re.sub(r"[^A-Za-z0-9]+", "", "-".join(cflags)).join(["-", ""] if cflags else ["", ""])
+    exe = os.path.join(OUT, "corpus-" + tag)
     srcs = [os.path.join(PROGS, s) for s in prog.srcs]
     libsrcs = [os.path.join(PROGS, s) for s in prog.lib]
     deps = srcs + libsrcs + [os.path.join(os.path.dirname(s), h) for s in srcs
@@ -185,7 +187,7 @@ def build_corpus(prog):
         os.replace(tmp, out)
     libs = []
     if libsrcs:
-        cc_to(os.path.join(OUT, "libcorpus-%s.so" % prog.name), "-fPIC", "-shared", *libsrcs)
-        libs = ["-L", OUT, "-lcorpus-" + prog.name, "-Wl,-rpath,$ORIGIN"]
+        cc_to(os.path.join(OUT, "libcorpus-%s.so" % tag), "-fPIC", "-shared", *libsrcs)
+        libs = ["-L", OUT, "-lcorpus-" + tag, "-Wl,-rpath,$ORIGIN"]
     cc_to(exe, *srcs, *libs)
     return exe

@@ -25,7 +25,7 @@ LAYERS = [
     ["ag_shared"],                                          # which accesses are points
     ["ag_sched"],                                           # who runs next
     ["ag_analysis"],                                        # engines and their events
-    ["ag_dcl"],                                             # check-lock-recheck's held loads
+    ["ag_dcl", "ag_stdio"],                                 # check-lock-recheck's held loads, stdio's locks
     ["ag_errors", "ag_record"],                             # reports, traces
     ["ag_lockerrors"],                                      # deadlock and lock-order reports
     ["ag_cycles"],                                          # reports' cycles, drawn
