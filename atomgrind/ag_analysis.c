@@ -25,6 +25,7 @@
 #include "ag_options.h"            /* --check, --engine, --sample, ... */
 #include "ag_record.h"             /* --record-trace */
 #include "ag_sampler.h"            /* RPT windows */
+#include "ag_site.h"               /* what the engines' sites hold */
 
 #define AG_RACE_ENGINE "fasttrack"
 #define AG_PREDICT_ENGINE "predict"
@@ -343,11 +344,12 @@ ULong ag_an_begin(ag_tid t, ThreadId vgtid)
    ag_an_sync_event();
    ag_rec_begin(t, VG_(get_IP)(vgtid));
    ag_an_xp(AG_XE_BEGIN, t, 0, 0, False);
-   for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
-   if (ag_dcl_on) ag_dcl_begin(t, (ULong)(Addr)ec);
+   ag_site site = ag_site_handle(ec);
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, site);
+   if (ag_dcl_on) ag_dcl_begin(t, site);
    ag_an_region_seen = True;
    ag_an_update_gate();
-   return (ULong)(Addr)ec;
+   return site;
 }
 
 void ag_an_end(ag_tid t, ThreadId vgtid)
@@ -378,20 +380,21 @@ static void ag_an_access_stack(ag_tid t)
 }
 
 /* --history-level=full in race mode: the access's whole stack stands for
-   its address (ag_locksets.h), as Helgrind keeps a stack per access. */
-static ULong ag_an_race_stack(void)
+   its address (ag_site.h), as Helgrind keeps a stack per access. */
+static ag_site ag_an_race_stack(void)
 {
    ExeContext *ec = VG_(record_ExeContext)(VG_(get_running_tid)(), 0);
-   return AG_SITE_ECU | VG_(get_ECU_from_ExeContext)(ec);
+   return ag_site_stack(VG_(get_ECU_from_ExeContext)(ec));
 }
 
 /* The site of an access for engine i: the race engine's carries the
    locks the thread holds (ag_locksets.h). */
-static inline ULong ag_an_site(UInt i, ag_tid t, Addr ip)
+static inline ag_site ag_an_site(UInt i, ag_tid t, Addr ip)
 {
-   if (i != ag_an_race_eng) return ip;
-   if (UNLIKELY(ag_clo_history == AG_HIST_FULL)) return ag_an_race_stack() | ag_lockset_tag(t);
-   return ip | ag_lockset_tag(t);
+   if (i != ag_an_race_eng) return ag_site_code(ip);
+   if (UNLIKELY(ag_clo_history == AG_HIST_FULL))
+      return ag_site_with_locks(ag_an_race_stack(), ag_lockset_tag(t));
+   return ag_site_with_locks(ag_site_code(ip), ag_lockset_tag(t));
 }
 
 static ULong ag_an_events(void) { return ag_neng ? ag_engine_events(ag_eng[0]) : 0; }
@@ -432,12 +435,12 @@ static void ag_an_access_now(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
    is open, since no other lock operation can lie on a cycle (the
    argument of ag_quiescent in engine/ag_engine.c), so programs without
    regions do not pay for it. */
-static ULong ag_an_sync_site(void)
+static ag_site ag_an_sync_site(void)
 {
    if (ag_clo_history == AG_HIST_NONE || !(ag_clo_check & AG_CHECK_ATOMICITY)
        || ag_engine_open_regions(ag_eng[0]) == 0)
-      return 0;
-   return (ULong)(Addr)VG_(record_ExeContext)(VG_(get_running_tid)(), 0);
+      return AG_SITE_NONE;
+   return ag_site_handle(VG_(record_ExeContext)(VG_(get_running_tid)(), 0));
 }
 
 static void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
@@ -445,7 +448,7 @@ static void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
    ag_an_sync_event();
    ag_rec_acquire(t, lock, shared);
    ag_an_xp(AG_XE_ACQ, t, lock, 0, shared);
-   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   ag_site site = ag_neng ? ag_an_sync_site() : AG_SITE_NONE;
    for (UInt i = 0; i < ag_neng; i++) ag_ev_acquire(ag_eng[i], t, lock, shared, site);
 }
 
@@ -454,7 +457,7 @@ static void ag_an_release(ag_tid t, Addr lock, Bool shared)
    ag_an_sync_event();
    ag_rec_release(t, lock, shared);
    ag_an_xp(AG_XE_REL, t, lock, 0, shared);
-   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   ag_site site = ag_neng ? ag_an_sync_site() : AG_SITE_NONE;
    for (UInt i = 0; i < ag_neng; i++) ag_ev_release(ag_eng[i], t, lock, shared, site);
 }
 
@@ -518,7 +521,7 @@ void ag_an_world_access(ag_tid t, Addr a, SizeT len, Bool write, Addr ip)
    it. */
 void ag_an_barrier(ag_tid t, Addr b, Addr gen, Bool arrive)
 {
-   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   ag_site site = ag_neng ? ag_an_sync_site() : AG_SITE_NONE;
    ag_an_sync_event();
    if (arrive) ag_rec_release(t, gen, False);
    else ag_rec_acquire(t, gen, False);

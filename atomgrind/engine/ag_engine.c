@@ -47,7 +47,7 @@ int ag_engine_join_bytes = 1;
    (its release then names no acquire). */
 typedef struct {
    ag_tid tid;
-   uint64_t acq_event, acq_site, rel_event, rel_site;
+   uint64_t acq_event; ag_site acq_site; uint64_t rel_event; ag_site rel_site;
 } ag_lock_use;
 
 typedef struct {
@@ -260,7 +260,7 @@ void ag_ev_thread_new(ag_engine *e, ag_tid t)
 
 /* Start an event: count it, check the thread.  Returns 1 if it must be
    forwarded to the engine: the engine is active and `wanted` it. */
-static inline int ag_event_if(ag_engine *e, ag_tid t, uint64_t site, int wanted, int *bad)
+static inline int ag_event_if(ag_engine *e, ag_tid t, ag_site site, int wanted, int *bad)
 {
    e->ctx.event++;
    e->ctx.site = site;
@@ -270,7 +270,7 @@ static inline int ag_event_if(ag_engine *e, ag_tid t, uint64_t site, int wanted,
    return 1;
 }
 
-static int ag_event(ag_engine *e, ag_tid t, uint64_t site, int *bad)
+static int ag_event(ag_engine *e, ag_tid t, ag_site site, int *bad)
 {
    return ag_event_if(e, t, site, 1, bad);
 }
@@ -286,7 +286,7 @@ static inline int ag_quiescent(const ag_engine *e)
    return e->quiesce && e->open == 0;
 }
 
-int ag_ev_begin(ag_engine *e, ag_tid t, uint64_t site)
+int ag_ev_begin(ag_engine *e, ag_tid t, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
    if (bad) return AG_MISUSE_BAD_TID;
@@ -310,7 +310,7 @@ static void ag_close_region(ag_engine *e, ag_tid t, int fwd)
    r->begin_site = 0;
 }
 
-int ag_ev_end(ag_engine *e, ag_tid t, uint64_t site)
+int ag_ev_end(ag_engine *e, ag_tid t, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
    if (bad) return AG_MISUSE_BAD_TID;
@@ -401,7 +401,7 @@ static unsigned ag_idiom_flags(const ag_engine *e, unsigned flags)
 }
 
 int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
-                 unsigned flags, uint64_t site)
+                 unsigned flags, ag_site site)
 {
    int bad, fwd = ag_event_if(e, t, site, size != 0 && !ag_quiescent(e), &bad);
    if (bad) return AG_MISUSE_BAD_TID;
@@ -428,7 +428,7 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
    return AG_OK;
 }
 
-int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t site)
+int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
    if (bad) return AG_MISUSE_BAD_TID;
@@ -446,7 +446,7 @@ int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t sit
    return AG_OK;
 }
 
-static void ag_lock_note_release(ag_lock_hist *h, ag_tid t, uint64_t event, uint64_t site)
+static void ag_lock_note_release(ag_lock_hist *h, ag_tid t, uint64_t event, ag_site site)
 {
    if (h->rel[0].rel_event && h->rel[0].tid != t) h->rel[1] = h->rel[0];
    h->rel[0].tid = t;
@@ -456,7 +456,7 @@ static void ag_lock_note_release(ag_lock_hist *h, ag_tid t, uint64_t event, uint
    h->rel[0].rel_site = site;
 }
 
-int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t site)
+int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
    if (bad) return AG_MISUSE_BAD_TID;
@@ -469,7 +469,7 @@ int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t sit
    return AG_OK;
 }
 
-int ag_ev_fork(ag_engine *e, ag_tid parent, ag_tid child, uint64_t site)
+int ag_ev_fork(ag_engine *e, ag_tid parent, ag_tid child, ag_site site)
 {
    if (child == AG_NO_TID || child == parent) {
       int bad;
@@ -483,7 +483,7 @@ int ag_ev_fork(ag_engine *e, ag_tid parent, ag_tid child, uint64_t site)
    return AG_OK;
 }
 
-int ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, uint64_t site)
+int ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, ag_site site)
 {
    int bad, fwd = ag_event(e, joiner, site, &bad);
    if (bad || child >= e->ctx.nthreads || child == joiner) return AG_MISUSE_BAD_TID;
@@ -599,7 +599,7 @@ void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len)
    if (e->ops->lock_forget) ag_forget_keys(e, e->locks, addr, len, ag_forget_lock);
 }
 
-int ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, uint64_t site)
+int ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, ag_site site)
 {
    int rc = AG_OK;
    if (e->ops->kind == AG_KIND_RACE && len) {
