@@ -1,40 +1,11 @@
 /* ag_engine.c -- the dispatcher between front-ends and engines: event
  * numbering, region nesting, shadow memory, per-event report de-duplication,
- * sampling activation, and the registry of engines.  See ag_engine.h. */
+ * sampling activation.  See ag_engine.h.  (The registry of engines is
+ * ag_registry.c, above the engines, which call in here.) */
 #include "ag_engine_impl.h"
 #include "ag_map.h"
 #include "ag_shadow.h"
 #include "ag_shim.h"
-
-/* ---- registry ---------------------------------------------------- */
-
-extern const ag_engine_ops ag_atomsan_ops;
-extern const ag_engine_ops ag_velodrome_ops;
-extern const ag_engine_ops ag_fasttrack_ops;
-extern const ag_engine_ops ag_aerodrome_ops;
-extern const ag_engine_ops ag_predict_ops;
-
-static const ag_engine_ops *const registry[] = {
-   &ag_atomsan_ops,
-   &ag_velodrome_ops,
-   &ag_fasttrack_ops,
-   &ag_aerodrome_ops,
-   &ag_predict_ops,
-   NULL
-};
-
-const ag_engine_ops *ag_engine_find(const char *name)
-{
-   for (int i = 0; registry[i]; i++)
-      if (ag_streq(registry[i]->name, name)) return registry[i];
-   return NULL;
-}
-
-const ag_engine_ops *const *ag_engine_all(void) { return registry; }
-
-const char *ag_engine_name(const ag_engine_ops *ops) { return ops->name; }
-const char *ag_engine_help(const ag_engine_ops *ops) { return ops->help; }
-int ag_engine_kind(const ag_engine_ops *ops) { return ops->kind; }
 
 /* ---- instance ---------------------------------------------------- */
 

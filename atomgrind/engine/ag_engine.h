@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "ag_site.h"         /* what a site is */
+#include "ag_registry.h"     /* ag_engine_ops; the engines by name */
 
 typedef uint32_t ag_tid;          /* dense thread index, 0.. */
 typedef uint64_t ag_addr;
@@ -136,17 +137,6 @@ typedef struct ag_config {
       predicts nothing across a stretch it did not see (ag_predict.c). */
    int predict_in_regions;
 } ag_config;
-
-/* An engine, as front ends see it: a name, a help line, a kind.  What an
-   engine implements is in ag_engine_impl.h. */
-typedef struct ag_engine_ops ag_engine_ops;
-const char *ag_engine_name(const ag_engine_ops *ops);
-const char *ag_engine_help(const ag_engine_ops *ops);
-int ag_engine_kind(const ag_engine_ops *ops);      /* AG_KIND_* */
-
-/* Registry */
-const ag_engine_ops *ag_engine_find(const char *name);   /* NULL if unknown */
-const ag_engine_ops *const *ag_engine_all(void);         /* NULL-terminated */
 
 /* ------------------------------------------------------------------ */
 /* What front-ends call.                                               */
