@@ -59,6 +59,8 @@ struct ag_engine {
       byte loops leave equal ones (one thread, one epoch, one instruction),
       AtomSanitizer's inside a region (one transaction) */
    int join_bytes;
+   uint32_t nobs;              /* observers (ag_engine_observe) */
+   ag_observer obs[AG_MAX_OBSERVERS];
 };
 
 /* The atomic objects at one address: up to AG_ATOMIC_SIZES sizes (more is
@@ -246,6 +248,27 @@ static int ag_event(ag_engine *e, ag_tid t, ag_site site, int *bad)
    return ag_event_if(e, t, site, 1, bad);
 }
 
+int ag_engine_observe(ag_engine *e, const ag_observer *o)
+{
+   if (e->nobs == AG_MAX_OBSERVERS) return -1;
+   e->obs[e->nobs++] = *o;
+   return 0;
+}
+
+static __attribute__((noinline, cold)) void ag_publish_now(ag_engine *e, int kind, ag_tid t,
+                                                           uint64_t a, unsigned size, int shared)
+{
+   ag_xp_event ev = { e->ctx.event, kind, t, a, size, shared };
+   for (uint32_t i = 0; i < e->nobs; i++) e->obs[i].event(e->obs[i].cookie, &ev);
+}
+
+/* The event just numbered, to the observers (right after ag_event). */
+static inline void ag_publish(ag_engine *e, int kind, ag_tid t, uint64_t a, unsigned size,
+                              int shared)
+{
+   if (__builtin_expect(e->nobs != 0, 0)) ag_publish_now(e, kind, t, a, size, shared);
+}
+
 /* While no thread is inside a region, an access cannot lie on a cycle of
    transactions: a cycle through it would have to lead from a later event
    back to an earlier one, and only a transaction spanning that moment
@@ -260,6 +283,7 @@ static inline int ag_quiescent(const ag_engine *e)
 int ag_ev_begin(ag_engine *e, ag_tid t, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
+   ag_publish(e, AG_XE_BEGIN, t, 0, 0, 0);
    if (bad) return AG_MISUSE_BAD_TID;
    ag_region *r = &e->ctx.regions[t];
    if (r->depth++ == 0) {
@@ -284,6 +308,7 @@ static void ag_close_region(ag_engine *e, ag_tid t, int fwd)
 int ag_ev_end(ag_engine *e, ag_tid t, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
+   ag_publish(e, AG_XE_END, t, 0, 0, 0);
    if (bad) return AG_MISUSE_BAD_TID;
    ag_region *r = &e->ctx.regions[t];
    if (r->depth == 0) return AG_MISUSE_END;
@@ -375,6 +400,7 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
                  unsigned flags, ag_site site)
 {
    int bad, fwd = ag_event_if(e, t, site, size != 0 && !ag_quiescent(e), &bad);
+   ag_publish(e, flags & AG_WRITE ? AG_XE_WRITE : AG_XE_READ, t, addr, size, 0);
    if (bad) return AG_MISUSE_BAD_TID;
    if (__builtin_expect(flags & (AG_SPIN | AG_ATOMIC_LS | AG_COMMUTE), 0))
       flags = ag_idiom_flags(e, flags);
@@ -402,6 +428,7 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
 int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
+   ag_publish(e, AG_XE_ACQ, t, lock, 0, shared);
    if (bad) return AG_MISUSE_BAD_TID;
    if (fwd) {
       ag_lock_hist *h = ag_map_lookup(e->locks, lock, NULL);
@@ -430,6 +457,7 @@ static void ag_lock_note_release(ag_lock_hist *h, ag_tid t, uint64_t event, ag_s
 int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
+   ag_publish(e, AG_XE_REL, t, lock, 0, shared);
    if (bad) return AG_MISUSE_BAD_TID;
    if (fwd) {
       ag_lock_hist *h = ag_map_lookup(e->locks, lock, NULL);
@@ -445,10 +473,12 @@ int ag_ev_fork(ag_engine *e, ag_tid parent, ag_tid child, ag_site site)
    if (child == AG_NO_TID || child == parent) {
       int bad;
       ag_event(e, parent, site, &bad);
+      ag_publish(e, AG_XE_FORK, parent, child, 0, 0);
       return AG_MISUSE_BAD_TID;
    }
    ag_ev_thread_new(e, child);
    int bad, fwd = ag_event(e, parent, site, &bad);
+   ag_publish(e, AG_XE_FORK, parent, child, 0, 0);
    if (bad) return AG_MISUSE_BAD_TID;
    if (fwd) e->ops->fork(e->self, parent, child);
    return AG_OK;
@@ -457,6 +487,7 @@ int ag_ev_fork(ag_engine *e, ag_tid parent, ag_tid child, ag_site site)
 int ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, ag_site site)
 {
    int bad, fwd = ag_event(e, joiner, site, &bad);
+   ag_publish(e, AG_XE_JOIN, joiner, child, 0, 0);
    if (bad || child >= e->ctx.nthreads || child == joiner) return AG_MISUSE_BAD_TID;
    if (fwd) e->ops->join(e->self, joiner, child);
    return AG_OK;
@@ -464,6 +495,8 @@ int ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, ag_site site)
 
 int ag_ev_thread_exit(ag_engine *e, ag_tid t)
 {
+   for (uint32_t i = 0; i < e->nobs; i++)
+      if (e->obs[i].thread_exit) e->obs[i].thread_exit(e->obs[i].cookie, t);
    if (!(t < e->ctx.nthreads && e->ctx.regions[t].live)) return AG_MISUSE_BAD_TID;
    ag_region *r = &e->ctx.regions[t];
    int rc = AG_OK;
@@ -575,6 +608,7 @@ int ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, ag_site site)
    int rc = AG_OK;
    if (e->ops->kind == AG_KIND_RACE && len) {
       int bad, fwd = ag_event(e, t, site, &bad);
+      ag_publish(e, AG_XE_WRITE, t, addr, len > 0xffffffffu ? 0xffffffffu : (unsigned)len, 0);
       if (bad) rc = AG_MISUSE_BAD_TID;
       else if (fwd) {
          e->ctx.flags = AG_WRITE | AG_FREE;

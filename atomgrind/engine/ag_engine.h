@@ -7,7 +7,8 @@
  *   - the event counter (1-based; every ag_ev_* call except ag_ev_thread_new,
  *     ag_ev_thread_exit, ag_ev_forget and ag_ev_atomic_seen is one event,
  *     even a nested begin/end that is a no-op; ag_ev_free is one for race
- *     engines only);
+ *     engines only), and each numbered event handed to the observers
+ *     that asked for them (ag_engine_observe);
  *   - nesting of atomic regions (engines only see outermost begin/end);
  *   - accesses made while no thread is inside a region are not forwarded
  *     to atomicity engines: no such access can lie on a cycle, nor can any
@@ -152,6 +153,35 @@ const ag_engine_ops *ag_engine_ops_of(const ag_engine *e);
    byte (engines with loc_equal: see ag_engine.c).  On by default; tests
    switch it off to show that joining changes no report. */
 extern int ag_engine_join_bytes;
+
+/* Observers: each event as the dispatcher numbered it, handed to whoever
+   asked (the tool's cycle pictures: a ring of ag_explain_core.c), so
+   that no one numbers events a second time.  The kinds are in the same
+   order as atomgrind-trace's AG_RE_*. */
+enum { AG_XE_READ, AG_XE_WRITE, AG_XE_ACQ, AG_XE_REL, AG_XE_FORK, AG_XE_JOIN,
+       AG_XE_BEGIN, AG_XE_END };
+typedef struct ag_xp_event {
+   uint64_t index;            /* the engine's event index (1-based) */
+   int kind;                  /* AG_XE_* */
+   ag_tid tid;
+   uint64_t a;                /* address, lock, or the other thread (fork/join) */
+   unsigned size;
+   int shared;
+} ag_xp_event;
+
+typedef struct ag_observer {
+   /* every event the engine numbers, active or not, wanted or not (an
+      access while no region is open too), with the flags and the thread
+      as the front end gave them; before the engine sees it, so a report
+      made at it finds it already told */
+   void (*event)(void *cookie, const ag_xp_event *ev);
+   /* thread t exits (not an event); before its open region is closed */
+   void (*thread_exit)(void *cookie, ag_tid t);
+   void *cookie;
+} ag_observer;
+#define AG_MAX_OBSERVERS 2
+/* o (copied) observes e from now on; 0, or -1 when e has AG_MAX_OBSERVERS. */
+int ag_engine_observe(ag_engine *e, const ag_observer *o);
 
 /* Misuse codes returned by the event calls (0 = fine). */
 #define AG_OK               0
