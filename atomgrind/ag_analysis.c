@@ -18,7 +18,7 @@
 #include "ag_errors.h"             /* reports and misuse */
 #include "ag_fnspec.h"             /* were atomic functions named? */
 #include "ag_blocks.h"             /* heap blocks, for race reports */
-#include "ag_cycles.h"             /* the ring reports' cycles are drawn from */
+#include "ag_cycles.h"             /* the ring reports' cycles are drawn from: an observer */
 #include "ag_dcl.h"                /* check-lock-recheck's first checks */
 #include "ag_stdio.h"              /* glibc's inline stdio locks */
 #include "ag_history.h"            /* --history-level=full: access stacks */
@@ -26,6 +26,7 @@
 #include "ag_options.h"            /* --check, --engine, --sample, ... */
 #include "ag_record.h"             /* --record-trace */
 #include "ag_sampler.h"            /* RPT windows */
+#include "ag_site.h"               /* what the engines' sites hold */
 
 #define AG_RACE_ENGINE "fasttrack"
 #define AG_PREDICT_ENGINE "predict"
@@ -164,17 +165,6 @@ static inline void ag_an_sync_event(void)
    ag_an_tick();
 }
 
-/* Every event is the running thread's (begin, end and exit name theirs
-   explicitly, and are the running thread too). */
-/* --explain-dir, -v, --xml=yes: an event of the atomicity engine goes
-   into the ring its reports' cycles are drawn from (ag_cycles.c), numbered
-   as the engine will number it.  Called before the engine sees it. */
-static inline void ag_an_xp(Int kind, ag_tid t, Addr a, UInt size, Bool shared)
-{
-   if (UNLIKELY(ag_cyc_on) && ag_neng > 0)
-      ag_cyc_event(ag_engine_events(ag_eng[0]) + 1, kind, t, a, size, shared);
-}
-
 static void ag_report(void *cookie, const ag_violation *v)
 {
    (void)cookie;
@@ -230,6 +220,8 @@ void ag_analysis_init(void)
       ag_eng[ag_neng++] = ag_make(AG_RACE_ENGINE, &cfg);
       ag_blocks_on = True;
    }
+   /* the cycle pictures are drawn from the atomicity engine's events */
+   if (ag_cyc_on && ag_neng > 0) ag_engine_observe(ag_eng[0], &ag_cyc_observer);
    ag_an_every_access = (ag_clo_check & AG_CHECK_RACES) || ag_clo_record_trace
                         || !ag_clo_skip_quiescent;
    ag_an_update_gate();
@@ -328,7 +320,6 @@ void ag_an_fork(ag_tid parent, ag_tid child)
    ag_an_announce(child);
    ag_an_sync_event();
    ag_rec_fork(parent, child);
-   ag_an_xp(AG_XE_FORK, parent, child, 0, False);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_fork(ag_eng[i], parent, child, 0);
 }
 
@@ -336,7 +327,6 @@ void ag_an_join(ag_tid joiner, ag_tid child)
 {
    ag_an_sync_event();
    ag_rec_join(joiner, child);
-   ag_an_xp(AG_XE_JOIN, joiner, child, 0, False);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_join(ag_eng[i], joiner, child, 0);
 }
 
@@ -346,7 +336,6 @@ void ag_an_thread_exit(ag_tid t, ThreadId vgtid)
    ag_an_vgtid = vgtid;
    if (ag_dcl_on && ag_an_in_region(t)) ag_dcl_end(t);
    ag_rec_exit(t);
-   ag_cyc_exit(t);
    for (UInt i = 0; i < ag_neng; i++) rc |= ag_ev_thread_exit(ag_eng[i], t);
    ag_an_update_gate();
    if (rc == AG_MISUSE_OPEN_EXIT)
@@ -363,12 +352,12 @@ ULong ag_an_begin(ag_tid t, ThreadId vgtid)
    ag_an_vgtid = vgtid;
    ag_an_sync_event();
    ag_rec_begin(t, VG_(get_IP)(vgtid));
-   ag_an_xp(AG_XE_BEGIN, t, 0, 0, False);
-   for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, (ULong)(Addr)ec);
-   if (ag_dcl_on) ag_dcl_begin(t, (ULong)(Addr)ec);
+   ag_site site = ag_site_handle(ec);
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_begin(ag_eng[i], t, site);
+   if (ag_dcl_on) ag_dcl_begin(t, site);
    ag_an_region_seen = True;
    ag_an_update_gate();
-   return (ULong)(Addr)ec;
+   return site;
 }
 
 void ag_an_end(ag_tid t, ThreadId vgtid)
@@ -378,7 +367,6 @@ void ag_an_end(ag_tid t, ThreadId vgtid)
    ag_an_sync_event();
    if (ag_dcl_on && ag_engine_depth(ag_eng[0], t) == 1) ag_dcl_end(t);
    ag_rec_end(t, VG_(get_IP)(vgtid));
-   ag_an_xp(AG_XE_END, t, 0, 0, False);
    for (UInt i = 0; i < ag_neng; i++) rc = ag_ev_end(ag_eng[i], t, 0);
    ag_an_update_gate();
    if (rc == AG_MISUSE_END)
@@ -399,20 +387,21 @@ static void ag_an_access_stack(ag_tid t)
 }
 
 /* --history-level=full in race mode: the access's whole stack stands for
-   its address (ag_locksets.h), as Helgrind keeps a stack per access. */
-static ULong ag_an_race_stack(void)
+   its address (ag_site.h), as Helgrind keeps a stack per access. */
+static ag_site ag_an_race_stack(void)
 {
    ExeContext *ec = VG_(record_ExeContext)(VG_(get_running_tid)(), 0);
-   return AG_SITE_ECU | VG_(get_ECU_from_ExeContext)(ec);
+   return ag_site_stack(VG_(get_ECU_from_ExeContext)(ec));
 }
 
 /* The site of an access for engine i: the race engine's carries the
    locks the thread holds (ag_locksets.h). */
-static inline ULong ag_an_site(UInt i, ag_tid t, Addr ip)
+static inline ag_site ag_an_site(UInt i, ag_tid t, Addr ip)
 {
-   if (i != ag_an_race_eng) return ip;
-   if (UNLIKELY(ag_clo_history == AG_HIST_FULL)) return ag_an_race_stack() | ag_lockset_tag(t);
-   return ip | ag_lockset_tag(t);
+   if (i != ag_an_race_eng) return ag_site_code(ip);
+   if (UNLIKELY(ag_clo_history == AG_HIST_FULL))
+      return ag_site_with_locks(ag_an_race_stack(), ag_lockset_tag(t));
+   return ag_site_with_locks(ag_site_code(ip), ag_lockset_tag(t));
 }
 
 static ULong ag_an_events(void) { return ag_neng ? ag_engine_events(ag_eng[0]) : 0; }
@@ -445,7 +434,6 @@ void ag_an_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 static void ag_an_access_now(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
 {
    if (UNLIKELY(ag_clo_record_trace != NULL)) ag_rec_access(t, a, size, flags, ip);
-   ag_an_xp(flags & AG_WRITE ? AG_XE_WRITE : AG_XE_READ, t, a, size, False);
    ag_ev_access(ag_eng[0], t, a, size, flags, ag_an_site(0, t, ip));
    for (UInt i = 1; i < ag_neng; i++)
       ag_ev_access(ag_eng[i], t, a, size, flags, ag_an_site(i, t, ip));
@@ -457,20 +445,19 @@ static void ag_an_access_now(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
    is open, since no other lock operation can lie on a cycle (the
    argument of ag_quiescent in engine/ag_engine.c), so programs without
    regions do not pay for it. */
-static ULong ag_an_sync_site(void)
+static ag_site ag_an_sync_site(void)
 {
    if (ag_clo_history == AG_HIST_NONE || !(ag_clo_check & AG_CHECK_ATOMICITY)
        || ag_engine_open_regions(ag_eng[0]) == 0)
-      return 0;
-   return (ULong)(Addr)VG_(record_ExeContext)(VG_(get_running_tid)(), 0);
+      return AG_SITE_NONE;
+   return ag_site_handle(VG_(record_ExeContext)(VG_(get_running_tid)(), 0));
 }
 
 static void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_acquire(t, lock, shared);
-   ag_an_xp(AG_XE_ACQ, t, lock, 0, shared);
-   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   ag_site site = ag_neng ? ag_an_sync_site() : AG_SITE_NONE;
    for (UInt i = 0; i < ag_neng; i++) ag_ev_acquire(ag_eng[i], t, lock, shared, site);
 }
 
@@ -478,8 +465,7 @@ static void ag_an_release(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_release(t, lock, shared);
-   ag_an_xp(AG_XE_REL, t, lock, 0, shared);
-   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   ag_site site = ag_neng ? ag_an_sync_site() : AG_SITE_NONE;
    for (UInt i = 0; i < ag_neng; i++) ag_ev_release(ag_eng[i], t, lock, shared, site);
 }
 
@@ -547,7 +533,7 @@ void ag_an_world_access(ag_tid t, Addr a, SizeT len, Bool write, Addr ip)
    it. */
 void ag_an_barrier(ag_tid t, Addr b, Addr gen, Bool arrive)
 {
-   ULong site = ag_neng ? ag_an_sync_site() : 0;
+   ag_site site = ag_neng ? ag_an_sync_site() : AG_SITE_NONE;
    ag_an_sync_event();
    if (arrive) ag_rec_release(t, gen, False);
    else ag_rec_acquire(t, gen, False);
@@ -557,9 +543,7 @@ void ag_an_barrier(ag_tid t, Addr b, Addr gen, Bool arrive)
          else ag_ev_acquire(ag_eng[i], t, gen, False, 0);
          continue;
       }
-      if (i == 0) ag_an_xp(AG_XE_ACQ, t, b, 0, False);
       ag_ev_acquire(ag_eng[i], t, b, False, site);
-      if (i == 0) ag_an_xp(AG_XE_REL, t, b, 0, False);
       ag_ev_release(ag_eng[i], t, b, False, site);
    }
 }
@@ -590,7 +574,6 @@ void ag_an_once(ag_tid t, Addr once, Bool init)
       replays still see once -> later once as lock edges */
    ag_rec_acquire(t, once, False);
    ag_rec_release(t, once, False);
-   ag_an_xp(init ? AG_XE_WRITE : AG_XE_READ, t, once, 1, False);
    for (UInt i = 0; i < ag_neng; i++) {
       if (ag_engine_kind(ag_engine_ops_of(ag_eng[i])) == AG_KIND_ATOMICITY) {
          ag_ev_access(ag_eng[i], t, once, 1, init ? AG_WRITE : 0, 0);

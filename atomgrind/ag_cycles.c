@@ -42,16 +42,19 @@ void ag_cycles_init(void)
    if (ag_cyc_on) ag_cyc_ring = ag_xp_new(ag_clo_explain_window);
 }
 
-void ag_cyc_event(ULong index, Int kind, ag_tid t, Addr a, UInt size, Bool shared)
+static void ag_cyc_event(void *cookie, const ag_xp_event *ev)
 {
-   ag_xp_event ev = { index, kind, t, a, size, shared };
-   ag_xp_feed(ag_cyc_ring, &ev);
+   (void)cookie;
+   ag_xp_feed(ag_cyc_ring, ev);
 }
 
-void ag_cyc_exit(ag_tid t)
+static void ag_cyc_exit(void *cookie, ag_tid t)
 {
-   if (ag_cyc_on) ag_xp_thread_exit(ag_cyc_ring, t);
+   (void)cookie;
+   ag_xp_thread_exit(ag_cyc_ring, t);
 }
+
+const ag_observer ag_cyc_observer = { ag_cyc_event, ag_cyc_exit, NULL };
 
 ag_xp_cycle *ag_cyc_find(const ag_violation *v)
 {

@@ -12,10 +12,10 @@
 extern Bool ag_cyc_on;
 
 void ag_cycles_init(void);
-/* An event of the atomicity engine, numbered as the engine numbers it;
-   only when ag_cyc_on. */
-void ag_cyc_event(ULong index, Int kind, ag_tid t, Addr a, UInt size, Bool shared);
-void ag_cyc_exit(ag_tid t);
+/* What feeds the ring, when ag_cyc_on: an observer of the atomicity
+   engine (ag_analysis.c registers it), told each event as the engine
+   numbers it and each thread's exit. */
+extern const ag_observer ag_cyc_observer;
 /* The cycle of a report made just now, or NULL if it is not in the ring. */
 ag_xp_cycle *ag_cyc_find(const ag_violation *v);
 /* The end of a report: where its picture was written (the first time:

@@ -31,6 +31,7 @@
 #include "pub_tool_mallocfree.h"   /* VG_(realloc) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity) */
 #include "ag_dcl.h"
+#include "ag_site.h"               /* the report's sites are code addresses */
 
 #define AG_DCL_LOCKS 8
 
@@ -114,19 +115,19 @@ static void ag_dcl_report(ag_tid t, ag_dcl_thread *d, Addr a, UInt size, UInt fl
    VG_(memset)(&v, 0, sizeof v);
    v.kind = AG_KIND_ATOMICITY;
    v.tid = t;
-   v.site = ip;
+   v.site = ag_site_code(ip);
    v.addr = a;
    v.size = size;
    v.flags = flags;
    v.begin_site = d->begin_site;
    v.other_tid = d->over_tid;
-   v.other_site = d->over_ip;
+   v.other_site = ag_site_code(d->over_ip);
    v.other_event = d->over_event;
    v.other_flags = d->over_flags | AG_WRITE;
    v.other_addr = d->addr;
    v.other_size = d->size;
    v.other_begin_site = d->over_begin;
-   v.own_site = d->ip;
+   v.own_site = ag_site_code(d->ip);
    v.own_addr = d->addr;
    v.own_size = d->size;
    v.own_flags = d->flags;

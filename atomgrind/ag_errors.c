@@ -21,6 +21,7 @@
 #include "ag_syncinfo.h"           /* what kind of object a lock address is */
 #include "ag_blocks.h"             /* heap blocks of race reports */
 #include "ag_locksets.h"           /* locks held by a race's accesses */
+#include "ag_site.h"               /* what a report's sites hold */
 #include "ag_lockerrors.h"         /* deadlocks and lock orders (kinds 5 and 6) */
 #include "ag_threadinfo.h"         /* thread announcements */
 
@@ -60,10 +61,11 @@ static Addr ag_err_addr(const ag_violation *v)
    return (Addr)(v->addr ? v->addr : v->lock);
 }
 
-/* Region begin sites are ExeContexts (ag_an_begin). */
-static ExeContext *ag_site_ec(ULong site)
+/* Region begin and lock sites are ExeContext handles (ag_an_begin,
+   ag_an_sync_site); any other site gives NULL (ag_site.h). */
+static ExeContext *ag_site_ec(ag_site site)
 {
-   return (ExeContext *)(Addr)site;
+   return (ExeContext *)ag_site_handle_of(site);
 }
 
 /* " (call of NAME)" when the region that began at site is a call of an
@@ -200,19 +202,18 @@ static Addr ag_ec_top(ExeContext *ec)
 }
 
 /* A race engine's site: the earlier access's stack, if it carries one
-   (--history-level=full, ag_locksets.h) ... */
-static ExeContext *ag_site_stack(ULong site)
+   (--history-level=full, ag_site.h) ... */
+static ExeContext *ag_site_ec_stack(ag_site site)
 {
-   Addr a = ag_site_ip(site);
-   if (!(a & AG_SITE_ECU)) return NULL;
-   return VG_(get_ExeContext_from_ECU)((UInt)(a & ~(Addr)AG_SITE_ECU));
+   if (!ag_site_is_stack(site)) return NULL;
+   return VG_(get_ExeContext_from_ECU)(ag_site_stack_of(site));
 }
 
 /* ... and its code address either way. */
-static Addr ag_site_code(ULong site)
+static Addr ag_site_ip(ag_site site)
 {
-   ExeContext *ec = ag_site_stack(site);
-   return ec ? ag_ec_top(ec) : ag_site_ip(site);
+   ExeContext *ec = ag_site_ec_stack(site);
+   return ec ? ag_ec_top(ec) : (Addr)ag_site_code_of(site);
 }
 
 static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
@@ -232,7 +233,7 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
           && (a->v.size ? a->v.other_site : 0) == (b->v.size ? b->v.other_site : 0);
    case AG_ERR_RACE:
       /* the code of the earlier access, whatever locks it held */
-      return ag_site_code(a->v.other_site) == ag_site_code(b->v.other_site)
+      return ag_site_ip(a->v.other_site) == ag_site_ip(b->v.other_site)
           && (a->v.flags & AG_WRITE) == (b->v.flags & AG_WRITE);
    case AG_ERR_MISUSE:
       return VG_STREQ(a->msg, b->msg);
@@ -303,7 +304,7 @@ static void ag_before_pp_Error(const Error *err)
       return;
    }
    any |= ag_announce_thread(x->block_tid, xml);
-   ULong sites[2] = { v->site, v->other_site };
+   ag_site sites[2] = { v->site, v->other_site };
    for (UInt k = 0; k < 2; k++) {
       UInt id = ag_site_lockset(sites[k]);
       for (UInt i = 0; i < ag_lockset_size(id); i++) {
@@ -344,8 +345,10 @@ static void ag_pp_addr(const ag_err_extra *x)
 static void ag_pp_ip(ULong ip, Bool xml);
 
 /* An access: its whole stack if kept, else its code address. */
-static void ag_pp_access_at(ExeContext *ec, ULong ip, Bool xml)
+/* (an atomicity engine's access site is its code address) */
+static void ag_pp_access_at(ExeContext *ec, ag_site site, Bool xml)
 {
+   Addr ip = (Addr)ag_site_code_of(site);
    if (ec) VG_(pp_ExeContext)(ec);
    else if (ip) ag_pp_ip(ip, xml);
 }
@@ -453,7 +456,7 @@ static void ag_pp_conflict_data(const ag_err_extra *x, Bool xml)
    of `who`'s region from which it came after `whom`'s region -- an
    access (size > 0: site is its code address), an operation on a
    synchronisation object at addr (site: its stack, if kept), or a join. */
-static void ag_pp_end_way(UInt who, UInt whom, ULong event, ULong site, Addr addr, UInt size,
+static void ag_pp_end_way(UInt who, UInt whom, ULong event, ag_site site, Addr addr, UInt size,
                           UInt flags, ExeContext *ec, const AddrInfo *ai, Bool xml)
 {
    HChar line[200];
@@ -472,7 +475,7 @@ static void ag_pp_end_way(UInt who, UInt whom, ULong event, ULong site, Addr add
       VG_(snprintf)(line + n, sizeof line - n, "join of a thread");
    ag_aux(xml, line);
    if (size) ag_pp_access_at(ec, site, xml);
-   else if (site) VG_(pp_ExeContext)(ag_site_ec(site));
+   else if (ag_site_ec(site)) VG_(pp_ExeContext)(ag_site_ec(site));
    if (size && ai) VG_(pp_addrinfo)(addr, ai);
    if (!xml) VG_(umsg)("\n");
 }
@@ -656,7 +659,7 @@ static void ag_pp_predicted(const Error *err, const ag_err_extra *x, Bool xml)
 
 /* "Locks held: none" / "Locks held: N, at address(es) A B ..." for the
    set a race engine's site carries. */
-static void ag_pp_locks_held(ULong site, Bool xml)
+static void ag_pp_locks_held(ag_site site, Bool xml)
 {
    UInt id = ag_site_lockset(site), n = ag_lockset_size(id);
    HChar line[256];
@@ -737,14 +740,13 @@ static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
                     orw, v->other_tid + 1);
    else
       VG_(snprintf)(prev, sizeof prev, "This conflicts with a previous %s", orw);
-   ExeContext *other_ec = ag_site_stack(v->other_site);
-   Addr other_ip = other_ec ? 0 : ag_site_ip(v->other_site);
+   ExeContext *other_ec = ag_site_ec_stack(v->other_site);
    if (xml) {
       VG_(printf_xml)("  <kind>Race</kind>\n  <what>%pS</what>\n", what);
       VG_(pp_ExeContext)(VG_(get_error_where)(err));
       ag_pp_locks_held(v->site, xml);
       ag_aux(xml, prev);
-      ag_pp_access_at(other_ec, other_ip, xml);
+      ag_pp_access_at(other_ec, v->other_site, xml);
       ag_pp_locks_held(v->other_site, xml);
    } else {
       VG_(umsg)("%s\n", what);
@@ -752,7 +754,7 @@ static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
       VG_(pp_ExeContext)(VG_(get_error_where)(err));
       VG_(umsg)("\n%s\n", prev);
       ag_pp_locks_held(v->other_site, xml);
-      ag_pp_access_at(other_ec, other_ip, xml);
+      ag_pp_access_at(other_ec, v->other_site, xml);
    }
    if (fd < 0) ag_pp_addr(x);
    ag_pp_lock_origins(v, xml);

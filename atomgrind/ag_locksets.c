@@ -20,7 +20,7 @@ static ag_ls_set *ag_ls_sets;      /* by id; [0] is the empty set */
 static UInt ag_ls_nsets, ag_ls_cap;
 static ag_map *ag_ls_by_hash;      /* hash -> UInt first id with it */
 
-ULong *ag_ls_tags;
+ag_site *ag_ls_tags;
 UInt ag_ls_ntags;
 static UInt *ag_ls_depth;          /* locks each thread holds (its set may
                                       be unknown) */
@@ -90,7 +90,7 @@ static void ag_ls_grow(ag_tid t)
 
 static void ag_ls_set_cur(ag_tid t, UInt id)
 {
-   ag_ls_tags[t] = (ULong)id << AG_LS_SHIFT;
+   ag_ls_tags[t] = ag_site_locks(id);
 }
 
 /* A thread's locks are few: the new set is built on the stack.  A thread

@@ -8,28 +8,18 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_execontext.h"
 #include "ag_engine.h"             /* ag_tid */
+#include "ag_site.h"               /* a site's lock set bits */
 
-/* A race engine's access site is the access's instruction address with
-   the id of the set of locks its thread held in the bits above it (user
-   code addresses fit in 48 bits on amd64): the engine keeps sites with
-   the accesses it remembers, so the earlier access of a race carries its
-   own locks at no cost per location.  Set 0 is the empty set. */
-#define AG_LS_SHIFT 48
-#define AG_LS_UNKNOWN 0xffffu      /* more distinct sets than ids */
+/* A race engine's access site carries the id of the set of locks its
+   thread held (engine/ag_site.h has the layout).  Set 0 is the empty set. */
+#define AG_LS_UNKNOWN AG_SITE_LS_UNKNOWN   /* more distinct sets than ids */
 
-/* With --history-level=full the address is replaced by the access's
-   whole stack: its ExeContext's unique number (ECU) with bit 47 set, which
-   no user code address has. */
-#define AG_SITE_ECU (1ULL << 47)
-
-static inline Addr ag_site_ip(ULong site) { return (Addr)(site & ((1ULL << AG_LS_SHIFT) - 1)); }
-static inline UInt ag_site_lockset(ULong site) { return (UInt)(site >> AG_LS_SHIFT); }
-
-/* The current set's id of each thread, shifted into place (read inline
-   by the access path; 0 for threads that never locked). */
-extern ULong *ag_ls_tags;
+/* The current set of each thread, as a site's lock set bits
+   (ag_site_locks; read inline by the access path; 0 for threads that
+   never locked). */
+extern ag_site *ag_ls_tags;
 extern UInt ag_ls_ntags;
-static inline ULong ag_lockset_tag(ag_tid t) { return t < ag_ls_ntags ? ag_ls_tags[t] : 0; }
+static inline ag_site ag_lockset_tag(ag_tid t) { return t < ag_ls_ntags ? ag_ls_tags[t] : 0; }
 
 /* Thread t (Valgrind thread vgtid) acquired / released lock. */
 void ag_lockset_acquire(ag_tid t, ThreadId vgtid, Addr lock);

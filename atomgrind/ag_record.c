@@ -15,6 +15,7 @@
 #include "ag_options.h"            /* --record-trace, --record-trace-format */
 #include "ag_record.h"
 #include "ag_tracefmt.h"           /* the trace writer */
+#include "ag_site.h"               /* a recorded site is a code address */
 
 static ag_twriter *ag_rec;       /* NULL when not recording */
 static Int ag_rec_fd = -1;
@@ -71,9 +72,9 @@ void ag_record_fini(void)
 }
 
 /* The site of an event is its code address; its text is written once. */
-static ULong ag_rec_site(Addr ip)
+static ag_site ag_rec_site(Addr ip)
 {
-   if (ip == 0) return 0;
+   if (ip == 0) return AG_SITE_NONE;
    int created;
    ag_map_lookup(ag_rec_sites, ip, &created);
    if (created) {
@@ -89,9 +90,9 @@ static ULong ag_rec_site(Addr ip)
          VG_(snprintf)(text, sizeof text, "%s %s:%u", fnbuf, file, line);
       else
          VG_(snprintf)(text, sizeof text, "%s %#lx", fnbuf, (unsigned long)ip);
-      ag_tw_site(ag_rec, ip, text, VG_(strlen)(text));
+      ag_tw_site(ag_rec, ag_site_code(ip), text, VG_(strlen)(text));
    }
-   return ip;
+   return ag_site_code(ip);
 }
 
 void ag_rec_thread(ag_tid t)               { if (ag_rec) ag_tw_thread(ag_rec, t); }

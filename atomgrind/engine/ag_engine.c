@@ -1,40 +1,11 @@
 /* ag_engine.c -- the dispatcher between front-ends and engines: event
  * numbering, region nesting, shadow memory, per-event report de-duplication,
- * sampling activation, and the registry of engines.  See ag_engine.h. */
+ * sampling activation.  See ag_engine.h.  (The registry of engines is
+ * ag_registry.c, above the engines, which call in here.) */
 #include "ag_engine_impl.h"
 #include "ag_map.h"
 #include "ag_shadow.h"
 #include "ag_shim.h"
-
-/* ---- registry ---------------------------------------------------- */
-
-extern const ag_engine_ops ag_atomsan_ops;
-extern const ag_engine_ops ag_velodrome_ops;
-extern const ag_engine_ops ag_fasttrack_ops;
-extern const ag_engine_ops ag_aerodrome_ops;
-extern const ag_engine_ops ag_predict_ops;
-
-static const ag_engine_ops *const registry[] = {
-   &ag_atomsan_ops,
-   &ag_velodrome_ops,
-   &ag_fasttrack_ops,
-   &ag_aerodrome_ops,
-   &ag_predict_ops,
-   NULL
-};
-
-const ag_engine_ops *ag_engine_find(const char *name)
-{
-   for (int i = 0; registry[i]; i++)
-      if (ag_streq(registry[i]->name, name)) return registry[i];
-   return NULL;
-}
-
-const ag_engine_ops *const *ag_engine_all(void) { return registry; }
-
-const char *ag_engine_name(const ag_engine_ops *ops) { return ops->name; }
-const char *ag_engine_help(const ag_engine_ops *ops) { return ops->help; }
-int ag_engine_kind(const ag_engine_ops *ops) { return ops->kind; }
 
 /* ---- instance ---------------------------------------------------- */
 
@@ -47,7 +18,7 @@ int ag_engine_join_bytes = 1;
    (its release then names no acquire). */
 typedef struct {
    ag_tid tid;
-   uint64_t acq_event, acq_site, rel_event, rel_site;
+   uint64_t acq_event; ag_site acq_site; uint64_t rel_event; ag_site rel_site;
 } ag_lock_use;
 
 typedef struct {
@@ -89,6 +60,8 @@ struct ag_engine {
       byte loops leave equal ones (one thread, one epoch, one instruction),
       AtomSanitizer's inside a region (one transaction) */
    int join_bytes;
+   uint32_t nobs;              /* observers (ag_engine_observe) */
+   ag_observer obs[AG_MAX_OBSERVERS];
 };
 
 /* The atomic objects at one address: up to AG_ATOMIC_SIZES sizes (more is
@@ -285,7 +258,7 @@ void ag_ev_thread_new(ag_engine *e, ag_tid t)
 
 /* Start an event: count it, check the thread.  Returns 1 if it must be
    forwarded to the engine: the engine is active and `wanted` it. */
-static inline int ag_event_if(ag_engine *e, ag_tid t, uint64_t site, int wanted, int *bad)
+static inline int ag_event_if(ag_engine *e, ag_tid t, ag_site site, int wanted, int *bad)
 {
    e->ctx.event++;
    e->ctx.site = site;
@@ -295,9 +268,30 @@ static inline int ag_event_if(ag_engine *e, ag_tid t, uint64_t site, int wanted,
    return 1;
 }
 
-static int ag_event(ag_engine *e, ag_tid t, uint64_t site, int *bad)
+static int ag_event(ag_engine *e, ag_tid t, ag_site site, int *bad)
 {
    return ag_event_if(e, t, site, 1, bad);
+}
+
+int ag_engine_observe(ag_engine *e, const ag_observer *o)
+{
+   if (e->nobs == AG_MAX_OBSERVERS) return -1;
+   e->obs[e->nobs++] = *o;
+   return 0;
+}
+
+static __attribute__((noinline, cold)) void ag_publish_now(ag_engine *e, int kind, ag_tid t,
+                                                           uint64_t a, unsigned size, int shared)
+{
+   ag_xp_event ev = { e->ctx.event, kind, t, a, size, shared };
+   for (uint32_t i = 0; i < e->nobs; i++) e->obs[i].event(e->obs[i].cookie, &ev);
+}
+
+/* The event just numbered, to the observers (right after ag_event). */
+static inline void ag_publish(ag_engine *e, int kind, ag_tid t, uint64_t a, unsigned size,
+                              int shared)
+{
+   if (__builtin_expect(e->nobs != 0, 0)) ag_publish_now(e, kind, t, a, size, shared);
 }
 
 /* While no thread is inside a region, an access cannot lie on a cycle of
@@ -311,9 +305,10 @@ static inline int ag_quiescent(const ag_engine *e)
    return e->quiesce && e->open == 0;
 }
 
-int ag_ev_begin(ag_engine *e, ag_tid t, uint64_t site)
+int ag_ev_begin(ag_engine *e, ag_tid t, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
+   ag_publish(e, AG_XE_BEGIN, t, 0, 0, 0);
    if (bad) return AG_MISUSE_BAD_TID;
    ag_region *r = &e->ctx.regions[t];
    if (r->depth++ == 0) {
@@ -335,9 +330,10 @@ static void ag_close_region(ag_engine *e, ag_tid t, int fwd)
    r->begin_site = 0;
 }
 
-int ag_ev_end(ag_engine *e, ag_tid t, uint64_t site)
+int ag_ev_end(ag_engine *e, ag_tid t, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
+   ag_publish(e, AG_XE_END, t, 0, 0, 0);
    if (bad) return AG_MISUSE_BAD_TID;
    ag_region *r = &e->ctx.regions[t];
    if (r->depth == 0) return AG_MISUSE_END;
@@ -426,9 +422,10 @@ static unsigned ag_idiom_flags(const ag_engine *e, unsigned flags)
 }
 
 int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
-                 unsigned flags, uint64_t site)
+                 unsigned flags, ag_site site)
 {
    int bad, fwd = ag_event_if(e, t, site, size != 0 && !ag_quiescent(e), &bad);
+   ag_publish(e, flags & AG_WRITE ? AG_XE_WRITE : AG_XE_READ, t, addr, size, 0);
    if (bad) return AG_MISUSE_BAD_TID;
    if (__builtin_expect(flags & (AG_SPIN | AG_ATOMIC_LS | AG_COMMUTE), 0))
       flags = ag_idiom_flags(e, flags);
@@ -454,9 +451,10 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
    return AG_OK;
 }
 
-int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t site)
+int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
+   ag_publish(e, AG_XE_ACQ, t, lock, 0, shared);
    if (bad) return AG_MISUSE_BAD_TID;
    if (fwd) {
       ag_lock_hist *h = ag_map_lookup(e->locks, lock, NULL);
@@ -472,7 +470,7 @@ int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t sit
    return AG_OK;
 }
 
-static void ag_lock_note_release(ag_lock_hist *h, ag_tid t, uint64_t event, uint64_t site)
+static void ag_lock_note_release(ag_lock_hist *h, ag_tid t, uint64_t event, ag_site site)
 {
    if (h->rel[0].rel_event && h->rel[0].tid != t) h->rel[1] = h->rel[0];
    h->rel[0].tid = t;
@@ -482,9 +480,10 @@ static void ag_lock_note_release(ag_lock_hist *h, ag_tid t, uint64_t event, uint
    h->rel[0].rel_site = site;
 }
 
-int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t site)
+int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
+   ag_publish(e, AG_XE_REL, t, lock, 0, shared);
    if (bad) return AG_MISUSE_BAD_TID;
    if (fwd) {
       ag_lock_hist *h = ag_map_lookup(e->locks, lock, NULL);
@@ -495,23 +494,26 @@ int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t sit
    return AG_OK;
 }
 
-int ag_ev_fork(ag_engine *e, ag_tid parent, ag_tid child, uint64_t site)
+int ag_ev_fork(ag_engine *e, ag_tid parent, ag_tid child, ag_site site)
 {
    if (child == AG_NO_TID || child == parent) {
       int bad;
       ag_event(e, parent, site, &bad);
+      ag_publish(e, AG_XE_FORK, parent, child, 0, 0);
       return AG_MISUSE_BAD_TID;
    }
    ag_ev_thread_new(e, child);
    int bad, fwd = ag_event(e, parent, site, &bad);
+   ag_publish(e, AG_XE_FORK, parent, child, 0, 0);
    if (bad) return AG_MISUSE_BAD_TID;
    if (fwd) e->ops->fork(e->self, parent, child);
    return AG_OK;
 }
 
-int ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, uint64_t site)
+int ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, ag_site site)
 {
    int bad, fwd = ag_event(e, joiner, site, &bad);
+   ag_publish(e, AG_XE_JOIN, joiner, child, 0, 0);
    if (bad || child >= e->ctx.nthreads || child == joiner) return AG_MISUSE_BAD_TID;
    if (fwd) e->ops->join(e->self, joiner, child);
    return AG_OK;
@@ -519,6 +521,8 @@ int ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, uint64_t site)
 
 int ag_ev_thread_exit(ag_engine *e, ag_tid t)
 {
+   for (uint32_t i = 0; i < e->nobs; i++)
+      if (e->obs[i].thread_exit) e->obs[i].thread_exit(e->obs[i].cookie, t);
    if (!(t < e->ctx.nthreads && e->ctx.regions[t].live)) return AG_MISUSE_BAD_TID;
    ag_region *r = &e->ctx.regions[t];
    int rc = AG_OK;
@@ -625,11 +629,12 @@ void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len)
    if (e->ops->lock_forget) ag_forget_keys(e, e->locks, addr, len, ag_forget_lock);
 }
 
-int ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, uint64_t site)
+int ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, ag_site site)
 {
    int rc = AG_OK;
    if (e->ops->kind == AG_KIND_RACE && len) {
       int bad, fwd = ag_event(e, t, site, &bad);
+      ag_publish(e, AG_XE_WRITE, t, addr, len > 0xffffffffu ? 0xffffffffu : (unsigned)len, 0);
       if (bad) rc = AG_MISUSE_BAD_TID;
       else if (fwd) {
          e->ctx.flags = AG_WRITE | AG_FREE;

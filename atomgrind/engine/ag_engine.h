@@ -7,7 +7,8 @@
  *   - the event counter (1-based; every ag_ev_* call except ag_ev_thread_new,
  *     ag_ev_thread_exit, ag_ev_forget and ag_ev_atomic_seen is one event,
  *     even a nested begin/end that is a no-op; ag_ev_free is one for race
- *     engines only);
+ *     engines only), and each numbered event handed to the observers
+ *     that asked for them (ag_engine_observe);
  *   - nesting of atomic regions (engines only see outermost begin/end);
  *   - accesses made while no thread is inside a region are not forwarded
  *     to atomicity engines: no such access can lie on a cycle, nor can any
@@ -30,6 +31,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "ag_site.h"         /* what a site is */
+#include "ag_registry.h"     /* ag_engine_ops; the engines by name */
 
 typedef uint32_t ag_tid;          /* dense thread index, 0.. */
 typedef uint64_t ag_addr;
@@ -71,7 +74,7 @@ typedef struct ag_violation {
    int kind;                 /* AG_KIND_* */
    uint64_t event;           /* the event at which it was detected */
    ag_tid tid;               /* thread of that event */
-   uint64_t site;            /* front-end site of that event */
+   ag_site site;             /* front-end site of that event (ag_site.h) */
    ag_addr addr;             /* location of the access, if the event is one */
    unsigned size;
    unsigned flags;           /* AG_WRITE/AG_ATOMIC of that access */
@@ -79,16 +82,16 @@ typedef struct ag_violation {
    ag_addr lock;             /* the lock, if the event is an acquire */
    int shared;               /* ... of its read side */
    /* tid's interrupted region (filled by the dispatcher) */
-   uint64_t begin_event, begin_site;
+   uint64_t begin_event; ag_site begin_site;
    /* the other side: for atomicity the other thread whose transaction
       lies on the cycle; for races the earlier conflicting access */
    ag_tid other_tid;
-   uint64_t other_event, other_site;
+   uint64_t other_event; ag_site other_site;
    unsigned other_flags;
    ag_addr other_addr;       /* ... and its range */
    unsigned other_size;
    /* the other thread's region on the cycle, when it is known */
-   uint64_t other_begin_event, other_begin_site;
+   uint64_t other_begin_event; ag_site other_begin_site;
    /* A report closed by a synchronisation event (an acquire, a join) says
       what data conflicted, when the engine knows: other_* is then an
       access of other_tid that conflicts with this earlier access of tid's
@@ -99,14 +102,14 @@ typedef struct ag_violation {
       other_tid's region, other_* the event of other_tid's region from
       which it came after tid's (for an acquire: *_addr is the lock and
       *_size 0; for a join both are 0). */
-   uint64_t own_event, own_site;
+   uint64_t own_event; ag_site own_site;
    ag_addr own_addr;
    unsigned own_size, own_flags;
    /* An acquire-closed report (filled by the dispatcher): where other_tid
       last acquired and released the lock before this acquire, and where
       tid released it inside its region (0 if not known). */
-   uint64_t lock_acq_event, lock_acq_site, lock_rel_event, lock_rel_site;
-   uint64_t own_rel_event, own_rel_site;
+   uint64_t lock_acq_event; ag_site lock_acq_site; uint64_t lock_rel_event; ag_site lock_rel_site;
+   uint64_t own_rel_event; ag_site own_rel_site;
    /* AG_KIND_PREDICT: thread local_tid's accesses e1 < e2 of one atomic
       region (begin_*), and other_tid's access (other_*) that a feasible
       reordering of the run places between them.  The reporting event
@@ -115,7 +118,7 @@ typedef struct ag_violation {
       while the region was open waits for its end); addr/size/flags are
       those of the later access. */
    ag_tid local_tid;
-   uint64_t e1_event, e1_site, e2_event, e2_site;
+   uint64_t e1_event; ag_site e1_site; uint64_t e2_event; ag_site e2_site;
    unsigned e1_flags, e2_flags;
 } ag_violation;
 
@@ -142,17 +145,6 @@ typedef struct ag_config {
    uint64_t loc_budget;
 } ag_config;
 
-/* An engine, as front ends see it: a name, a help line, a kind.  What an
-   engine implements is in ag_engine_impl.h. */
-typedef struct ag_engine_ops ag_engine_ops;
-const char *ag_engine_name(const ag_engine_ops *ops);
-const char *ag_engine_help(const ag_engine_ops *ops);
-int ag_engine_kind(const ag_engine_ops *ops);      /* AG_KIND_* */
-
-/* Registry */
-const ag_engine_ops *ag_engine_find(const char *name);   /* NULL if unknown */
-const ag_engine_ops *const *ag_engine_all(void);         /* NULL-terminated */
-
 /* ------------------------------------------------------------------ */
 /* What front-ends call.                                               */
 
@@ -168,6 +160,35 @@ const ag_engine_ops *ag_engine_ops_of(const ag_engine *e);
    switch it off to show that joining changes no report. */
 extern int ag_engine_join_bytes;
 
+/* Observers: each event as the dispatcher numbered it, handed to whoever
+   asked (the tool's cycle pictures: a ring of ag_explain_core.c), so
+   that no one numbers events a second time.  The kinds are in the same
+   order as atomgrind-trace's AG_RE_*. */
+enum { AG_XE_READ, AG_XE_WRITE, AG_XE_ACQ, AG_XE_REL, AG_XE_FORK, AG_XE_JOIN,
+       AG_XE_BEGIN, AG_XE_END };
+typedef struct ag_xp_event {
+   uint64_t index;            /* the engine's event index (1-based) */
+   int kind;                  /* AG_XE_* */
+   ag_tid tid;
+   uint64_t a;                /* address, lock, or the other thread (fork/join) */
+   unsigned size;
+   int shared;
+} ag_xp_event;
+
+typedef struct ag_observer {
+   /* every event the engine numbers, active or not, wanted or not (an
+      access while no region is open too), with the flags and the thread
+      as the front end gave them; before the engine sees it, so a report
+      made at it finds it already told */
+   void (*event)(void *cookie, const ag_xp_event *ev);
+   /* thread t exits (not an event); before its open region is closed */
+   void (*thread_exit)(void *cookie, ag_tid t);
+   void *cookie;
+} ag_observer;
+#define AG_MAX_OBSERVERS 2
+/* o (copied) observes e from now on; 0, or -1 when e has AG_MAX_OBSERVERS. */
+int ag_engine_observe(ag_engine *e, const ag_observer *o);
+
 /* Misuse codes returned by the event calls (0 = fine). */
 #define AG_OK               0
 #define AG_MISUSE_END       1   /* end without begin */
@@ -176,14 +197,14 @@ extern int ag_engine_join_bytes;
 
 /* Threads must be announced before their first event (fork does it too). */
 void ag_ev_thread_new(ag_engine *e, ag_tid t);
-int  ag_ev_begin(ag_engine *e, ag_tid t, uint64_t site);
-int  ag_ev_end(ag_engine *e, ag_tid t, uint64_t site);
+int  ag_ev_begin(ag_engine *e, ag_tid t, ag_site site);
+int  ag_ev_end(ag_engine *e, ag_tid t, ag_site site);
 int  ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
-                  unsigned flags, uint64_t site);
-int  ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t site);
-int  ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, uint64_t site);
-int  ag_ev_fork(ag_engine *e, ag_tid parent, ag_tid child, uint64_t site);
-int  ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, uint64_t site);
+                  unsigned flags, ag_site site);
+int  ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site);
+int  ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site);
+int  ag_ev_fork(ag_engine *e, ag_tid parent, ag_tid child, ag_site site);
+int  ag_ev_join(ag_engine *e, ag_tid joiner, ag_tid child, ag_site site);
 /* Not an event for the engines: closes an open region (returns
    AG_MISUSE_OPEN_EXIT then) and marks t dead. */
 int  ag_ev_thread_exit(ag_engine *e, ag_tid t);
@@ -201,7 +222,7 @@ void ag_ev_atomic_seen(ag_engine *e, ag_addr addr, unsigned size);
    followed by ag_ev_forget.  For atomicity engines it is only the forget:
    no event, no conflict.  Returns AG_MISUSE_BAD_TID for an unknown t (the
    memory is forgotten all the same). */
-int  ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, uint64_t site);
+int  ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, ag_site site);
 
 /* Sampling support: while inactive, events are counted and region nesting
    is tracked, but nothing reaches the engine.  Activating starts from

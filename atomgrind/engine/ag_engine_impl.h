@@ -15,7 +15,7 @@
 typedef struct ag_region {
    uint32_t depth;           /* nesting depth; 0 = outside any region */
    uint64_t begin_event;     /* outermost begin's event index */
-   uint64_t begin_site;
+   ag_site begin_site;
    int live;                 /* thread announced and not exited */
    int reported;             /* this region instance was reported ... */
    ag_tid reported_other;    /* ... as interleaved by this thread */
@@ -23,7 +23,7 @@ typedef struct ag_region {
 
 typedef struct ag_ctx {
    uint64_t event;           /* index of the event being processed */
-   uint64_t site;            /* its site */
+   ag_site site;             /* its site */
    ag_addr addr;             /* if it is an access: its first byte, */
    unsigned size;            /* size (0 for other events) */
    unsigned flags;           /* and AG_WRITE/AG_ATOMIC */

@@ -7,20 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "ag_engine.h"
-
-/* One event as the atomicity engine saw it (the same kinds, in the same
-   order, as atomgrind-trace's AG_RE_*). */
-enum { AG_XE_READ, AG_XE_WRITE, AG_XE_ACQ, AG_XE_REL, AG_XE_FORK, AG_XE_JOIN,
-       AG_XE_BEGIN, AG_XE_END };
-typedef struct ag_xp_event {
-   uint64_t index;            /* the engine's event index (1-based) */
-   int kind;                  /* AG_XE_* */
-   ag_tid tid;
-   uint64_t a;                /* address, lock, or the other thread (fork/join) */
-   unsigned size;
-   int shared;
-} ag_xp_event;
+#include "ag_engine.h"          /* ag_xp_event: the events it keeps */
 
 typedef struct ag_xp ag_xp;               /* the ring */
 typedef struct ag_xp_cycle ag_xp_cycle;   /* one found cycle, self-contained */

@@ -282,9 +282,9 @@ typedef struct {
    /* site numbers: site -> number + 1, number -> site, and a
       direct-mapped cache of the first (id 0: empty) */
    ag_map *site_ids;
-   uint64_t *sites;
+   ag_site *sites;
    uint32_t nsites, site_cap;
-   struct { uint64_t site; uint32_t id; } site_cache[AG_FT_SITE_CACHE];
+   struct { ag_site site; uint32_t id; } site_cache[AG_FT_SITE_CACHE];
    uint64_t site_misses;          /* lookups that missed site_cache */
    ag_map *wide;                  /* cell address | field -> site number
                                      (field 0: wsite, 1: ssite) */
@@ -310,9 +310,9 @@ static void *ft_create(ag_ctx *ctx)
 }
 
 /* The number of a site (a loop repeats its few sites: cached). */
-static inline uint32_t ft_site_id(ag_ft *f, uint64_t site)
+static inline uint32_t ft_site_id(ag_ft *f, ag_site site)
 {
-   /* (the tool puts the access's lock set in bits 48 and up: one code
+   /* (the tool's sites carry the access's lock set (ag_site.h): one code
       site under two lock sets takes two entries) */
    unsigned h = (unsigned)((site * 0x9e3779b97f4a7c15ull) >> (64 - AG_FT_SITE_CACHE_BITS));
    if (__builtin_expect(f->site_cache[h].id && f->site_cache[h].site == site, 1))
@@ -324,7 +324,7 @@ static inline uint32_t ft_site_id(ag_ft *f, uint64_t site)
       if (f->nsites == 0xfffffffeu) ag_fatal("fasttrack: more than 4G access sites");
       if (f->nsites == f->site_cap) {
          f->site_cap = f->site_cap ? 2 * f->site_cap : 256;
-         f->sites = ag_realloc(f->sites, f->site_cap * sizeof(uint64_t));
+         f->sites = ag_realloc(f->sites, f->site_cap * sizeof(ag_site));
       }
       f->sites[f->nsites] = site;
       *id = ++f->nsites;

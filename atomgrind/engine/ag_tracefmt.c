@@ -67,7 +67,7 @@ static unsigned char *tw_str(unsigned char *p, const char *s)
 
 /* op "r" etc.; arg_kind 0 = none, 1 = hex address, 2 = thread */
 static void tw_std(ag_twriter *w, ag_tid t, const char *op, int arg_kind,
-                   uint64_t arg, uint64_t site)
+                   uint64_t arg, ag_site site)
 {
    unsigned char *p = tw_room(w, 96);
    *p++ = 'T';
@@ -120,20 +120,20 @@ void ag_tw_thread(ag_twriter *w, ag_tid t)
    if (w->format == AG_TW_BIN) tw_rec(w, AG_TR_THREAD, 1, t, 0, 0);
 }
 
-void ag_tw_begin(ag_twriter *w, ag_tid t, uint64_t site)
+void ag_tw_begin(ag_twriter *w, ag_tid t, ag_site site)
 {
    if (w->format == AG_TW_BIN) tw_rec(w, AG_TR_BEGIN, 2, t, site, 0);
    else tw_std(w, t, "begin", 0, 0, site);
 }
 
-void ag_tw_end(ag_twriter *w, ag_tid t, uint64_t site)
+void ag_tw_end(ag_twriter *w, ag_tid t, ag_site site)
 {
    if (w->format == AG_TW_BIN) tw_rec(w, AG_TR_END, 2, t, site, 0);
    else tw_std(w, t, "end", 0, 0, site);
 }
 
 void ag_tw_access(ag_twriter *w, ag_tid t, ag_addr addr, unsigned size,
-                  unsigned flags, uint64_t site)
+                  unsigned flags, ag_site site)
 {
    if (w->format != AG_TW_BIN) {
       tw_std(w, t, (flags & AG_WRITE) ? "w" : "r", 1, addr, site);
@@ -159,27 +159,27 @@ void ag_tw_access(ag_twriter *w, ag_tid t, ag_addr addr, unsigned size,
    tw_done(w, p);
 }
 
-void ag_tw_acquire(ag_twriter *w, ag_tid t, ag_addr lock, int shared, uint64_t site)
+void ag_tw_acquire(ag_twriter *w, ag_tid t, ag_addr lock, int shared, ag_site site)
 {
    if (w->format == AG_TW_BIN)
       tw_rec(w, shared ? AG_TR_ACQUIRE_SH : AG_TR_ACQUIRE, 3, t, lock, site);
    else tw_std(w, t, "acq", 1, lock, site);
 }
 
-void ag_tw_release(ag_twriter *w, ag_tid t, ag_addr lock, int shared, uint64_t site)
+void ag_tw_release(ag_twriter *w, ag_tid t, ag_addr lock, int shared, ag_site site)
 {
    if (w->format == AG_TW_BIN)
       tw_rec(w, shared ? AG_TR_RELEASE_SH : AG_TR_RELEASE, 3, t, lock, site);
    else tw_std(w, t, "rel", 1, lock, site);
 }
 
-void ag_tw_fork(ag_twriter *w, ag_tid parent, ag_tid child, uint64_t site)
+void ag_tw_fork(ag_twriter *w, ag_tid parent, ag_tid child, ag_site site)
 {
    if (w->format == AG_TW_BIN) tw_rec(w, AG_TR_FORK, 3, parent, child, site);
    else tw_std(w, parent, "fork", 2, child, site);
 }
 
-void ag_tw_join(ag_twriter *w, ag_tid joiner, ag_tid child, uint64_t site)
+void ag_tw_join(ag_twriter *w, ag_tid joiner, ag_tid child, ag_site site)
 {
    if (w->format == AG_TW_BIN) tw_rec(w, AG_TR_JOIN, 3, joiner, child, site);
    else tw_std(w, joiner, "join", 2, child, site);

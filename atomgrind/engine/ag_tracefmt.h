@@ -72,7 +72,8 @@ typedef struct ag_trec {
    uint64_t len;              /* forget length, site text length */
    unsigned size, flags;      /* access */
    int shared;                /* acquire/release */
-   uint64_t site;             /* site of the event; for AG_TK_SITE its id */
+   ag_site site;              /* site of the event (a code address, ag_site.h;
+                                 a RAPID LOC number); for AG_TK_SITE its id */
    const char *text;          /* site text (len bytes, not NUL-terminated);
                                  valid until the next ag_tr_next */
 } ag_trec;
@@ -104,14 +105,14 @@ typedef struct ag_twriter {
 /* Start a trace (writes the binary magic).  Returns w->err. */
 int  ag_tw_init(ag_twriter *w, int format, ag_write_fn fn, void *cookie);
 void ag_tw_thread(ag_twriter *w, ag_tid t);
-void ag_tw_begin(ag_twriter *w, ag_tid t, uint64_t site);
-void ag_tw_end(ag_twriter *w, ag_tid t, uint64_t site);
+void ag_tw_begin(ag_twriter *w, ag_tid t, ag_site site);
+void ag_tw_end(ag_twriter *w, ag_tid t, ag_site site);
 void ag_tw_access(ag_twriter *w, ag_tid t, ag_addr addr, unsigned size,
-                  unsigned flags, uint64_t site);
-void ag_tw_acquire(ag_twriter *w, ag_tid t, ag_addr lock, int shared, uint64_t site);
-void ag_tw_release(ag_twriter *w, ag_tid t, ag_addr lock, int shared, uint64_t site);
-void ag_tw_fork(ag_twriter *w, ag_tid parent, ag_tid child, uint64_t site);
-void ag_tw_join(ag_twriter *w, ag_tid joiner, ag_tid child, uint64_t site);
+                  unsigned flags, ag_site site);
+void ag_tw_acquire(ag_twriter *w, ag_tid t, ag_addr lock, int shared, ag_site site);
+void ag_tw_release(ag_twriter *w, ag_tid t, ag_addr lock, int shared, ag_site site);
+void ag_tw_fork(ag_twriter *w, ag_tid parent, ag_tid child, ag_site site);
+void ag_tw_join(ag_twriter *w, ag_tid joiner, ag_tid child, ag_site site);
 void ag_tw_exit(ag_twriter *w, ag_tid t);
 void ag_tw_forget(ag_twriter *w, ag_addr addr, uint64_t len);
 /* Text of a site, e.g. "main prog.c:12" (truncated to AG_TRACE_MAX_TEXT). */
