@@ -52,9 +52,10 @@ def replay(name, mode):
     path = os.path.join(REPO, "tests", name)
     r = subprocess.run([tool()] + mode + [path], capture_output=True, text=True,
                        errors="replace", timeout=120)
-    # messages name the file: by its name in the tests, wherever the tree is
-    err = r.stderr.replace(path, name)
-    return {"rc": r.returncode, "out": r.stdout, "err": err}
+    # reports and messages name the file: by its name in the tests,
+    # wherever the tree is (a clean clone, a worktree)
+    return {"rc": r.returncode, "out": r.stdout.replace(path, name),
+            "err": r.stderr.replace(path, name)}
 
 
 def replay_all():
