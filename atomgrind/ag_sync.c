@@ -100,6 +100,10 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind, UInt how)
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
    ag_lock *l = ag_lock_of(lock);
+   /* the lock word is read before the acquire orders this thread after
+      the last release: an init that only the lock itself would order
+      races with it (ThreadSanitizer's race_on_mutex) */
+   ag_sync_touch(vgtid, th->tid, lock, False);
    if (kind == AG_LK_RWLOCK_RD) {
       UInt *n = ag_map_lookup(ag_readers, ag_reader_key(lock, th->tid), NULL);
       if ((*n)++ == 0) {
@@ -117,7 +121,6 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind, UInt how)
       ag_lo_acquire(vgtid, th->tid, lock, l->taken_at, how == AG_ACQ_BLOCK);
       ag_an_lock_acquire(th->tid, lock, False);
    }
-   ag_sync_touch(vgtid, th->tid, lock, False);
 }
 
 void ag_sync_lock_release(ThreadId vgtid, Addr lock)
@@ -258,6 +261,10 @@ void ag_sync_destroy(ThreadId vgtid, Addr obj)
    ag_lo_forget(obj);
    ag_lockset_forget(obj);
    ag_an_forget(obj, 1);
+   /* the write stays: a use that comes later, unordered with it, races
+      with the init or destroy (the forget above dropped it with the
+      object's clock) */
+   if (th->valid) ag_sync_touch(vgtid, th->tid, obj, True);
 }
 
 

@@ -108,6 +108,14 @@ class World(unittest.TestCase):
             with self.subTest(mode=mode):
                 r = self.assert_racy("race_objects", mode)
                 self.assertRegex(r.text, r"Possible data race during (write of size 1|free of size \d+)")
+        # a use after the destroy (the destroy's write is kept when the
+        # object's clock is dropped); a lock whose only ordering after the
+        # init is the lock itself (the lock word is read before the acquire)
+        for mode in ("use_destroyed", "init_racy"):
+            with self.subTest(mode=mode):
+                r = self.assert_racy("race_objects", mode)
+                self.assertRegex(r.text, r"Possible data race during read of size 1[^\n]*\n"
+                                         r"(.*\n)*?.*This conflicts with a previous write")
 
     def test_fork_child(self):
         # the forked child's log follows the parent's in the same file; in
