@@ -32,6 +32,8 @@
 #define AG_FD_KEY_SOCKETS (AG_FD_KEY_FILES + 8)
 #define AG_FD_KEY_CONNECT (AG_FD_KEY_FILES + 16)
 #define AG_FD_KEY_FRESH   (AG_FD_KEY_FILES + 64)
+/* one per signal number, below the descriptors' keys */
+#define AG_FD_KEY_SIGNAL(s) (0xFFFFCF0000000000ULL + 8 * (Addr)((s) & 0xff))
 
 static Bool ag_fd_on;               /* races are checked */
 static ag_map *ag_fd_keys;          /* descriptor -> Addr key */
@@ -241,8 +243,46 @@ static void ag_fd_post_mem_write(CorePart part, ThreadId vgtid, Addr a, SizeT le
 
 /* ---- the core's system-call callbacks (through ag_main.c) ------------- */
 
+/* ---- signals ----------------------------------------------------------- */
+
+/* Installing a handler, and sending a signal, happen before the handler
+   runs for it (as in ThreadSanitizer): glibc's setxid broadcast writes
+   its command before the tgkill whose handler reads it; a program sets
+   what its handler reads before sigaction.  Also inside a pthread call
+   (pthread_kill is one). */
+static Int ag_fd_signo(UInt sysno, const UWord *args)
+{
+   switch (sysno) {
+   case __NR_rt_sigaction: return args[1] ? (Int)args[0] : -1;
+   case __NR_kill: case __NR_tkill: case __NR_rt_sigqueueinfo: return (Int)args[1];
+   case __NR_tgkill: case __NR_rt_tgsigqueueinfo: return (Int)args[2];
+   default: return -1;
+   }
+}
+
+static void ag_fd_signal_sent(ThreadId vgtid, UInt sysno, const UWord *args)
+{
+   Int sig = ag_fd_signo(sysno, args);
+   if (sig <= 0 || sig > 64 || !ag_fd_on) return;
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_an_running(vgtid);
+   ag_an_order(th->tid, AG_FD_KEY_SIGNAL(sig), True);
+}
+
+static void ag_fd_pre_deliver_signal(ThreadId vgtid, Int sig, Bool alt_stack)
+{
+   (void)alt_stack;
+   if (sig <= 0 || sig > 64) return;
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_an_running(vgtid);
+   ag_an_order(th->tid, AG_FD_KEY_SIGNAL(sig), False);
+}
+
 void ag_fd_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args)
 {
+   ag_fd_signal_sent(vgtid, sysno, args);
    ag_thread *th = ag_fd_thread(vgtid);
    if (!th) return;
    ag_an_running(vgtid);
@@ -266,4 +306,5 @@ void ag_fd_init(void)
    VG_(track_pre_mem_read)(ag_fd_pre_mem_read);
    VG_(track_pre_mem_read_asciiz)(ag_fd_pre_mem_read_asciiz);
    VG_(track_post_mem_write)(ag_fd_post_mem_write);
+   VG_(track_pre_deliver_signal)(ag_fd_pre_deliver_signal);
 }

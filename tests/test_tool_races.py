@@ -117,6 +117,14 @@ class World(unittest.TestCase):
                 self.assertRegex(r.text, r"Possible data race during read of size 1[^\n]*\n"
                                          r"(.*\n)*?.*This conflicts with a previous write")
 
+    def test_signals_order(self):
+        # sigaction and kill/tgkill before the handler (ag_fd.c); without
+        # it the handler's read of x, and glibc's setxid handler, race
+        for mode in ("clean", "setuid"):
+            with self.subTest(mode=mode):
+                self.assert_clean("race_signal", mode)
+        self.assert_racy("race_signal", "racy")
+
     def test_fork_child(self):
         # the forked child's log follows the parent's in the same file; in
         # the child the vanished threads are joined by the forking one
