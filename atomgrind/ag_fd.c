@@ -150,9 +150,12 @@ static void ag_fd_before(ThreadId vgtid, ag_tid t, UInt sysno, const UWord *args
       ag_fd_drop(fd);
       break;
    case __NR_dup2: case __NR_dup3:
-      /* onto an open descriptor: closes it */
+      /* onto an open descriptor: a use of it, as in ThreadSanitizer (the
+         kernel replaces it at once, and programs dup /dev/null or a closed
+         pipe onto descriptors other threads use, on purpose) */
+      ag_fd_touch(vgtid, t, fd, False);
       if ((Int)args[1] != fd && ag_fd_open((Int)args[1]))
-         ag_fd_touch(vgtid, t, (Int)args[1], True);
+         ag_fd_touch(vgtid, t, (Int)args[1], False);
       break;
    default:
       break;
@@ -160,7 +163,7 @@ static void ag_fd_before(ThreadId vgtid, ag_tid t, UInt sysno, const UWord *args
 }
 
 /* After a call that succeeded with result r: acquires, new descriptors. */
-static void ag_fd_after(ag_tid t, UInt sysno, const UWord *args, UWord r)
+static void ag_fd_after(ThreadId vgtid, ag_tid t, UInt sysno, const UWord *args, UWord r)
 {
    Int fd = (Int)args[0];
    switch (sysno) {
@@ -189,6 +192,9 @@ static void ag_fd_after(ag_tid t, UInt sysno, const UWord *args, UWord r)
       break;
    case __NR_dup: case __NR_dup2: case __NR_dup3:
       if ((Int)r != fd) ag_fd_set((Int)r, ag_fd_key(fd));
+      /* the new descriptor's use stays: a close unordered with the dup
+         races with it */
+      if (sysno != __NR_dup && (Int)r != fd) ag_fd_touch(vgtid, t, (Int)r, False);
       break;
    case __NR_fcntl:
       if (args[1] == VKI_F_DUPFD || args[1] == VKI_F_DUPFD_CLOEXEC)
@@ -294,7 +300,7 @@ void ag_fd_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, SysRes res)
    ag_thread *th = ag_fd_thread(vgtid);
    if (!th || sr_isError(res)) return;
    ag_an_running(vgtid);
-   ag_fd_after(th->tid, sysno, args, sr_Res(res));
+   ag_fd_after(vgtid, th->tid, sysno, args, sr_Res(res));
 }
 
 void ag_fd_init(void)

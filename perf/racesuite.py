@@ -56,7 +56,7 @@ TSAN_SKIP = re.compile(r"__tsan|__sanitizer|Annotate|ANNOTATE|TSAN_OPTIONS|"
                        r"AnnotateHappens|dispatch|objc|fiber|swapcontext|"
                        r"sanitizer/|%link_sandbox|-shared|REQUIRES: *(?!linux)")
 # %deflake reruns a test until it reports: the test expects a race
-TSAN_RACE = re.compile(r"^\s*//\s*CHECK(?!-NOT)[\w-]*:.*ThreadSanitizer: data race|%deflake", re.M)
+TSAN_RACE = re.compile(r"^\s*//\s*CHECK(?!-NOT)[\w-]*:.*ThreadSanitizer: data race", re.M)
 TSAN_ANYWARN = re.compile(r"^\s*//\s*CHECK(?!-NOT)[\w-]*:.*(WARNING: ThreadSanitizer|"
                           r"ERROR: ThreadSanitizer|ThreadSanitizer:)", re.M)
 
@@ -160,7 +160,7 @@ def tsan_verdict(text):
         return True
     if TSAN_ANYWARN.search(text):
         return None
-    return False
+    return "%deflake" in text
 
 
 def build(src, exe, cflags, skipped):
@@ -255,6 +255,8 @@ def run_one(prog, tool, build_dir, timeout):
     except subprocess.TimeoutExpired:
         return "hang", 0
     err = r.stderr
+    if "ERROR SUMMARY" not in err:           # the tool did not run to its end
+        return "crash", 0
     if re.search(r"the 'impossible' happened|Valgrind's memory management|"
                  r"^==\d+== Process terminating with default action of signal (11|6|7)", err, re.M) \
             and not re.search(r"Possible data race|Conflicting (load|store)", err):

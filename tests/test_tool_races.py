@@ -73,7 +73,7 @@ class World(unittest.TestCase):
     def test_descriptors_order(self):
         # write -> read, send -> recv, connect -> accept, epoll_ctl ->
         # epoll_wait (ag_fd.c); without the model each is a race on data
-        for mode in ("pipe", "socketpair", "socket", "epoll", "close"):
+        for mode in ("pipe", "socketpair", "socket", "epoll", "close", "dup2"):
             with self.subTest(mode=mode):
                 self.assert_clean("race_fd", mode)
 
