@@ -224,7 +224,7 @@ def vg_progs(vg, pat, skipped):
             test = name[:-7]
             full = tool + "_" + test
             t = vg_test(os.path.join(tdir, name))
-            src = os.path.join(tdir, os.path.basename(t["prog"]) + ".c")
+            src = os.path.normpath(os.path.join(tdir, t["prog"])) + ".c"  # ../../helgrind/tests/x
             if (pat and pat not in full) or not os.path.exists(src):
                 continue
             with open(src, errors="replace") as f:
@@ -241,7 +241,8 @@ def vg_progs(vg, pat, skipped):
                 exp = f.read()
             racy = bool(VG_RACE.search(exp) or VG_COUNT_ONLY.search(exp)) \
                 and full not in VG_RACEFREE
-            exe = os.path.join(out, tool + "_" + os.path.basename(t["prog"]))
+            exe = os.path.join(out, os.path.basename(os.path.dirname(os.path.dirname(src)))
+                               + "_" + os.path.basename(src)[:-2])
             if build(src, exe, ["-O0", "-g", "-pthread", "-I", vg], skipped):
                 progs.append(Prog(full, exe, racy, t["args"].split()))
     return progs
