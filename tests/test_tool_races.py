@@ -1,8 +1,10 @@
 """Tool-level tests of --check=races and of RPT sampling (--sample=rpt)."""
+import os
 import re
+import subprocess
 import unittest
 
-from agtest import BUILD, compile_prog, supp_file, tool_built, valgrind
+from agtest import BUILD, OUT, REPO, compile_prog, supp_file, tool_built, valgrind
 
 
 def setUpModule():
@@ -124,6 +126,20 @@ class World(unittest.TestCase):
             with self.subTest(mode=mode):
                 self.assert_clean("race_signal", mode)
         self.assert_racy("race_signal", "racy")
+
+    def test_iostreams_from_threads(self):
+        # libstdc++'s stream state (the width operator<< resets) and
+        # ctype's widen cache (std::endl) are updated outside any lock:
+        # atomgrind.supp and ag_provenance.c; -O2, as programs are built
+        src = os.path.join(REPO, "tests", "progs", "race_iostream.cpp")
+        exe = os.path.join(OUT, "race_iostream")
+        if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+            subprocess.run(["c++", "-O2", "-g", "-pthread", "-o", exe, src], check=True)
+        r = valgrind(exe, "--check=races", args=["cout"])
+        self.assertEqual(r.errors, 0, r)
+        r = valgrind(exe, "--check=races", args=["racy"])
+        self.assertGreaterEqual(r.races, 1, r)
+        self.assertIn('data symbol "_ZL7counter"', r.text)
 
     def test_pi_mutex_interrupted_by_signal(self):
         # the core lets the signalled waiter through while main holds the
