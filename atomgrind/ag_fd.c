@@ -32,6 +32,8 @@
 #define AG_FD_KEY_SOCKETS (AG_FD_KEY_FILES + 8)
 #define AG_FD_KEY_CONNECT (AG_FD_KEY_FILES + 16)
 #define AG_FD_KEY_FRESH   (AG_FD_KEY_FILES + 64)
+/* one per signal number, below the descriptors' keys */
+#define AG_FD_KEY_SIGNAL(s) (0xFFFFCF0000000000ULL + 8 * (Addr)((s) & 0xff))
 
 static Bool ag_fd_on;               /* races are checked */
 static ag_map *ag_fd_keys;          /* descriptor -> Addr key */
@@ -148,9 +150,12 @@ static void ag_fd_before(ThreadId vgtid, ag_tid t, UInt sysno, const UWord *args
       ag_fd_drop(fd);
       break;
    case __NR_dup2: case __NR_dup3:
-      /* onto an open descriptor: closes it */
+      /* onto an open descriptor: a use of it, as in ThreadSanitizer (the
+         kernel replaces it at once, and programs dup /dev/null or a closed
+         pipe onto descriptors other threads use, on purpose) */
+      ag_fd_touch(vgtid, t, fd, False);
       if ((Int)args[1] != fd && ag_fd_open((Int)args[1]))
-         ag_fd_touch(vgtid, t, (Int)args[1], True);
+         ag_fd_touch(vgtid, t, (Int)args[1], False);
       break;
    default:
       break;
@@ -158,7 +163,7 @@ static void ag_fd_before(ThreadId vgtid, ag_tid t, UInt sysno, const UWord *args
 }
 
 /* After a call that succeeded with result r: acquires, new descriptors. */
-static void ag_fd_after(ag_tid t, UInt sysno, const UWord *args, UWord r)
+static void ag_fd_after(ThreadId vgtid, ag_tid t, UInt sysno, const UWord *args, UWord r)
 {
    Int fd = (Int)args[0];
    switch (sysno) {
@@ -187,6 +192,9 @@ static void ag_fd_after(ag_tid t, UInt sysno, const UWord *args, UWord r)
       break;
    case __NR_dup: case __NR_dup2: case __NR_dup3:
       if ((Int)r != fd) ag_fd_set((Int)r, ag_fd_key(fd));
+      /* the new descriptor's use stays: a close unordered with the dup
+         races with it */
+      if (sysno != __NR_dup && (Int)r != fd) ag_fd_touch(vgtid, t, (Int)r, False);
       break;
    case __NR_fcntl:
       if (args[1] == VKI_F_DUPFD || args[1] == VKI_F_DUPFD_CLOEXEC)
@@ -241,8 +249,46 @@ static void ag_fd_post_mem_write(CorePart part, ThreadId vgtid, Addr a, SizeT le
 
 /* ---- the core's system-call callbacks (through ag_main.c) ------------- */
 
+/* ---- signals ----------------------------------------------------------- */
+
+/* Installing a handler, and sending a signal, happen before the handler
+   runs for it (as in ThreadSanitizer): glibc's setxid broadcast writes
+   its command before the tgkill whose handler reads it; a program sets
+   what its handler reads before sigaction.  Also inside a pthread call
+   (pthread_kill is one). */
+static Int ag_fd_signo(UInt sysno, const UWord *args)
+{
+   switch (sysno) {
+   case __NR_rt_sigaction: return args[1] ? (Int)args[0] : -1;
+   case __NR_kill: case __NR_tkill: case __NR_rt_sigqueueinfo: return (Int)args[1];
+   case __NR_tgkill: case __NR_rt_tgsigqueueinfo: return (Int)args[2];
+   default: return -1;
+   }
+}
+
+static void ag_fd_signal_sent(ThreadId vgtid, UInt sysno, const UWord *args)
+{
+   Int sig = ag_fd_signo(sysno, args);
+   if (sig <= 0 || sig > 64 || !ag_fd_on) return;
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_an_running(vgtid);
+   ag_an_order(th->tid, AG_FD_KEY_SIGNAL(sig), True);
+}
+
+static void ag_fd_pre_deliver_signal(ThreadId vgtid, Int sig, Bool alt_stack)
+{
+   (void)alt_stack;
+   if (sig <= 0 || sig > 64) return;
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid) return;
+   ag_an_running(vgtid);
+   ag_an_order(th->tid, AG_FD_KEY_SIGNAL(sig), False);
+}
+
 void ag_fd_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args)
 {
+   ag_fd_signal_sent(vgtid, sysno, args);
    ag_thread *th = ag_fd_thread(vgtid);
    if (!th) return;
    ag_an_running(vgtid);
@@ -254,7 +300,7 @@ void ag_fd_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, SysRes res)
    ag_thread *th = ag_fd_thread(vgtid);
    if (!th || sr_isError(res)) return;
    ag_an_running(vgtid);
-   ag_fd_after(th->tid, sysno, args, sr_Res(res));
+   ag_fd_after(vgtid, th->tid, sysno, args, sr_Res(res));
 }
 
 void ag_fd_init(void)
@@ -266,4 +312,5 @@ void ag_fd_init(void)
    VG_(track_pre_mem_read)(ag_fd_pre_mem_read);
    VG_(track_pre_mem_read_asciiz)(ag_fd_pre_mem_read_asciiz);
    VG_(track_post_mem_write)(ag_fd_post_mem_write);
+   VG_(track_pre_deliver_signal)(ag_fd_pre_deliver_signal);
 }

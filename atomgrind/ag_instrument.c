@@ -13,6 +13,7 @@
 #include "ag_objects.h"            /* ag_object_skipped, ag_object_system */
 #include "ag_options.h"            /* --check-stack-var, --sample, --sched */
 #include "ag_provenance.h"         /* std::atomic's code, reference counts */
+#include "ag_atomictypes.h"        /* C11 _Atomic variables */
 #include "ag_regions.h"            /* accesses in an inline gap */
 #include "ag_sched.h"              /* preemption after an access */
 #include "ag_shared.h"             /* shared accesses: scheduling points */
@@ -382,6 +383,15 @@ static UInt ag_idiom(Addr ip, Bool rmw)
    }
 }
 
+/* A race-mode load or store at a fixed address inside a C11 _Atomic
+   variable is atomic by its type (ag_atomictypes.h). */
+static UInt ag_typed(IRExpr *addr, UInt size)
+{
+   if (!(ag_clo_check & AG_CHECK_RACES) || addr->tag != Iex_Const
+       || addr->Iex.Const.con->tag != Ico_U64) return 0;
+   return ag_at_is_atomic((Addr)addr->Iex.Const.con->Ico.U64, size) ? AG_ATOMIC_LS : 0;
+}
+
 /* ag_idiom once per instruction, at its first access (most have none),
    and not in code translated without accesses (the floor, unless an
    inlined instance's region opens in the block). */
@@ -552,13 +562,15 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          IRExpr *e = st->Ist.WrTmp.data;
          if (e->tag == Iex_Load)
             ag_emit(&ir, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty),
-                    (atomic_insn ? AG_ATOMIC : spin) | ag_idiom_at(&idiom, ir.accesses, ir.ip, atomic_insn), NULL);
+                    (atomic_insn ? AG_ATOMIC : spin) | ag_idiom_at(&idiom, ir.accesses, ir.ip, atomic_insn)
+                    | ag_typed(e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty)), NULL);
          break;
       }
       case Ist_Store:
          ag_emit(&ir, st->Ist.Store.addr,
                  sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Store.data)),
-                 AG_WRITE | (atomic_insn ? AG_ATOMIC : 0) | ag_idiom_at(&idiom, ir.accesses, ir.ip, atomic_insn),
+                 AG_WRITE | (atomic_insn ? AG_ATOMIC : 0) | ag_idiom_at(&idiom, ir.accesses, ir.ip, atomic_insn)
+                 | ag_typed(st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Store.data))),
                  NULL);
          break;
       case Ist_StoreG: {

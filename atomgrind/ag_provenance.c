@@ -85,12 +85,19 @@ static const HChar *ag_pv_innermost(Addr ip)
 
 /* Code of libstdc++.so itself (Debian ships it without line information):
    its locale and facet functions update reference counts with their only
-   read-modify-writes (their one-time initialisation is pthread_once). */
-static UInt ag_pv_libstdcxx(DiEpoch ep, Addr ip)
+   read-modify-writes (their one-time initialisation is pthread_once).
+   ctype<char>'s widen and narrow caches are filled on first use by any
+   thread that finds them empty, each filling them with the same bytes,
+   and read without a lock by the inlined widen/narrow (std::endl): the
+   library treats them as atomic, and so does this. */
+static UInt ag_pv_libstdcxx(DiEpoch ep, Addr ip, Bool rmw)
 {
    const HChar *obj, *fn;
    if (!VG_(get_objname)(ep, ip, &obj) || !VG_(strstr)(obj, "libstdc++")) return AG_PROV_NONE;
    if (!VG_(get_fnname)(ep, ip, &fn)) return AG_PROV_NONE;
+   if (!rmw)
+      return ag_pv_starts(fn, "std::ctype<char>::_M_widen_init")
+             || ag_pv_starts(fn, "std::ctype<char>::_M_narrow_init") ? AG_PROV_ATOMIC : AG_PROV_NONE;
    return ag_pv_starts(fn, "std::locale") || ag_pv_refcount_fn(fn)
           ? AG_PROV_REFCOUNT : AG_PROV_NONE;
 }
@@ -115,7 +122,12 @@ UInt ag_prov_of(Addr ip, Bool rmw)
    const HChar *file;
    if (ag_pv_in_libc(ep, ip)) return AG_PROV_LIBC;
    if (!VG_(get_filename)(ep, ip, &file) || !file[0])
-      return rmw ? ag_pv_libstdcxx(ep, ip) : AG_PROV_NONE;
+      return ag_pv_libstdcxx(ep, ip, rmw);
+   if (ag_pv_file_is(file, "locale_facets.h")) {        /* the caches' readers */
+      const HChar *fn = ag_pv_innermost(ip);
+      return fn && !rmw && (ag_pv_named(fn, "widen") || ag_pv_named(fn, "narrow"))
+             ? AG_PROV_ATOMIC : AG_PROV_NONE;
+   }
    Bool atomic_h = ag_pv_file_is(file, "atomic_base.h") || ag_pv_file_is(file, "atomic");
    Bool count_h = ag_pv_file_is(file, "atomicity.h") || ag_pv_file_is(file, "shared_ptr_base.h");
    if (!atomic_h && !count_h) return AG_PROV_NONE;

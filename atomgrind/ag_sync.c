@@ -37,6 +37,7 @@ typedef struct {
    UInt count;          /* its recursion depth */
    ExeContext *taken_at;   /* where the owner took it */
    UInt readers;        /* threads holding the read side */
+   ag_tid displaced;    /* holder when the core let another thread in */
 } ag_lock;
 
 /* A barrier's generations (race engine only: ag_an_barrier).  glibc's
@@ -69,7 +70,7 @@ static ag_lock *ag_lock_of(Addr a)
 {
    int created;
    ag_lock *l = ag_map_lookup(ag_locks, a, &created);
-   if (created) l->owner = AG_NO_TID;
+   if (created) l->owner = l->displaced = AG_NO_TID;
    return l;
 }
 
@@ -100,6 +101,10 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind, UInt how)
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
    ag_lock *l = ag_lock_of(lock);
+   /* the lock word is read before the acquire orders this thread after
+      the last release: an init that only the lock itself would order
+      races with it (ThreadSanitizer's race_on_mutex) */
+   ag_sync_touch(vgtid, th->tid, lock, False);
    if (kind == AG_LK_RWLOCK_RD) {
       UInt *n = ag_map_lookup(ag_readers, ag_reader_key(lock, th->tid), NULL);
       if ((*n)++ == 0) {
@@ -109,6 +114,12 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind, UInt how)
    } else if (l->owner == th->tid) {       /* recursive mutex */
       l->count++;
    } else {
+      /* Valgrind returns a priority-inheritance mutex's FUTEX_LOCK_PI
+         interrupted by a signal as if it had succeeded, and glibc believes
+         it: this thread now runs as the holder while the real one still
+         holds it.  The latter's unlock is then no misuse (DRD's
+         pth_mutex_signal). */
+      l->displaced = l->owner != AG_NO_TID ? l->owner : l->displaced;
       l->owner = th->tid;
       l->count = 1;
       /* a deadlock report says where each lock was taken, and so does an
@@ -117,7 +128,6 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind, UInt how)
       ag_lo_acquire(vgtid, th->tid, lock, l->taken_at, how == AG_ACQ_BLOCK);
       ag_an_lock_acquire(th->tid, lock, False);
    }
-   ag_sync_touch(vgtid, th->tid, lock, False);
 }
 
 void ag_sync_lock_release(ThreadId vgtid, Addr lock)
@@ -132,6 +142,11 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock)
          ag_lo_release(vgtid, lock);
          ag_an_lock_release(th->tid, lock, False);
       }
+      return;
+   }
+   if (l && l->displaced == th->tid) {
+      l->displaced = AG_NO_TID;
+      ag_an_lock_release(th->tid, lock, False);
       return;
    }
    UInt *n = ag_map_get(ag_readers, ag_reader_key(lock, th->tid));
@@ -252,12 +267,16 @@ void ag_sync_destroy(ThreadId vgtid, Addr obj)
    ag_thread *th = ag_thread_of(vgtid);
    if (th->valid) ag_sync_touch(vgtid, th->tid, obj, True);
    ag_lock *l = ag_map_get(ag_locks, obj);
-   if (l) { l->owner = AG_NO_TID; l->count = 0; l->readers = 0; }
+   if (l) { l->owner = l->displaced = AG_NO_TID; l->count = 0; l->readers = 0; }
    ag_barrier *g = ag_map_get(ag_barriers, obj);
    if (g) g->count = 0;                 /* a new barrier: generations anew */
    ag_lo_forget(obj);
    ag_lockset_forget(obj);
    ag_an_forget(obj, 1);
+   /* the write stays: a use that comes later, unordered with it, races
+      with the init or destroy (the forget above dropped it with the
+      object's clock) */
+   if (th->valid) ag_sync_touch(vgtid, th->tid, obj, True);
 }
 
 

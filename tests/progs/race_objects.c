@@ -7,6 +7,10 @@
  *   cond_racy       a thread signals; main destroys the condvar unordered  -> race
  *   barrier_racy    a thread passes a barrier of 1; main re-inits it       -> race
  *   free_racy       a thread unlocks a mutex in a heap struct; main frees  -> race
+ *   use_destroyed   main destroys a mutex; a thread locks it later,
+ *                   unordered                                            -> race
+ *   init_racy       a thread inits a mutex, locks and unlocks it; main
+ *                   locks it later: only the lock would order the init  -> race
  * Sleeps order the racy forms; they are no synchronisation. */
 #include "common.h"
 #include <semaphore.h>
@@ -15,6 +19,7 @@ struct box { long pad; pthread_mutex_t m; };
 
 static const char *mode;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t mu2;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_barrier_t bar;
@@ -46,6 +51,14 @@ static void *worker(void *arg)
    } else if (!strcmp(mode, "free_racy")) {
       pthread_mutex_lock(&box->m);
       pthread_mutex_unlock(&box->m);
+   } else if (!strcmp(mode, "use_destroyed")) {
+      ms_sleep(300);                       /* main has destroyed mu */
+      pthread_mutex_lock(&mu);
+      pthread_mutex_unlock(&mu);
+   } else if (!strcmp(mode, "init_racy")) {
+      pthread_mutex_init(&mu2, NULL);
+      pthread_mutex_lock(&mu2);
+      pthread_mutex_unlock(&mu2);
    }
    return NULL;
 }
@@ -59,8 +72,17 @@ int main(int argc, char **argv)
    box = malloc(sizeof *box);
    pthread_mutex_init(&box->m, NULL);
    pthread_t a = spawn(worker, (void *)0), b = two ? spawn(worker, (void *)1) : 0;
+   if (!strcmp(mode, "use_destroyed")) {
+      pthread_mutex_destroy(&mu);
+      pthread_join(a, NULL);
+      return 0;
+   }
    if (!two) {
       ms_sleep(300);                       /* the thread is done; nothing says so */
+      if (!strcmp(mode, "init_racy")) {
+         pthread_mutex_lock(&mu2);
+         pthread_mutex_unlock(&mu2);
+      }
       if (!strcmp(mode, "mutex_racy")) pthread_mutex_destroy(&mu);
       if (!strcmp(mode, "cond_racy")) pthread_cond_destroy(&cv);
       if (!strcmp(mode, "barrier_racy")) pthread_barrier_init(&bar, NULL, 1);

@@ -8,10 +8,9 @@
  *   relacq    data; atomic_store_explicit(release); the reader's
  *             atomic_load_explicit(acquire): both plain movs that no
  *             function frame marks, on a flag no atomic instruction
- *             touches                                          -> race
- *             (false: only the debug info's types say ready is
- *             _Atomic, and the tool API does not give types; the
- *             manual says so) */
+ *             touches: atomic by the debug info's type     -> clean
+ *   relacq_late  the same with data written after the release
+ *             store                                   -> race on data */
 #include <stdatomic.h>
 #include "../common.h"
 
@@ -27,9 +26,11 @@ static void *writer(void *arg)
       for (int i = 0; i < 100; i++) hits++;
       return NULL;
    }
-   data = 42;
-   if (!strcmp(mode, "relacq")) atomic_store_explicit(&ready, 1, memory_order_release);
+   int late = !strcmp(mode, "relacq_late");
+   if (!late) data = 42;
+   if (!strncmp(mode, "relacq", 6)) atomic_store_explicit(&ready, 1, memory_order_release);
    else ready = 1;
+   if (late) data = 42;
    return NULL;
 }
 
@@ -41,7 +42,7 @@ static void *reader(void *arg)
       for (int i = 0; i < 100; i++) hits++;
       return (void *)(seen + 1);
    }
-   int r = !strcmp(mode, "relacq") ? atomic_load_explicit(&ready, memory_order_acquire) : ready;
+   int r = !strncmp(mode, "relacq", 6) ? atomic_load_explicit(&ready, memory_order_acquire) : ready;
    return r ? (void *)data : NULL;
 }
 

@@ -11,9 +11,10 @@
  *   tas          test-and-set spinlock (atomic_flag) over a counter   -> clean
  *   ttas         test-and-test-and-set spinlock                       -> clean
  *   ticket       ticket lock, served counter advanced with fetch_add  -> clean
- *   ticket_store ticket lock, served counter advanced with a store    -> race
- *                (false: the served counter is only ever plain-stored, and the
- *                threads run one after the other, so no spin loop ever waits)
+ *   ticket_store ticket lock, served counter advanced with a store    -> clean
+ *                (the served counter is only ever plain-stored, and the
+ *                threads run one after the other, so no spin loop ever waits:
+ *                atomic by its type, atomic_int, in the debug information)
  *   refcount     object shared by 3 threads, the last decrement frees -> clean
  *   lfstack      Treiber stack: 2 pushers, 1 popper that frees        -> clean
  *   dcl          double-checked init, pointer stored seq_cst          -> clean

@@ -1,0 +1,304 @@
+/* ag_atomictypes.c -- see ag_atomictypes.h.  A small reader of an
+ * object's .debug_info (DWARF 2-5, 32-bit units, uncompressed): every
+ * variable with a fixed address (DW_OP_addr) whose type, through
+ * typedefs and qualifiers, is DW_TAG_atomic_type is a C11 _Atomic object.
+ * The core reads the same information (--read-var-info=yes) but gives
+ * tools no types, so each object is read here once, the first time a
+ * load or store at a fixed address in it is instrumented. */
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"    /* VG_(next_DebugInfo), the object's file and bias */
+#include "pub_tool_libcbase.h"     /* VG_(memcmp), VG_(strcmp) */
+#include "pub_tool_libcfile.h"     /* VG_(open), VG_(read), VG_(lseek) */
+#include "pub_tool_mallocfree.h"   /* VG_(malloc), VG_(free) */
+#include "pub_tool_vki.h"          /* VKI_O_RDONLY */
+#include "ag_map.h"                /* DIE offset -> its type facts */
+#include "ag_atomictypes.h"
+
+#define AG_AT_MAX_SECTION (64u << 20)   /* larger debug info is not read */
+#define AG_AT_MAX_OBJS    32           /* objects looked at */
+
+typedef struct { Addr lo, hi; } ag_at_range;
+typedef struct { UShort tag; ULong type; UInt size; } ag_at_die;
+typedef struct { ULong addr, type, spec; } ag_at_var;
+
+static const DebugInfo *ag_at_seen[AG_AT_MAX_OBJS];
+static UInt ag_at_nseen;
+static ag_at_range *ag_at_ranges;
+static UInt ag_at_n, ag_at_cap;
+
+/* ---- the ELF file ------------------------------------------------------ */
+
+static Bool ag_at_pread(Int fd, ULong off, void *buf, ULong len)
+{
+   if (VG_(lseek)(fd, (Off64T)off, VKI_SEEK_SET) != (Off64T)off) return False;
+   for (ULong done = 0; done < len;) {
+      Int n = VG_(read)(fd, (UChar *)buf + done, (Int)(len - done > (1u << 30) ? (1u << 30) : len - done));
+      if (n <= 0) return False;
+      done += (ULong)n;
+   }
+   return True;
+}
+
+/* The named section of a 64-bit ELF file, read into memory (or NULL). */
+static UChar *ag_at_section(Int fd, const HChar *name, ULong *len)
+{
+   UChar eh[64];
+   if (!ag_at_pread(fd, 0, eh, 64) || VG_(memcmp)(eh, "\177ELF\2\1", 6) != 0) return NULL;
+   ULong shoff = *(ULong *)(eh + 0x28);
+   UInt shentsize = *(UShort *)(eh + 0x3a), shnum = *(UShort *)(eh + 0x3c);
+   UInt shstrndx = *(UShort *)(eh + 0x3e);
+   if (shentsize != 64 || shnum == 0 || shnum > 4096 || shstrndx >= shnum) return NULL;
+   UChar *sh = VG_(malloc)("ag.at.sh", 64 * shnum);
+   UChar *res = NULL;
+   if (!ag_at_pread(fd, shoff, sh, 64 * shnum)) goto out;
+   UChar *strh = sh + 64 * shstrndx;
+   ULong stroff = *(ULong *)(strh + 0x18), strsz = *(ULong *)(strh + 0x20);
+   if (strsz > (1u << 20)) goto out;
+   HChar *names = VG_(malloc)("ag.at.names", strsz + 1);
+   if (ag_at_pread(fd, stroff, names, strsz)) {
+      names[strsz] = 0;
+      for (UInt i = 0; i < shnum && !res; i++) {
+         UChar *s = sh + 64 * i;
+         UInt nm = *(UInt *)s;
+         ULong flags = *(ULong *)(s + 8), off = *(ULong *)(s + 0x18), sz = *(ULong *)(s + 0x20);
+         if (nm >= strsz || VG_(strcmp)(names + nm, name) != 0) continue;
+         if ((flags & 0x800) || sz == 0 || sz > AG_AT_MAX_SECTION) break; /* SHF_COMPRESSED */
+         res = VG_(malloc)("ag.at.sec", sz);
+         if (!ag_at_pread(fd, off, res, sz)) { VG_(free)(res); res = NULL; break; }
+         *len = sz;
+      }
+   }
+   VG_(free)(names);
+out:
+   VG_(free)(sh);
+   return res;
+}
+
+/* ---- DWARF ------------------------------------------------------------- */
+
+typedef struct { const UChar *p, *end; Bool bad; } ag_at_cur;
+
+static ULong ag_at_uleb(ag_at_cur *c)
+{
+   ULong v = 0;
+   for (UInt shift = 0; c->p < c->end; shift += 7) {
+      UChar b = *c->p++;
+      if (shift < 64) v |= (ULong)(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+   }
+   c->bad = True;
+   return 0;
+}
+
+static ULong ag_at_fixed(ag_at_cur *c, UInt n)
+{
+   ULong v = 0;
+   if ((ULong)(c->end - c->p) < n) { c->bad = True; c->p = c->end; return 0; }
+   for (UInt i = 0; i < n; i++) v |= (ULong)c->p[i] << (8 * i);
+   c->p += n;
+   return v;
+}
+
+static void ag_at_skip(ag_at_cur *c, ULong n)
+{
+   if ((ULong)(c->end - c->p) < n) { c->bad = True; c->p = c->end; } else c->p += n;
+}
+
+/* One attribute's value: numbers and references in *v, blocks and
+   expressions at *blk (length *v).  False for a form not known. */
+static Bool ag_at_form(ag_at_cur *c, ULong form, UInt asz, ULong *v, const UChar **blk)
+{
+   *blk = NULL;
+   switch (form) {
+   case 0x01: *v = ag_at_fixed(c, asz); return True;                 /* addr */
+   case 0x03: *v = ag_at_fixed(c, 2); *blk = c->p; ag_at_skip(c, *v); return True;
+   case 0x04: *v = ag_at_fixed(c, 4); *blk = c->p; ag_at_skip(c, *v); return True;
+   case 0x09: case 0x18: *v = ag_at_uleb(c); *blk = c->p; ag_at_skip(c, *v); return True;
+   case 0x0a: *v = ag_at_fixed(c, 1); *blk = c->p; ag_at_skip(c, *v); return True;
+   case 0x0b: case 0x0c: case 0x11: case 0x25: case 0x29: *v = ag_at_fixed(c, 1); return True;
+   case 0x05: case 0x12: case 0x26: case 0x2a: *v = ag_at_fixed(c, 2); return True;
+   case 0x27: case 0x2b: *v = ag_at_fixed(c, 3); return True;
+   case 0x06: case 0x0e: case 0x10: case 0x13: case 0x17: case 0x1c: case 0x1d:
+   case 0x1f: case 0x28: case 0x2c: case 0x1f20: case 0x1f21:
+      *v = ag_at_fixed(c, 4); return True;
+   case 0x07: case 0x14: case 0x20: case 0x24: *v = ag_at_fixed(c, 8); return True;
+   case 0x1e: ag_at_skip(c, 16); *v = 0; return True;
+   case 0x08: while (c->p < c->end && *c->p) c->p++; ag_at_skip(c, 1); *v = 0; return True;
+   case 0x0d: {                                                       /* sdata */
+      ULong r = ag_at_uleb(c);
+      *v = r;
+      return True;
+   }
+   case 0x0f: case 0x15: case 0x1a: case 0x1b: case 0x22: case 0x23:
+   case 0x1f01: case 0x1f02:
+      *v = ag_at_uleb(c); return True;
+   case 0x19: case 0x21: *v = 0; return True;   /* flag_present; implicit_const (value in the abbrev) */
+   default: return False;
+   }
+}
+
+/* The abbreviation with code `code` of the table at abbrev (linear: the
+   tables of small programs are short; a miss ends the unit). */
+static const UChar *ag_at_abbrev(const UChar *tab, const UChar *end, ULong code,
+                                 ULong *tag, Bool *children)
+{
+   ag_at_cur c = { tab, end, False };
+   while (c.p < c.end && !c.bad) {
+      ULong k = ag_at_uleb(&c);
+      if (k == 0) return NULL;
+      *tag = ag_at_uleb(&c);
+      *children = c.p < c.end && *c.p++;
+      if (k == code) return c.p;
+      for (;;) {
+         ULong at = ag_at_uleb(&c), fm = ag_at_uleb(&c);
+         if (fm == 0x21) ag_at_uleb(&c);
+         if ((at == 0 && fm == 0) || c.bad) break;
+      }
+   }
+   return NULL;
+}
+
+typedef struct {
+   ag_map *dies;               /* section offset -> ag_at_die */
+   ag_at_var *vars;
+   UInt nvars, capvars;
+} ag_at_scan;
+
+static void ag_at_add_var(ag_at_scan *s, ULong addr, ULong type, ULong spec)
+{
+   if (s->nvars == s->capvars) {
+      s->capvars = s->capvars ? 2 * s->capvars : 64;
+      s->vars = VG_(realloc)("ag.at.vars", s->vars, s->capvars * sizeof *s->vars);
+   }
+   s->vars[s->nvars++] = (ag_at_var){ addr, type, spec };
+}
+
+/* The DIEs of one unit (body from its first DIE to end; base: the unit's
+   offset in the section, for its references). */
+static void ag_at_unit(ag_at_scan *s, const UChar *sec, const UChar *body, const UChar *end,
+                       const UChar *abbr, const UChar *abbr_end, UInt asz, ULong base)
+{
+   ag_at_cur c = { body, end, False };
+   while (c.p < c.end && !c.bad) {
+      ULong off = (ULong)(c.p - sec);
+      ULong code = ag_at_uleb(&c), tag;
+      Bool children;
+      if (code == 0) continue;
+      const UChar *spec = ag_at_abbrev(abbr, abbr_end, code, &tag, &children);
+      if (!spec) return;
+      ag_at_cur a = { spec, abbr_end, False };
+      ULong type = 0, size = 0, addr = 0, specof = 0;
+      for (;;) {
+         ULong at = ag_at_uleb(&a), fm = ag_at_uleb(&a), v = 0;
+         const UChar *blk;
+         if (fm == 0x21) v = ag_at_uleb(&a);
+         if ((at == 0 && fm == 0) || a.bad) break;
+         if (fm == 0x16) fm = ag_at_uleb(&c);                    /* indirect */
+         if (fm != 0x21 && !ag_at_form(&c, fm, asz, &v, &blk)) return;
+         if (fm == 0x21) blk = NULL;
+         Bool unit_ref = fm == 0x11 || fm == 0x12 || fm == 0x13 || fm == 0x14 || fm == 0x15;
+         if (at == 0x49 && (unit_ref || fm == 0x10)) type = unit_ref ? base + v : v;
+         else if (at == 0x47 && (unit_ref || fm == 0x10)) specof = unit_ref ? base + v : v;
+         else if (at == 0x0b && !blk) size = v;
+         else if (at == 0x02 && blk && v == 1 + asz && blk[0] == 0x03) {    /* DW_OP_addr */
+            ag_at_cur b = { blk + 1, blk + v, False };
+            addr = ag_at_fixed(&b, asz);
+         }
+      }
+      if (tag == 0x34 && addr) ag_at_add_var(s, addr, type, specof);      /* variable */
+      else if (type || size || tag == 0x47) {
+         ag_at_die *d = ag_map_lookup(s->dies, off, NULL);
+         d->tag = (UShort)tag;
+         d->type = type ? type : specof;
+         d->size = (UInt)size;
+      }
+   }
+}
+
+/* The size of an _Atomic object of type t, or 0 if t is not _Atomic. */
+static UInt ag_at_atomic_size(ag_at_scan *s, ULong t)
+{
+   Bool atomic = False;
+   for (UInt hops = 0; t && hops < 16; hops++) {
+      ag_at_die *d = ag_map_get(s->dies, t);
+      if (!d) return 0;
+      if (d->tag == 0x47) atomic = True;
+      if (d->tag != 0x16 && d->tag != 0x26 && d->tag != 0x35 && d->tag != 0x47)
+         return atomic ? d->size : 0;
+      t = d->type;
+   }
+   return 0;
+}
+
+static void ag_at_add_range(Addr lo, UInt size)
+{
+   if (size == 0 || size > 16) return;
+   if (ag_at_n == ag_at_cap) {
+      ag_at_cap = ag_at_cap ? 2 * ag_at_cap : 64;
+      ag_at_ranges = VG_(realloc)("ag.at.ranges", ag_at_ranges, ag_at_cap * sizeof *ag_at_ranges);
+   }
+   ag_at_ranges[ag_at_n++] = (ag_at_range){ lo, lo + size };
+}
+
+static void ag_at_read(const HChar *path, PtrdiffT bias)
+{
+   SysRes r = VG_(open)(path, VKI_O_RDONLY, 0);
+   if (sr_isError(r)) return;
+   Int fd = (Int)sr_Res(r);
+   ULong ilen = 0, alen = 0;
+   UChar *info = ag_at_section(fd, ".debug_info", &ilen);
+   UChar *abbr = info ? ag_at_section(fd, ".debug_abbrev", &alen) : NULL;
+   VG_(close)(fd);
+   if (!info || !abbr) goto out;
+   ag_at_scan s = { ag_map_new(sizeof(ag_at_die)), NULL, 0, 0 };
+   for (const UChar *u = info; u + 11 <= info + ilen;) {
+      ag_at_cur c = { u, info + ilen, False };
+      ULong len = ag_at_fixed(&c, 4);
+      if (len >= 0xfffffff0ULL || len > (ULong)(info + ilen - c.p)) break;
+      const UChar *end = c.p + len;
+      UInt ver = (UInt)ag_at_fixed(&c, 2), asz;
+      ULong aoff, kind = 1;
+      if (ver >= 5) {
+         kind = ag_at_fixed(&c, 1);
+         asz = (UInt)ag_at_fixed(&c, 1);
+         aoff = ag_at_fixed(&c, 4);
+      } else {
+         aoff = ag_at_fixed(&c, 4);
+         asz = (UInt)ag_at_fixed(&c, 1);
+      }
+      if (ver >= 2 && ver <= 5 && (kind == 1 || kind == 3) && asz == 8 && aoff < alen && !c.bad)
+         ag_at_unit(&s, info, c.p, end, abbr + aoff, abbr + alen, asz, (ULong)(u - info));
+      u = end;
+   }
+   for (UInt i = 0; i < s.nvars; i++) {
+      UInt size = ag_at_atomic_size(&s, s.vars[i].type);
+      if (!size && s.vars[i].spec) {
+         ag_at_die *d = ag_map_get(s.dies, s.vars[i].spec);
+         if (d) size = ag_at_atomic_size(&s, d->type);
+      }
+      if (size) ag_at_add_range((Addr)(s.vars[i].addr + bias), size);
+   }
+   ag_map_delete(s.dies);
+   if (s.vars) VG_(free)(s.vars);
+out:
+   if (info) VG_(free)(info);
+   if (abbr) VG_(free)(abbr);
+}
+
+/* ---- the query --------------------------------------------------------- */
+
+Bool ag_at_is_atomic(Addr a, UInt size)
+{
+   /* (VG_(find_DebugInfo) knows objects by their text only) */
+   for (const DebugInfo *di = VG_(next_DebugInfo)(NULL); di; di = VG_(next_DebugInfo)(di)) {
+      Bool seen = False;
+      for (UInt i = 0; i < ag_at_nseen && !seen; i++) seen = ag_at_seen[i] == di;
+      if (seen || ag_at_nseen == AG_AT_MAX_OBJS) continue;
+      ag_at_seen[ag_at_nseen++] = di;
+      const HChar *path = VG_(DebugInfo_get_filename)(di);
+      if (path) ag_at_read(path, VG_(DebugInfo_get_text_bias)(di));
+   }
+   for (UInt i = 0; i < ag_at_n; i++)
+      if (a >= ag_at_ranges[i].lo && a + size <= ag_at_ranges[i].hi) return True;
+   return False;
+}
