@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The cost of the cycle ring (--explain-dir, -v; atomgrind/ag_cycles.c) on
+"""The cost of the cycle ring (--explain-dir, -v; atomgrind/report/ag_cycles.c) on
 workloads/stress.c: paired, interleaved runs of the default, --explain-dir
 and -v, and the default of another build (--base, e.g. one without the
 ring), CPU seconds (user+sys of the children), best and median of N.

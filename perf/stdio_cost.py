@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""stdio_cost.py -- what the stdio-lock model (atomgrind/ag_stdio.c) costs:
+"""stdio_cost.py -- what the stdio-lock model (atomgrind/analysis/ag_stdio.c) costs:
 perf/workloads/stdio_threads.c (3 threads x 5000 fprintf lines to one FILE,
 each line in the atomic function log_line) built with Debian's CFLAGS,
 paired runs of --tool=none, DRD, and atomgrind (--atomic-fns=log_line, and

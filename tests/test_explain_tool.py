@@ -1,4 +1,4 @@
-"""The tool draws each atomicity report's cycle itself (atomgrind/ag_cycles.c):
+"""The tool draws each atomicity report's cycle itself (atomgrind/report/ag_cycles.c):
 --explain-dir=DIR writes DIR/cycle-N.html and .txt and the report names
 them, -v puts the text lanes in the report, --xml=yes gives a <cycle>
 element.  Run on the AeroDrome paper's traces rho2-rho4 as C programs

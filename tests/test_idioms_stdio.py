@@ -1,4 +1,4 @@
-"""glibc's stdio locks inside atomic regions (atomgrind/ag_stdio.c):
+"""glibc's stdio locks inside atomic regions (atomgrind/analysis/ag_stdio.c):
 tests/progs/atomics/stdio_regions.c, built with -O2, three threads whose
 atomic function makes one stdio call on a shared FILE.
 

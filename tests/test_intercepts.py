@@ -1,4 +1,4 @@
-"""The preload library's pthread wrappers (atomgrind/ag_intercepts.c), on
+"""The preload library's pthread wrappers (atomgrind/events/ag_intercepts.c), on
 their own: they are built in trace mode (-DAG_TRACE_INTERCEPTS=1, every
 wrapper and every client request printed through the core) and preloaded
 under Valgrind's 'none' tool, which ignores atomgrind's requests.  This
@@ -18,7 +18,7 @@ import unittest
 
 from agtest import OUT, REPO, compile_prog
 
-SRC = os.path.join(REPO, "atomgrind", "ag_intercepts.c")
+SRC = os.path.join(REPO, "atomgrind", "events", "ag_intercepts.c")
 CHECKER = os.path.join(REPO, "tests", "intercepts", "check_protocol.py")
 
 CFLAGS = ["-DVGA_amd64=1", "-DVGO_linux=1", "-DVGP_amd64_linux=1",

@@ -49,6 +49,11 @@ ENGINE_LAYERS = [
     ["ag_map", "ag_slab"],                                  # tables, allocation
 ]
 
+# The front end's folders (atomgrind/README.md says what each holds): a
+# new file goes into one of them, never beside ag_main.c.
+FOLDERS = ["events", "regions", "sched", "threads", "analysis", "report", "engine"]
+TOP_FILES = {"ag_main.c", "ag_options.c"}
+
 # Sources that are not the tool's: the preload library, the host shim.
 NOT_TOOL = {"ag_intercepts.c", "ag_shim_host.c"}
 
@@ -170,6 +175,12 @@ class Layers(unittest.TestCase):
         self.assertEqual([s for s in tool_sources() if s not in built], [],
                          "sources without an object in %s" % BUILD)
         self.assertGreaterEqual(len(built), 30)
+
+    def test_every_file_is_in_a_folder(self):
+        self.assertEqual([s for s in tool_sources()
+                          if os.path.dirname(s).split(os.sep)[0] not in FOLDERS
+                          and s not in TOP_FILES], [],
+                         "front-end files outside atomgrind/{%s}" % ",".join(FOLDERS))
 
     def test_every_file_has_a_layer(self):
         known = {u for layer in LAYERS for u in layer}

@@ -1,4 +1,4 @@
-"""atomgrind's scheduler (--sched=, atomgrind/ag_sched.c): with the default
+"""atomgrind's scheduler (--sched=, atomgrind/sched/ag_sched.c): with the default
 options the corpus's bugs are reported and its correct programs are not,
 a seed repeats its run, nothing hangs, and atomgrind-explore finds and
 groups reports over seeds.

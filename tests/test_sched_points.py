@@ -1,4 +1,4 @@
-"""Scheduling points at shared accesses (atomgrind/ag_shared.c): bugs that
+"""Scheduling points at shared accesses (atomgrind/sched/ag_shared.c): bugs that
 need a preemption between two plain accesses, in programs with no atomic
 region, show under the default scheduler -- a lost update through plain
 loads and stores, a reordering across two flags, a work-stealing queue's

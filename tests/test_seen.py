@@ -2,7 +2,7 @@
 initialising call and a read by every later call, not a lock every caller
 takes (tests/progs/once_regions.c); a load from a global whose value is
 unused, which VEX deletes before the tool sees the block, still counts
-(tests/progs/dead_load.c, built with -O2; atomgrind/ag_deadload.c decodes
+(tests/progs/dead_load.c, built with -O2; atomgrind/events/ag_deadload.c decodes
 the instruction; docs/atomgrind.md, section 3)."""
 import os
 import unittest
@@ -45,8 +45,8 @@ class Seen(unittest.TestCase):
 
     def test_dead_load_decoder(self):
         exe = host_binary("test_deadload", [os.path.join(CTESTS, "test_deadload.c"),
-                                            os.path.join(REPO, "atomgrind", "ag_deadload.c")],
-                          includes=[os.path.join(REPO, "atomgrind"), "/usr/include/valgrind"],
+                                            os.path.join(REPO, "atomgrind", "events", "ag_deadload.c")],
+                          includes=[os.path.join(REPO, "atomgrind", "events"), "/usr/include/valgrind"],
                           defines=["VGA_amd64", "VGO_linux", "VGP_amd64_linux"])
         p = run_host(exe)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)

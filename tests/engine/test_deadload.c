@@ -1,4 +1,4 @@
-/* test_deadload.c -- ag_deadload_decode (atomgrind/ag_deadload.c) on
+/* test_deadload.c -- ag_deadload_decode (atomgrind/events/ag_deadload.c) on
  * machine code: the RIP-relative loads it must recognise, with their
  * address and size, and what it must leave alone (stores, TLS, loads
  * through registers, locked or longer instructions). */
