@@ -30,6 +30,7 @@
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_mallocfree.h"   /* VG_(realloc) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity) */
+#include "ag_tidarray.h"           /* the per-thread records by thread id */
 #include "ag_dcl.h"
 #include "ag_site.h"               /* the report's sites are code addresses */
 
@@ -63,12 +64,7 @@ static ULong ag_dcl_dropped, ag_dcl_unseen;
 
 static ag_dcl_thread *ag_dcl_get(ag_tid t)
 {
-   if (t >= ag_dcl_nth) {
-      UInt n = t + 16;
-      ag_dcl_th = VG_(realloc)("ag.dcl", ag_dcl_th, n * sizeof *ag_dcl_th);
-      VG_(memset)(ag_dcl_th + ag_dcl_nth, 0, (n - ag_dcl_nth) * sizeof *ag_dcl_th);
-      ag_dcl_nth = n;
-   }
+   ag_dcl_th = ag_tidarray_grow("ag.dcl", ag_dcl_th, &ag_dcl_nth, t, sizeof *ag_dcl_th);
    return &ag_dcl_th[t];
 }
 

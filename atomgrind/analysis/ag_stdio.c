@@ -34,6 +34,7 @@
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_mallocfree.h"   /* VG_(realloc), VG_(calloc), VG_(free) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity) */
+#include "ag_tidarray.h"           /* the per-thread records by thread id */
 #include "ag_stdio.h"
 
 #define AG_ST_SIZE 16               /* sizeof(_IO_lock_t) on 64-bit targets */
@@ -121,12 +122,7 @@ static ag_st_lock *ag_st_covering(Addr a, UInt size)
 
 static ag_st_thread_t *ag_st_thread(ag_tid t)
 {
-   if (t >= ag_st_nth) {
-      UInt n = t + 16;
-      ag_st_th = VG_(realloc)("ag.stdio.th", ag_st_th, n * sizeof *ag_st_th);
-      VG_(memset)(ag_st_th + ag_st_nth, 0, (n - ag_st_nth) * sizeof *ag_st_th);
-      ag_st_nth = n;
-   }
+   ag_st_th = ag_tidarray_grow("ag.stdio.th", ag_st_th, &ag_st_nth, t, sizeof *ag_st_th);
    return &ag_st_th[t];
 }
 
