@@ -23,7 +23,7 @@
  *     the key of a sync clock, kept in the lock map: only atomic locations
  *     pay for one), and if it writes also a release there: L_x |= C_t;
  *   - every location it touches becomes part of an atomic object
- *     [addr, addr+size) (ag_ft_loc.asize/aoff).  A later plain store of
+ *     [addr, addr+size) (ft_mark: kept beside the location).  A later plain store of
  *     exactly that address and size is an atomic store, a release; a later
  *     plain load that starts inside the object an atomic load, an acquire
  *     of it (acquire loads, release stores and seq_cst loads are plain
@@ -189,66 +189,61 @@ _Static_assert(sizeof(ag_ft_ent) == 16, "ag_ft_ent is 16 bytes (memory of race m
 #define AG_FT_SET 3u           /* ag_ft_loc.skind: s is an ag_ft_set* */
 
 /* One per location (per byte where a program accesses bytes), so kept to
-   24 bytes: the small fields and the two sites' numbers share the word m,
-   read and written whole (one load, one store per update).  From bit 0:
-     asize  8 bits  part of an atomic object of this size (0: not)
-     aoff   8       which starts at this offset (an int8_t) from the
-                    location's 8-byte word
-     skind  2       AG_PR/AG_AR/AG_AW of s's epoch, or AG_FT_SET
-     wsite 23       the site numbers of w
-     ssite 23       and of s (0 when s is 0 or a set)
-   A site number too large for its field (a program with 8M access sites,
-   or tests lowering ag_fasttrack_site_inline) is stored as AG_FT_SITE_ESC,
-   and the number itself in the engine's map `wide`, keyed by the cell's
-   address and field: slower, never wrong. */
+   16 bytes: two words, each an epoch packed with its site number and the
+   small fields (one load, one store per update).  From bit 0:
+     w:  atom   1   part of an atomic object (its size and offset: beside)
+         wsite 20   the site number of w
+         wep   43   w, packed: clock (27 bits) << 16 | tid; 0: none
+     s:  skind  2   AG_PR/AG_AR/AG_AW of s's epoch, or AG_FT_SET: then the
+                    word less skind is an ag_ft_set* (aligned: bits free)
+         ssite 20   the site number of s
+         sep   42   s, packed: clock (26 bits) << 16 | tid
+   The word s is 0 when it holds nothing.  A value too large for its
+   field -- a site number from 1M on, a thread from 64K on, a clock from
+   64M (s) or 128M (w) synchronisations on, and an atomic object's size
+   and offset always -- is stored as the field's all-ones (ESC) and the
+   value itself in the engine's map `wide`, keyed by the cell's address
+   and field: slower, never wrong, never wrapped.  (A read set already
+   holds full epochs.) */
 typedef struct {
-   uint64_t w;          /* epoch of the last plain write (0: none) */
-   uint64_t s;          /* since then: one access's epoch, or ag_ft_set* */
-   uint64_t m;          /* the fields above */
+   uint64_t w;          /* the last plain write, its site, atom */
+   uint64_t s;          /* since then: one access, or an ag_ft_set* */
 } ag_ft_loc;
-_Static_assert(sizeof(ag_ft_loc) == 24, "ag_ft_loc is 24 bytes (memory of race mode)");
+_Static_assert(sizeof(ag_ft_loc) == 16, "ag_ft_loc is 16 bytes (memory of race mode)");
 
-#define AG_FT_SITE_BITS 23
+#define AG_FT_ATOM 1ull
+#define AG_FT_SITE_BITS 20
 #define AG_FT_SITE_ESC ((1u << AG_FT_SITE_BITS) - 1)
-#define AG_FT_AOFF 8                                /* fields' first bits */
-#define AG_FT_SKIND 16
-#define AG_FT_WSITE 18
-#define AG_FT_SSITE (AG_FT_WSITE + AG_FT_SITE_BITS)
-_Static_assert(AG_FT_SSITE + AG_FT_SITE_BITS == 64, "m's fields fill it");
+#define AG_FT_WSITE 1                               /* fields' first bits */
+#define AG_FT_WEP (AG_FT_WSITE + AG_FT_SITE_BITS)
+#define AG_FT_SSITE 2
+#define AG_FT_SEP (AG_FT_SSITE + AG_FT_SITE_BITS)
+#define AG_FT_PTID 16                               /* packed epochs' tid bits */
+#define AG_FT_WEP_ESC ((1ull << (64 - AG_FT_WEP)) - 1)
+#define AG_FT_SEP_ESC ((1ull << (64 - AG_FT_SEP)) - 1)
+/* fields kept in `wide` */
+enum { AG_FT_F_WSITE, AG_FT_F_SSITE, AG_FT_F_WEP, AG_FT_F_SEP, AG_FT_F_ATOM, AG_FT_NF };
 
-static inline unsigned ft_asize(const ag_ft_loc *l) { return (unsigned)(l->m & 0xff); }
-static inline int64_t ft_aoff(const ag_ft_loc *l) { return (int8_t)(l->m >> AG_FT_AOFF); }
-static inline unsigned ft_skind(const ag_ft_loc *l) { return (unsigned)(l->m >> AG_FT_SKIND) & 3; }
+static inline unsigned ft_skind(const ag_ft_loc *l) { return (unsigned)(l->s & 3); }
 static inline uint32_t ft_wsite_field(const ag_ft_loc *l)
 {
-   return (uint32_t)(l->m >> AG_FT_WSITE) & AG_FT_SITE_ESC;
+   return (uint32_t)(l->w >> AG_FT_WSITE) & AG_FT_SITE_ESC;
 }
-static inline uint32_t ft_ssite_field(const ag_ft_loc *l) { return (uint32_t)(l->m >> AG_FT_SSITE); }
-
-/* m with its `bits`-bit field at `at` set to v */
-static inline uint64_t ft_m_set(uint64_t m, unsigned at, unsigned bits, uint64_t v)
+static inline uint32_t ft_ssite_field(const ag_ft_loc *l)
 {
-   uint64_t mask = ((uint64_t)1 << bits) - 1;
-   return (m & ~(mask << at)) | v << at;
+   return (uint32_t)(l->s >> AG_FT_SSITE) & AG_FT_SITE_ESC;
 }
-static inline void ft_set_skind(ag_ft_loc *l, unsigned k)
-{
-   l->m = ft_m_set(l->m, AG_FT_SKIND, 2, k);
-}
-
-/* s now holds no single access: kind k (0, or AG_FT_SET), no site */
-static inline void ft_set_skind_nosite(ag_ft_loc *l, unsigned k)
-{
-   l->m = ft_m_set(ft_m_set(l->m, AG_FT_SKIND, 2, k), AG_FT_SSITE, AG_FT_SITE_BITS, 0);
-}
+static inline uint64_t ft_wep_field(const ag_ft_loc *l) { return l->w >> AG_FT_WEP; }
+static inline uint64_t ft_sep_field(const ag_ft_loc *l) { return l->s >> AG_FT_SEP; }
 
 /* Site numbers from this one on are kept outside the location (tests
-   lower it to exercise that; it must not exceed AG_FT_SITE_ESC). */
+   lower it to exercise that; it must not exceed AG_FT_SITE_ESC; lowered,
+   it also lowers the threads and clocks packed, see ft_create). */
 uint32_t ag_fasttrack_site_inline = AG_FT_SITE_ESC;
 
 static inline ag_ft_set *ft_set_of(const ag_ft_loc *l)
 {
-   return (ag_ft_set *)(uintptr_t)l->s;
+   return (ag_ft_set *)(uintptr_t)(l->s & ~(uint64_t)3);
 }
 
 /* ---- engine state ------------------------------------------------ */
@@ -260,13 +255,16 @@ typedef struct { ag_vc w, rr; } ag_ft_lock;   /* write releases, read releases *
    missed 5 % of pigz's and pbzip2's lookups; 4096 miss 0.01 % and 0.8 %. */
 #define AG_FT_SITE_CACHE_BITS 12
 #define AG_FT_SITE_CACHE (1u << AG_FT_SITE_CACHE_BITS)
+#define AG_FT_ATOM_CACHE 64
 #define AG_FT_SET_CLASSES 6                         /* capacities 2..64 */
 #define AG_FT_SLAB_CAP (2u << (AG_FT_SET_CLASSES - 1))
 
 typedef struct {
    ag_ctx *ctx;
    uint32_t site_inline;          /* ag_fasttrack_site_inline at creation */
-   int escaped;                   /* a site number was ever kept in `wide` */
+   uint64_t tid_lim, wclk_lim, sclk_lim;   /* packed epochs' tids and clocks
+                                              are below these */
+   int escaped;                   /* a site or epoch was ever kept in `wide` */
    int approx;                    /* cfg.approx_history: ft_own_epoch */
    ag_vc *thr;          /* C_t, indexed by tid */
    uint32_t nthr;       /* capacity of thr */
@@ -286,8 +284,11 @@ typedef struct {
    uint32_t nsites, site_cap;
    struct { ag_site site; uint32_t id; } site_cache[AG_FT_SITE_CACHE];
    uint64_t site_misses;          /* lookups that missed site_cache */
-   ag_map *wide;                  /* cell address | field -> site number
-                                     (field 0: wsite, 1: ssite) */
+   ag_map *wide;                  /* cell address | AG_FT_F_* -> value */
+   /* the atomic objects of recently used cells, as last stored in or read
+      from `wide` (direct-mapped by cell address; every store goes
+      through ft_wide_put, so a hit is the map's value) */
+   struct { const void *cell; uint64_t v; } atom_cache[AG_FT_ATOM_CACHE];
    /* read sets of up to AG_FT_SLAB_CAP entries: carved from slabs, free
       lists by capacity (class c: 2 << c entries); larger ones: heap */
    ag_slab_pool sets;
@@ -303,7 +304,12 @@ static void *ft_create(ag_ctx *ctx)
    f->site_ids = ag_map_new(sizeof(uint32_t));
    f->site_inline = ag_fasttrack_site_inline < AG_FT_SITE_ESC
                     ? ag_fasttrack_site_inline : AG_FT_SITE_ESC;
-   f->wide = ag_map_new(sizeof(uint32_t));
+   f->wide = ag_map_new(sizeof(uint64_t));
+   f->tid_lim = 1u << AG_FT_PTID;
+   f->wclk_lim = (AG_FT_WEP_ESC >> AG_FT_PTID) - 1;     /* all ones: ESC */
+   f->sclk_lim = (AG_FT_SEP_ESC >> AG_FT_PTID) - 1;
+   if (f->site_inline < AG_FT_SITE_ESC)     /* tests: escape epochs too */
+      f->tid_lim = f->site_inline / 4, f->wclk_lim = f->sclk_lim = f->site_inline;
    f->pend_tid = AG_NO_TID;
    f->approx = ctx->cfg.approx_history;
    return f;
@@ -334,12 +340,11 @@ static inline uint32_t ft_site_id(ag_ft *f, ag_site site)
    return *id - 1;
 }
 
-/* A location's site fields (field 0: wsite, 1: ssite), with numbers too
-   large for them kept in f->wide.  An entry of f->wide is read only while
-   its field holds AG_FT_SITE_ESC, and every store of AG_FT_SITE_ESC
-   writes it first, so entries left behind by later stores and freed cells
-   are never read (they stay: ag_map cannot remove keys; at most two per
-   cell address ever used). */
+/* A location's fields, with values too large for them kept in f->wide.
+   An entry of f->wide is read only while its field holds ESC, and every
+   store of ESC writes it first, so entries left behind by later stores
+   and freed cells are never read (they stay: ag_map cannot remove keys;
+   at most AG_FT_NF per cell address ever used). */
 static inline uint64_t ft_wide_key(const ag_ft_loc *l, unsigned field)
 {
    return (uint64_t)(uintptr_t)l | field;          /* cells are 8-aligned */
@@ -348,42 +353,124 @@ static inline uint64_t ft_wide_key(const ag_ft_loc *l, unsigned field)
 /* (rare paths: kept out of line, away from the access path's code) */
 #define AG_FT_COLD __attribute__((noinline, cold))
 
-static AG_FT_COLD void ft_site_put_wide(ag_ft *f, ag_ft_loc *l, unsigned field, uint32_t id)
+static AG_FT_COLD void ft_wide_put(ag_ft *f, const ag_ft_loc *l, unsigned field, uint64_t v)
 {
-   *(uint32_t *)ag_map_lookup(f->wide, ft_wide_key(l, field), NULL) = id;
-   f->escaped = 1;
-   l->m = ft_m_set(l->m, field ? AG_FT_SSITE : AG_FT_WSITE, AG_FT_SITE_BITS, AG_FT_SITE_ESC);
+   *(uint64_t *)ag_map_lookup(f->wide, ft_wide_key(l, field), NULL) = v;
+   if (field != AG_FT_F_ATOM) {
+      f->escaped = 1;                          /* (atom: its own bit) */
+   } else {
+      unsigned h = (unsigned)((uintptr_t)l >> 3) % AG_FT_ATOM_CACHE;
+      f->atom_cache[h].cell = l;
+      f->atom_cache[h].v = v;
+   }
 }
 
-static inline void ft_wsite_put(ag_ft *f, ag_ft_loc *l, uint32_t id)
+static AG_FT_COLD uint64_t ft_wide_get(ag_ft *f, const ag_ft_loc *l, unsigned field)
 {
-   if (__builtin_expect(id < f->site_inline, 1)) l->m = ft_m_set(l->m, AG_FT_WSITE, AG_FT_SITE_BITS, id);
-   else ft_site_put_wide(f, l, 0, id);
+   uint64_t *v = ag_map_get(f->wide, ft_wide_key(l, field));
+   AG_ASSERT(v);
+   return *v;
 }
 
-static inline void ft_ssite_put(ag_ft *f, ag_ft_loc *l, uint32_t id)
+/* The atomic object of a cell whose atom bit is set (a loop's few
+   atomic locations: cached) */
+static uint64_t ft_atom(ag_ft *f, const ag_ft_loc *l)
 {
-   if (__builtin_expect(id < f->site_inline, 1)) l->m = ft_m_set(l->m, AG_FT_SSITE, AG_FT_SITE_BITS, id);
-   else ft_site_put_wide(f, l, 1, id);
+   unsigned h = (unsigned)((uintptr_t)l >> 3) % AG_FT_ATOM_CACHE;
+   if (__builtin_expect(f->atom_cache[h].cell == l, 1)) return f->atom_cache[h].v;
+   uint64_t v = ft_wide_get(f, l, AG_FT_F_ATOM);
+   f->atom_cache[h].cell = l;
+   f->atom_cache[h].v = v;
+   return v;
 }
 
-static AG_FT_COLD uint32_t ft_site_get_wide(ag_ft *f, const ag_ft_loc *l, unsigned field)
+/* The field value of site number id (ESC: kept beside) */
+static inline uint64_t ft_site_pack(ag_ft *f, const ag_ft_loc *l, unsigned field, uint32_t id)
 {
-   uint32_t *id = ag_map_get(f->wide, ft_wide_key(l, field));
-   AG_ASSERT(id);
-   return *id;
+   if (__builtin_expect(id < f->site_inline, 1)) return id;
+   ft_wide_put(f, l, field, id);
+   return AG_FT_SITE_ESC;
+}
+
+/* Epoch e packed (0 stays 0), or -1 if it does not fit below clk_lim */
+static inline uint64_t ft_ep_try(const ag_ft *f, uint64_t e, uint64_t clk_lim)
+{
+   uint64_t t = e & AG_FT_TID_MASK, clk = e >> AG_FT_TID_BITS;
+   if (__builtin_expect(t < f->tid_lim && clk < clk_lim, 1)) return clk << AG_FT_PTID | t;
+   return (uint64_t)-1;
+}
+
+/* The field value of epoch e (esc: kept beside) */
+static inline uint64_t ft_ep_pack(ag_ft *f, const ag_ft_loc *l, unsigned field, uint64_t e,
+                                  uint64_t clk_lim, uint64_t esc)
+{
+   uint64_t p = ft_ep_try(f, e, clk_lim);
+   if (__builtin_expect(p != (uint64_t)-1, 1)) return p;
+   ft_wide_put(f, l, field, e);
+   return esc;
+}
+
+static inline uint64_t ft_ep_unpack(uint64_t p)
+{
+   return (p >> AG_FT_PTID) << AG_FT_TID_BITS | (p & ((1u << AG_FT_PTID) - 1));
+}
+
+/* the last plain write's epoch (0: none) and site */
+static inline uint64_t ft_w(ag_ft *f, const ag_ft_loc *l)
+{
+   uint64_t p = ft_wep_field(l);
+   return __builtin_expect(p != AG_FT_WEP_ESC, 1) ? ft_ep_unpack(p) : ft_wide_get(f, l, AG_FT_F_WEP);
 }
 
 static uint32_t ft_wsite(ag_ft *f, const ag_ft_loc *l)
 {
    uint32_t id = ft_wsite_field(l);
-   return id != AG_FT_SITE_ESC ? id : ft_site_get_wide(f, l, 0);
+   return id != AG_FT_SITE_ESC ? id : (uint32_t)ft_wide_get(f, l, AG_FT_F_WSITE);
+}
+
+/* s's epoch and site, s holding one access (not a set) */
+static inline uint64_t ft_s(ag_ft *f, const ag_ft_loc *l)
+{
+   uint64_t p = ft_sep_field(l);
+   return __builtin_expect(p != AG_FT_SEP_ESC, 1) ? ft_ep_unpack(p) : ft_wide_get(f, l, AG_FT_F_SEP);
 }
 
 static uint32_t ft_ssite(ag_ft *f, const ag_ft_loc *l)
 {
    uint32_t id = ft_ssite_field(l);
-   return id != AG_FT_SITE_ESC ? id : ft_site_get_wide(f, l, 1);
+   return id != AG_FT_SITE_ESC ? id : (uint32_t)ft_wide_get(f, l, AG_FT_F_SSITE);
+}
+
+/* w becomes epoch e (0: none) at site number site */
+static inline void ft_w_put(ag_ft *f, ag_ft_loc *l, uint64_t e, uint32_t site)
+{
+   l->w = (l->w & AG_FT_ATOM)
+          | ft_site_pack(f, l, AG_FT_F_WSITE, site) << AG_FT_WSITE
+          | ft_ep_pack(f, l, AG_FT_F_WEP, e, f->wclk_lim, AG_FT_WEP_ESC) << AG_FT_WEP;
+}
+
+/* s becomes one access of kind k, epoch e (> 0), at site number site */
+static inline void ft_s_put(ag_ft *f, ag_ft_loc *l, uint64_t e, unsigned k, uint32_t site)
+{
+   l->s = k | ft_site_pack(f, l, AG_FT_F_SSITE, site) << AG_FT_SSITE
+          | ft_ep_pack(f, l, AG_FT_F_SEP, e, f->sclk_lim, AG_FT_SEP_ESC) << AG_FT_SEP;
+}
+
+static inline void ft_s_set(ag_ft_loc *l, ag_ft_set *v)
+{
+   l->s = (uint64_t)(uintptr_t)v | AG_FT_SET;
+}
+
+/* Does the field hold ESC (its value kept beside)? */
+static int ft_is_esc(const ag_ft_loc *l, unsigned field)
+{
+   switch (field) {
+   case AG_FT_F_WSITE: return ft_wsite_field(l) == AG_FT_SITE_ESC;
+   case AG_FT_F_WEP:   return ft_wep_field(l) == AG_FT_WEP_ESC;
+   case AG_FT_F_ATOM:  return (l->w & AG_FT_ATOM) != 0;
+   case AG_FT_F_SSITE: return ft_skind(l) != AG_FT_SET && l->s && ft_ssite_field(l) == AG_FT_SITE_ESC;
+   default:            return ft_skind(l) != AG_FT_SET && l->s && ft_sep_field(l) == AG_FT_SEP_ESC;
+   }
 }
 
 /* ---- read sets --------------------------------------------------- */
@@ -428,7 +515,6 @@ static void ft_set_drop(ag_ft *f, ag_ft_loc *l)
 {
    if (ft_skind(l) == AG_FT_SET) ft_set_free(f, ft_set_of(l));
    l->s = 0;
-   ft_set_skind_nosite(l, 0);
 }
 
 static inline uint32_t ft_key(ag_tid u, unsigned k) { return (uint32_t)u << 2 | k; }
@@ -566,8 +652,8 @@ static void ft_loc_init(void *self, void *loc)
 /* d's site numbers kept beside it are s's */
 static AG_FT_COLD void ft_copy_wide(ag_ft *f, ag_ft_loc *d, const ag_ft_loc *s)
 {
-   if (ft_wsite_field(s) == AG_FT_SITE_ESC) ft_site_put_wide(f, d, 0, ft_site_get_wide(f, s, 0));
-   if (ft_ssite_field(s) == AG_FT_SITE_ESC) ft_site_put_wide(f, d, 1, ft_site_get_wide(f, s, 1));
+   for (unsigned field = 0; field < AG_FT_F_ATOM; field++)
+      if (ft_is_esc(s, field)) ft_wide_put(f, d, field, ft_wide_get(f, s, field));
 }
 
 static void ft_loc_copy(void *self, void *dst, const void *src)
@@ -577,12 +663,14 @@ static void ft_loc_copy(void *self, void *dst, const void *src)
    const ag_ft_loc *s = src;
    *d = *s;
    if (__builtin_expect(f->escaped, 0)) ft_copy_wide(f, d, s);
+   if (__builtin_expect(s->w & AG_FT_ATOM, 0))
+      ft_wide_put(f, d, AG_FT_F_ATOM, ft_atom(f, s));
    if (ft_skind(s) == AG_FT_SET) {
       ag_ft_set *v = ft_set_of(s);
       ag_ft_set *c = ft_set_new(self, v->cap);
       ag_memcopy(c->e, v->e, v->n * sizeof(ag_ft_ent));
       c->n = v->n;
-      d->s = (uint64_t)(uintptr_t)c;
+      ft_s_set(d, c);
    }
 }
 
@@ -608,19 +696,27 @@ static int ft_set_equal(const ag_ft_set *a, const ag_ft_set *b)
 }
 
 /* Equal epochs, sites and atomic object: every check and update gives the
-   same result on both.  Equal words m hold equal fields and site numbers
-   unless a field holds AG_FT_SITE_ESC; unequal ones differ (a number kept
-   in its field is below every number kept beside it). */
+   same result on both.  Equal fields hold equal values unless they hold
+   ESC; unequal ones differ (a value kept in its field is one that fits,
+   every value kept beside it one that does not). */
 static int ft_loc_equal(void *self, const void *pa, const void *pb)
 {
    ag_ft *f = self;
    const ag_ft_loc *a = pa, *b = pb;
-   if (a->w != b->w || a->m != b->m) return 0;
-   if (__builtin_expect(f->escaped, 0)
-       && (ft_wsite(f, a) != ft_wsite(f, b) || ft_ssite(f, a) != ft_ssite(f, b)))
+   if (a->w != b->w || ft_skind(a) != ft_skind(b)) return 0;
+   if (ft_skind(a) == AG_FT_SET) {
+      if (!ft_set_equal(ft_set_of(a), ft_set_of(b))) return 0;
+   } else if (a->s != b->s) {
       return 0;
-   if (ft_skind(a) == AG_FT_SET) return ft_set_equal(ft_set_of(a), ft_set_of(b));
-   return a->s == b->s;
+   }
+   if (__builtin_expect(a->w & AG_FT_ATOM, 0)
+       && ft_atom(f, a) != ft_atom(f, b))
+      return 0;
+   if (__builtin_expect(f->escaped, 0))
+      for (unsigned field = 0; field < AG_FT_F_ATOM; field++)
+         if (ft_is_esc(a, field) && ft_wide_get(f, a, field) != ft_wide_get(f, b, field))
+            return 0;
+   return 1;
 }
 
 /* ---- accesses ---------------------------------------------------- */
@@ -655,16 +751,18 @@ static void ft_race(ag_ft *f, ag_tid t, ag_addr addr, unsigned flags,
 static void ft_check(ag_ft *f, ag_tid t, const ag_vc *c, const ag_ft_loc *l,
                         ag_addr addr, unsigned flags)
 {
-   if (l->w && !ft_ep_leq(l->w, c)) {
-      ft_race(f, t, addr, flags, ft_ep_tid(l->w), ft_wsite(f, l), AG_WRITE);
+   uint64_t w = ft_w(f, l);
+   if (w && !ft_ep_leq(w, c)) {
+      ft_race(f, t, addr, flags, ft_ep_tid(w), ft_wsite(f, l), AG_WRITE);
       return;
    }
    unsigned conf = ft_conflicts(flags);
    if (!conf || !l->s) return;
    unsigned sk = ft_skind(l);
    if (sk != AG_FT_SET) {
-      if ((conf >> sk & 1) && !ft_ep_leq(l->s, c))
-         ft_race(f, t, addr, flags, ft_ep_tid(l->s), ft_ssite(f, l), ag_kind_flags[sk]);
+      uint64_t e = ft_s(f, l);
+      if ((conf >> sk & 1) && !ft_ep_leq(e, c))
+         ft_race(f, t, addr, flags, ft_ep_tid(e), ft_ssite(f, l), ag_kind_flags[sk]);
       return;
    }
    const ag_ft_set *v = ft_set_of(l);
@@ -683,13 +781,12 @@ static ag_ft_set *ft_setify(ag_ft *f, ag_ft_loc *l)
    if (ft_skind(l) != AG_FT_SET) {
       ag_ft_set *v = ft_set_new(f, 2);
       if (l->s) {
-         v->e[0].ep = l->s;
+         v->e[0].ep = ft_s(f, l);
          v->e[0].site = ft_ssite(f, l);
          v->e[0].kind = ft_skind(l);
          v->n = 1;
       }
-      l->s = (uint64_t)(uintptr_t)v;
-      ft_set_skind_nosite(l, AG_FT_SET);
+      ft_s_set(l, v);
    }
    return ft_set_of(l);
 }
@@ -698,17 +795,17 @@ static ag_ft_set *ft_setify(ag_ft *f, ag_ft_loc *l)
    are taken to have been atomic ones (see the opening comment). */
 static void ft_atomize(ag_ft *f, ag_ft_loc *l)
 {
-   if (!l->w) {
-      if (ft_skind(l) == AG_PR) ft_set_skind(l, AG_AR);
+   uint64_t w = ft_w(f, l);
+   if (!w) {
+      if (l->s && ft_skind(l) == AG_PR) l->s |= AG_AR;
       if (ft_skind(l) != AG_FT_SET) return;
    } else {
-      ag_tid u = ft_ep_tid(l->w);
+      ag_tid u = ft_ep_tid(w);
       ag_ft_set *v = ft_setify(f, l);
-      if (ft_set_clk(v, u, AG_AW) < ft_ep_clk(l->w))
-         v = ft_set_put(f, v, u, AG_AW, ft_ep_clk(l->w), ft_wsite(f, l));
-      l->s = (uint64_t)(uintptr_t)v;
-      l->w = 0;
-      l->m = ft_m_set(l->m, AG_FT_WSITE, AG_FT_SITE_BITS, 0);
+      if (ft_set_clk(v, u, AG_AW) < ft_ep_clk(w))
+         v = ft_set_put(f, v, u, AG_AW, ft_ep_clk(w), ft_wsite(f, l));
+      ft_s_set(l, v);
+      l->w &= AG_FT_ATOM;
    }
    /* each thread's plain read becomes its atomic read, unless that is
       later (a thread's AR entry directly follows its PR entry) */
@@ -729,11 +826,19 @@ static void ft_atomize(ag_ft *f, ag_ft_loc *l)
    v->n = j;
 }
 
-static void ft_mark(ag_ft_loc *l, ag_addr loc_addr, ag_addr addr, unsigned size)
+/* The atomic object, kept beside the location: size | offset << 8 (the
+   offset of its start from the location's 8-byte word, an int8_t). */
+static void ft_mark(ag_ft *f, ag_ft_loc *l, ag_addr loc_addr, ag_addr addr, unsigned size)
 {
    int64_t off = (int64_t)(addr - (loc_addr & ~(ag_addr)7));
    if (size > 255 || off < -128) return;        /* no such atomic access */
-   l->m = ft_m_set(ft_m_set(l->m, 0, 8, size), AG_FT_AOFF, 8, (uint8_t)(int8_t)off);
+   if (size == 0) {
+      l->w &= ~AG_FT_ATOM;
+      return;
+   }
+   uint64_t v = size | (uint64_t)(uint8_t)(int8_t)off << 8;
+   if (!(l->w & AG_FT_ATOM) || ft_atom(f, l) != v) ft_wide_put(f, l, AG_FT_F_ATOM, v);
+   l->w |= AG_FT_ATOM;
 }
 
 static void ft_atomic_acquire(ag_ft *f, ag_tid t, ag_addr key)
@@ -760,18 +865,19 @@ static unsigned ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
       /* revealed by an instruction known atomic only because it is one
          (not by where its code comes from: AG_ATOMIC_LS), earlier plain
          accesses may have been atomic ones that look plain */
-      if (!ft_asize(l) && !(flags & AG_ATOMIC_LS)) ft_atomize(f, l);
-      ft_mark(l, addr, x->addr, x->size);
+      if (!(l->w & AG_FT_ATOM) && !(flags & AG_ATOMIC_LS)) ft_atomize(f, l);
+      ft_mark(f, l, addr, x->addr, x->size);
       if (first) ft_atomic_acquire(f, t, x->addr);
       if (flags & AG_WRITE) ft_atomic_release(f, t, x->addr);
       return flags;
    }
    if (first) {
-      ag_addr obj = (addr & ~(ag_addr)7) + (ag_addr)ft_aoff(l);
+      uint64_t atom = ft_atom(f, l);
+      ag_addr obj = (addr & ~(ag_addr)7) + (ag_addr)(int64_t)(int8_t)(atom >> 8);
       f->up_event = x->event;
       f->up_key = obj;
       if (flags & AG_WRITE)
-         f->up = !(flags & AG_FREE) && obj == x->addr && ft_asize(l) == x->size;
+         f->up = !(flags & AG_FREE) && obj == x->addr && (atom & 0xff) == x->size;
       else
          f->up = 1;            /* a load starting inside the object */
    }
@@ -784,8 +890,7 @@ static unsigned ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
 static void ft_atomic_mark(void *self, void *loc, ag_addr loc_addr,
                               ag_addr addr, unsigned size)
 {
-   (void)self;
-   ft_mark(loc, loc_addr, addr, size);
+   ft_mark(self, loc, loc_addr, addr, size);
 }
 
 /* The location holds nothing but the thread's own accesses of its current
@@ -796,16 +901,22 @@ static void ft_atomic_mark(void *self, void *loc, ag_addr loc_addr,
    differential test's: 1 loses a report -- a write skipped while another
    thread's access is kept since its own write; 2, in ft_access, adds
    one: such a write checked, but the other access not dropped.) */
-static inline int ft_own_epoch(const ag_ft_loc *l, ag_tid t, uint64_t now, unsigned flags)
+static inline int ft_own_epoch(const ag_ft *f, const ag_ft_loc *l, ag_tid t, uint64_t now,
+                               unsigned flags)
 {
-   uint64_t ep = ft_ep(t, now);
+   /* (compared packed: an epoch kept beside takes the general path) */
    switch (flags & (AG_WRITE | AG_ATOMIC)) {
 #if AG_FT_MUTANT == 1
-   case AG_WRITE: return l->w == ep;
+   case AG_WRITE: return ft_wep_field(l) == ft_ep_try(f, ft_ep(t, now), f->wclk_lim);
 #else
-   case AG_WRITE: return l->w == ep && l->s == 0;
+   case AG_WRITE:
+      return ft_wep_field(l) == ft_ep_try(f, ft_ep(t, now), f->wclk_lim) && l->s == 0;
 #endif
-   case 0: return l->s == ep && ft_skind(l) == AG_PR && (l->w == 0 || ft_ep_tid(l->w) == t);
+   case 0: {
+      uint64_t w = ft_wep_field(l);
+      return ft_sep_field(l) == ft_ep_try(f, ft_ep(t, now), f->sclk_lim) && ft_skind(l) == AG_PR
+             && (w == 0 || (w != AG_FT_WEP_ESC && (w & ((1u << AG_FT_PTID) - 1)) == t));
+   }
    default: return 0;
    }
 }
@@ -816,41 +927,38 @@ static void ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
    ag_ft *f = self;
    ag_ft_loc *l = loc;
    ft_sync_pending(f);
-   if (__builtin_expect((flags & AG_ATOMIC) || ft_asize(l), 0))
+   if (__builtin_expect((flags & AG_ATOMIC) || (l->w & AG_FT_ATOM), 0))
       flags = ft_atomic_access(f, t, l, addr, flags);
    ag_vc *c = ft_thr(f, t);
    uint64_t now = c->c[t];
 #if AG_FT_MUTANT == 2
-   if (f->approx && (flags & (AG_WRITE | AG_ATOMIC)) == AG_WRITE && l->w == ft_ep(t, now)) {
+   if (f->approx && (flags & (AG_WRITE | AG_ATOMIC)) == AG_WRITE && ft_w(f, l) == ft_ep(t, now)) {
       ft_check(f, t, c, l, addr, flags);
       return;
    }
 #endif
-   if (f->approx && ft_own_epoch(l, t, now, flags)) return;
+   if (f->approx && ft_own_epoch(f, l, t, now, flags)) return;
    uint32_t site = ft_site_id(f, f->ctx->site);
 
    ft_check(f, t, c, l, addr, flags);
 
    if ((flags & (AG_WRITE | AG_ATOMIC)) == AG_WRITE) {
       /* a plain write conflicts with everything: it alone is kept */
-      l->w = ft_ep(t, now);
-      ft_wsite_put(f, l, site);
+      ft_w_put(f, l, ft_ep(t, now), site);
       ft_set_drop(f, l);
       return;
    }
    unsigned k = ft_kind(flags);
    unsigned sk = ft_skind(l);
-   if (sk != AG_FT_SET && (l->s == 0 || (ft_dominates(k, sk) && ft_ep_leq(l->s, c)))) {
-      l->s = ft_ep(t, now);
-      ft_set_skind(l, k);
-      ft_ssite_put(f, l, site);
+   if (sk != AG_FT_SET && (l->s == 0 || (ft_dominates(k, sk) && ft_ep_leq(ft_s(f, l), c)))) {
+      ft_s_put(f, l, ft_ep(t, now), k, site);
       return;
    }
    /* not ordered after the one kept, or of a kind that does not cover
       it: keep both, per thread and kind */
    ag_ft_set *v = ft_set_put(f, ft_setify(f, l), t, k, now, site);
    if (k == AG_PR) ft_set_del(v, t, AG_AR);     /* covered by this read */
-   l->s = (uint64_t)(uintptr_t)v;
+   ft_s_set(l, v);
 }
 
 /* ---- synchronisation --------------------------------------------- */

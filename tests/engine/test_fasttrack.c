@@ -601,18 +601,18 @@ int main(void)
    NONE();
    done();
 
-   /* A location is 24 bytes of shadow, carved at that size: a byte loop
-      over 64 KiB (65536 locations) holds 1.5 MiB of slabs and a little
-      more for the free blocks of the word being divided, not the 2 MiB
-      that 32-byte cells would take. */
+   /* A location is 16 bytes of shadow, carved at that size: a byte loop
+      over 64 KiB (65536 locations) holds at most 1 MiB of slabs and a
+      little more for the free blocks of the word being divided, not the
+      1.5 MiB that 24-byte cells would take. */
    start("byte locations", 1);
    enum { NBYTES = 65536 };
    for (int i = 0; i < NBYTES; i++) {
       ev++;
       ag_ev_access(E, 0, X + i, 1, AG_WRITE, 6000);
    }
-   if (ag_engine_find("fasttrack")->loc_size != 24
-       || ag_engine_shadow_slabs(E) > NBYTES * 24 + 2 * 65536)
+   if (ag_engine_find("fasttrack")->loc_size != 16
+       || ag_engine_shadow_slabs(E) > NBYTES * 16 + 2 * 65536)
       fail("byte loop: cells of %ld bytes, %ld bytes of slabs",
            (long)ag_engine_find("fasttrack")->loc_size, (long)ag_engine_shadow_slabs(E));
    NONE();
