@@ -74,13 +74,9 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, R
 extern Int VG_(clo_fair_sched);
 #define AG_SC_TRY_FAIR_SCHED 2
 
-/* A holder keeps the turn for at most this many points in a row while
-   other threads wait: spin loops built of synchronisation calls end. */
-#define AG_SC_MAX_RUN 256
-/* Probabilities (1 in N) of a preemption by the random strategy. */
-#define AG_SC_RANDOM_IN_REGION   4     /* at a point inside a region */
-#define AG_SC_RANDOM_OUTSIDE     4     /* at a point outside regions */
-#define AG_SC_RANDOM_ACCESS      4     /* after an access inside a region */
+/* Random: 1 in N accesses inside a region preempts (the rates at points
+   are engine/ag_schedpol.c's). */
+#define AG_SC_RANDOM_ACCESS      4
 /* Random: the first AG_SC_KNEE runs of a region (by its BEGIN's code
    address) get the full rates; the n-th after that 1/(n/AG_SC_KNEE) of
    them, down to 1/AG_SC_DAMP_MAX: a loop of 100,000 regions costs
@@ -88,15 +84,13 @@ extern Int VG_(clo_fair_sched);
    hard as a short program's. */
 #define AG_SC_KNEE             256
 #define AG_SC_DAMP_MAX        4096
-/* Random: a thread preempted in a region is not chosen again for up to
-   this many points (uniformly drawn). */
-#define AG_SC_HOLD             256
 /* PCT draws its change points among the run's k points: as many as the
    last run of the same command made (ag_sc_pct_recorded), or, in a first
    run, AG_SC_PCT_K. */
 #define AG_SC_PCT_K           2000
 /* The rates at shared accesses, the claims of slots, the budgets of
-   instructions and PCT's change points are engine/ag_schedpol.c's. */
+   instructions, PCT's change points and priorities, and the choice of the
+   next holder are engine/ag_schedpol.c's. */
 
 volatile UWord ag_sched_stop;
 volatile UWord ag_sched_stopping;
@@ -116,12 +110,8 @@ typedef enum {
 typedef struct {
    UChar state;          /* ag_sc_state */
    volatile Int word;    /* futex word: set to 1 when handed the turn */
-   ULong prio;           /* PCT: the higher runs */
    UInt depth;           /* region nesting */
-   UInt run;             /* points in a row holding the turn */
-   ULong held_until;     /* random: not chosen before this point number */
    UInt damp;            /* random: rates divided by this in the current region */
-   Bool rare;            /* parked at the BEGIN of a region not yet damped */
    Addr futex;           /* the futex it waits on, in AG_SC_SYSCALL */
    Addr ctid;            /* the word the kernel clears and wakes at its end */
    Int lwp;              /* its kernel thread (once it waited or blocked) */
@@ -140,7 +130,6 @@ typedef struct {
 static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
 static ThreadId ag_sc_turn = VG_INVALID_THREADID;
 static ULong ag_sc_epoch;               /* moves whenever the holder progresses */
-static UInt ag_sc_enabled;              /* threads NEW or PARKED */
 static Bool ag_sc_draining;             /* exit_group: nobody waits any more */
 static UInt ag_sc_in_futex;             /* threads in a futex wait */
 static ULong ag_sc_backs;               /* returns from futex waits */
@@ -158,15 +147,17 @@ static void ag_sc_woke_clear(void)
 
 static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
 static Addr ag_sc_clone_ctid;           /* the ctid of the clone under way */
-static ag_schedpol ag_sc_pol;           /* the policy's state (engine/ag_schedpol.c) */
-static ULong ag_sc_low_prio;            /* PCT: next priority for a change point */
+/* The policy's state (engine/ag_schedpol.c): the threads enabled, the
+   points so far, PCT's priorities ... */
+static ag_schedpol ag_sc_pol;
+static ag_sp_thread *ag_sc_pth;         /* its threads, indexed by ThreadId */
 static ULong ag_sc_pct_k;               /* PCT: the run's length in points */
 static Bool ag_sc_pct_from_record;      /* ... as the last run of the command made */
 static Int ag_sc_pid;                   /* the process that records it */
 static HChar ag_sc_pct_path[512];       /* where it is recorded */
 
 /* What the run checked (the exit line). */
-static ULong ag_sc_points, ag_sc_switches, ag_sc_timeouts, ag_sc_preempts;
+static ULong ag_sc_switches, ag_sc_timeouts, ag_sc_preempts;
 static ULong ag_sc_settles, ag_sc_settle_ms_total;
 static ULong ag_sc_late;                /* time bounds that ran out (settle, sleep) */
 static ULong ag_sc_narrows;             /* hand-overs woken on the preempted thread's CPU */
@@ -174,9 +165,7 @@ static ULong ag_sc_regions, ag_sc_overlapped;
 Bool ag_sched_exits;
 static ag_map *ag_sc_sites;             /* region BEGIN address -> runs (UInt) */
 static UInt ag_sc_in_region;            /* threads inside a region */
-static ULong ag_sc_outside;             /* points outside regions (random) */
 static UInt ag_sc_threads_seen;
-static UInt ag_sc_rare_parked;          /* threads with .rare set */
 
 static Bool ag_sc_on(void) { return ag_clo_sched != AG_SCHED_NATIVE; }
 
@@ -194,8 +183,7 @@ static void ag_sc_set_state(ThreadId t, ag_sc_state s)
    Bool was = ag_sc_is_enabled(t);
    ag_sc_th[t].state = s;
    Bool is = ag_sc_is_enabled(t);
-   if (was && !is) ag_sc_enabled--;
-   if (!was && is) ag_sc_enabled++;
+   if (was != is) ag_sp_enable(&ag_sc_pol, t, is);
 }
 
 /* ---- waiting and handing over ---- */
@@ -276,7 +264,7 @@ static void ag_sc_hand(ThreadId next, Bool here)
    ag_sc_turn = next;
    ag_sc_epoch++;
    ag_sc_switches++;
-   ag_sc_th[next].run = 0;
+   ag_sp_took(&ag_sc_pol, next);
    if (ag_sc_th[next].state == AG_SC_PARKED) {
       if (here) ag_sc_wake_here(&ag_sc_th[next]);
       ag_sc_th[next].word = 1;
@@ -396,7 +384,7 @@ static void ag_sc_wait(ThreadId vgtid)
          break;
       }
    }
-   t->run = 0;
+   ag_sp_took(&ag_sc_pol, vgtid);
    ag_sc_unnarrow(t);
    /* handed the turn by a thread that woke others and left (its exit
       wakes a joiner): let one come back before running on, as the
@@ -404,10 +392,7 @@ static void ag_sc_wait(ThreadId vgtid)
       draw stops only while some thread is enabled */
    if (ag_sc_woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
    if (ag_sc_turn == vgtid) ag_sc_let_sleep(vgtid, 0);
-   if (t->rare) {
-      t->rare = False;
-      ag_sc_rare_parked--;
-   }
+   ag_sp_rare(&ag_sc_pol, vgtid, False);
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
 }
 
@@ -435,103 +420,33 @@ static UInt ag_sc_damp(ThreadId t)
 
 static Bool ag_sc_rare_first(ThreadId holder)
 {
-   return ag_sc_rare_parked > 0 && ag_sc_damp(holder) > 1;
+   return ag_sp_rare_first(&ag_sc_pol, ag_sc_damp(holder));
 }
 static UInt ag_sc_access_rate(ThreadId t)
 {
    return ag_sc_rare_first(t) ? AG_SC_RARE_ACCESS : AG_SC_RANDOM_ACCESS * ag_sc_damp(t);
 }
 
-/* ---- strategies ---- */
-
-static Bool ag_sc_held(ThreadId t) { return ag_sc_th[t].held_until > ag_sc_points; }
-
-/* A random enabled thread other than self; threads held back are chosen
-   only if nobody else is enabled. */
-static ThreadId ag_sc_random_other(ThreadId self)
-{
-   UInt n = 0, free = 0;
-   for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != self && ag_sc_is_enabled(t)) {
-         n++;
-         free += !ag_sc_held(t);
-      }
-   if (n == 0) return VG_INVALID_THREADID;
-   Bool any = free == 0;
-   UInt i = (UInt)(ag_sc_rand() % (any ? n : free));
-   for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != self && ag_sc_is_enabled(t) && (any || !ag_sc_held(t)) && i-- == 0) return t;
-   return VG_INVALID_THREADID;
-}
-
-/* A random thread parked at a rare region's BEGIN (ag_sc_rare_parked > 0). */
-static ThreadId ag_sc_rare_other(ThreadId self)
-{
-   UInt i = (UInt)(ag_sc_rand() % ag_sc_rare_parked);
-   for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != self && ag_sc_th[t].rare && ag_sc_is_enabled(t) && i-- == 0) return t;
-   return ag_sc_random_other(self);
-}
-
-/* The enabled thread of highest priority; self competes if it is at a point. */
-static ThreadId ag_sc_highest(ThreadId self, Bool self_too)
-{
-   ThreadId best = self_too ? self : VG_INVALID_THREADID;
-   for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != self && ag_sc_is_enabled(t)
-          && (best == VG_INVALID_THREADID || ag_sc_th[t].prio > ag_sc_th[best].prio))
-         best = t;
-   return best;
-}
+/* ---- the strategy (engine/ag_schedpol.c) ---- */
 
 static Bool ag_sc_pct_change_point(void)
 {
-   return ag_sp_pct_change(&ag_sc_pol, ag_sc_points);
+   return ag_sp_pct_change(&ag_sc_pol, ag_sc_pol.points);
 }
 
-/* PCT: the holder drops below every priority given so far. */
-static void ag_sc_demote(ThreadId t) { ag_sc_th[t].prio = ag_sc_low_prio--; }
+/* ag_point and the policy's kinds are the same numbers. */
+STATIC_ASSERT((Int)AG_PT_BEGIN == AG_SP_PT_BEGIN && (Int)AG_PT_END == AG_SP_PT_END
+              && (Int)AG_PT_SYNC_PRE == AG_SP_PT_SYNC_PRE
+              && (Int)AG_PT_SYNC_POST == AG_SP_PT_SYNC_POST
+              && (Int)AG_PT_PREEMPT == AG_SP_PT_PREEMPT && (Int)AG_PT_YIELD == AG_SP_PT_YIELD
+              && (Int)AG_PT_SHARED == AG_SP_PT_SHARED && (Int)AG_PT_BLOCKS == AG_SP_PT_BLOCKS);
 
 /* Who holds the turn after self's point of this kind. */
 static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
 {
-   Bool others = ag_sc_enabled > 0;
-   Bool starving = others && ag_sc_th[self].run >= AG_SC_MAX_RUN;
-   if (kind == AG_PT_BLOCKS) {           /* ran its budget out: another runs */
-      if (ag_clo_sched == AG_SCHED_PCT) {
-         /* a spin loop of the highest priority would keep the turn
-            forever (its shared points show progress): it drops */
-         if (starving || ag_sc_pct_change_point()) ag_sc_demote(self);
-         return ag_sc_highest(self, True);
-      }
-      return others ? ag_sc_random_other(self) : self;
-   }
-   if (kind == AG_PT_SHARED) {           /* decided at the access */
-      if (ag_clo_sched == AG_SCHED_PCT) return ag_sc_highest(self, True);
-      return ag_sc_th[self].stop_switch && others ? ag_sc_random_other(self) : self;
-   }
-   if (ag_clo_sched == AG_SCHED_PCT) {
-      if (starving || kind == AG_PT_PREEMPT || kind == AG_PT_YIELD || ag_sc_pct_change_point())
-         ag_sc_demote(self);
-      return ag_sc_highest(self, True);
-   }
-   if (!others) return self;
-   if (starving || kind == AG_PT_YIELD) return ag_sc_random_other(self);
-   Bool in_region = ag_sc_th[self].depth > 0 || kind == AG_PT_END;
-   if (in_region && ag_sc_rare_first(self))
-      return kind == AG_PT_PREEMPT ? ag_sc_rare_other(self) : self;
-   if (kind == AG_PT_PREEMPT) return ag_sc_random_other(self);
-   if (in_region)
-      return ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_damp(self))
-             ? ag_sc_random_other(self) : self;
-   /* outside regions: switches let the others start and catch up (a
-      producer that runs ahead alone hides a consumer's bug), damped like
-      a region site over all points outside regions */
-   ag_sc_outside++;
-   UInt damp = ag_sc_outside <= 16 * AG_SC_KNEE ? 1 : ag_sc_outside / (16 * AG_SC_KNEE);
-   if (damp > AG_SC_DAMP_MAX) damp = AG_SC_DAMP_MAX;
-   if (ag_sc_in_region > 0) damp = 1;     /* this thread may break that region */
-   return ag_sc_one_in(AG_SC_RANDOM_OUTSIDE * damp) ? ag_sc_random_other(self) : self;
+   ag_sp_at at = { .stop_switch = ag_sc_th[self].stop_switch, .depth = ag_sc_th[self].depth,
+                   .damp = ag_sc_damp(self), .in_regions = ag_sc_in_region > 0 };
+   return ag_sp_choose(&ag_sc_pol, self, kind, &at);
 }
 
 /* ---- the points ---- */
@@ -540,18 +455,18 @@ static void ag_sc_count(ThreadId vgtid, ag_point kind)
 {
    ag_sc_thread *t = &ag_sc_th[vgtid];
    if (kind == AG_PT_SHARED) return;      /* counted by ag_sched_shared */
-   ag_sc_points++;
+   ag_sc_pol.points++;
    t->points++;
    if (kind == AG_PT_BEGIN && t->depth++ == 0) {
       ag_sc_regions++;
       ag_sc_in_region++;
-      t->begin_all = ag_sc_points;
+      t->begin_all = ag_sc_pol.points;
       t->inst_acc = 0;
       t->begin_own = t->points;
    } else if (kind == AG_PT_END && t->depth > 0 && --t->depth == 0) {
       ag_sc_in_region--;
       /* another thread reached a point while the region was open */
-      if (ag_sc_points - t->begin_all > t->points - t->begin_own) ag_sc_overlapped++;
+      if (ag_sc_pol.points - t->begin_all > t->points - t->begin_own) ag_sc_overlapped++;
    }
 }
 
@@ -559,10 +474,7 @@ static void ag_sc_count(ThreadId vgtid, ag_point kind)
 static void ag_sc_mark_rare(ThreadId vgtid, ag_point kind)
 {
    ag_sc_thread *t = &ag_sc_th[vgtid];
-   if (kind == AG_PT_BEGIN && t->depth == 1 && t->damp == 1 && !t->rare) {
-      t->rare = True;
-      ag_sc_rare_parked++;
-   }
+   if (kind == AG_PT_BEGIN && t->depth == 1 && t->damp == 1) ag_sp_rare(&ag_sc_pol, vgtid, True);
 }
 
 /* The outermost BEGIN of a region at code address site. */
@@ -588,15 +500,14 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
    if (ag_sc_woke) ag_sc_settle(vgtid);
    ThreadId next = ag_sc_choose(vgtid, kind);
    if (next == vgtid || next == VG_INVALID_THREADID) {
-      ag_sc_th[vgtid].run++;
+      ag_sp_kept(&ag_sc_pol, vgtid);
       ag_sc_epoch++;
       return;
    }
    if (kind == AG_PT_PREEMPT) ag_sc_preempts++;
    /* random: a thread preempted inside its region stays out for a while,
       so that the others get far enough to conflict with it */
-   if (ag_clo_sched == AG_SCHED_RANDOM && ag_sc_th[vgtid].depth > 0)
-      ag_sc_th[vgtid].held_until = ag_sc_points + 1 + ag_sc_rand() % AG_SC_HOLD;
+   ag_sp_switched(&ag_sc_pol, vgtid, ag_sc_th[vgtid].depth);
    ag_sc_hand(next, kind == AG_PT_PREEMPT);
    ag_sc_mark_rare(vgtid, kind);
    ag_sc_wait(vgtid);
@@ -618,9 +529,9 @@ void ag_sched_region_enter(ThreadId vgtid, Addr site, Bool may_stop)
    if (!ag_sc_th) return;
    ag_sc_damp_for(vgtid, site);
    ag_sc_count(vgtid, AG_PT_BEGIN);
-   if (!ag_sc_on() || ag_sc_draining || ag_sc_turn != vgtid || ag_sc_enabled == 0) return;
+   if (!ag_sc_on() || ag_sc_draining || ag_sc_turn != vgtid || ag_sc_pol.enabled == 0) return;
    Bool stop = ag_clo_sched == AG_SCHED_PCT ? ag_sc_pct_change_point()
-             : ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_damp(vgtid));
+             : ag_sc_one_in(AG_SP_RANDOM_IN_REGION * ag_sc_damp(vgtid));
    if (stop && may_stop) ag_sched_stop = 1;
 }
 
@@ -635,10 +546,10 @@ void ag_sched_access(ThreadId vgtid)
 {
    if (ag_sc_turn != vgtid || ag_sc_th[vgtid].depth == 0) return;
    ag_sc_th[vgtid].inst_acc++;
-   if (ag_sc_enabled == 0) return;
+   if (ag_sc_pol.enabled == 0) return;
    Bool stop;
    if (ag_clo_sched == AG_SCHED_PCT) {
-      ag_sc_points++;                    /* accesses in regions are PCT points too */
+      ag_sc_pol.points++;                    /* accesses in regions are PCT points too */
       stop = ag_sc_pct_change_point();
    } else {
       stop = ag_sc_one_in(ag_sc_access_rate(vgtid));
@@ -678,7 +589,7 @@ void ag_sched_stopped(ThreadId vgtid)
 UChar ag_sched_slot_after(UChar slot, UChar me, Bool write, Int *point)
 {
    int p;
-   Bool others = ag_sc_th && ag_sc_on() && ag_sc_enabled > 0;
+   Bool others = ag_sc_th && ag_sc_on() && ag_sc_pol.enabled > 0;
    UChar after = ag_sp_slot_after(&ag_sc_pol, slot, me, write, others, &p);
    *point = p;
    return after;
@@ -692,7 +603,7 @@ void ag_sched_shared(ThreadId vgtid, Addr ip)
    t->resume_ip = 0;
    if (resumed == ip || t->state == AG_SC_GONE) return;
    ag_sp_shared_point(&ag_sc_pol);
-   ag_sc_points++;
+   ag_sc_pol.points++;
    t->points++;
    ag_sc_epoch++;                         /* progress: no waiter takes over */
    if (ag_sc_turn != vgtid) {
@@ -707,12 +618,11 @@ void ag_sched_shared(ThreadId vgtid, Addr ip)
    }
    Bool stop;
    if (ag_clo_sched == AG_SCHED_PCT) {
-      if (ag_sc_pct_change_point()) ag_sc_demote(vgtid);
-      stop = ag_sc_enabled > 0 && ag_sc_highest(vgtid, True) != vgtid;
+      stop = ag_sp_pct_shared(&ag_sc_pol, vgtid);
    } else {
       /* inside a region its accesses draw their preemptions already
          (ag_sched_access, with its damping and rare regions) */
-      stop = t->depth == 0 && ag_sp_shared_preempts(&ag_sc_pol, ip, ag_sc_enabled > 0);
+      stop = t->depth == 0 && ag_sp_shared_preempts(&ag_sc_pol, ip, ag_sc_pol.enabled > 0);
    }
    if (!stop) return;
    t->stop_ip = ip;
@@ -750,8 +660,7 @@ void ag_sched_thread_new(ThreadId parent, ThreadId child)
    c->ctid = ag_sc_clone_ctid;
    ag_sc_clone_ctid = 0;
    ag_sc_threads_seen++;
-   /* distinct random priorities above every change-point priority */
-   c->prio = (ag_sc_rand() >> 16 << 16 | ag_sc_threads_seen) | (1ULL << 62);
+   ag_sp_thread_new(&ag_sc_pol, child, ag_sc_threads_seen);
    if (parent == VG_INVALID_THREADID) {
       c->state = AG_SC_RUNNING;
       ag_sc_turn = child;
@@ -816,8 +725,7 @@ static ULong ag_sc_backs_on(Addr a0, Addr a1, ULong since)
 static void ag_sc_pass_turn(ThreadId self)
 {
    if (ag_sc_turn != self) return;
-   ThreadId next = ag_clo_sched == AG_SCHED_PCT ? ag_sc_highest(self, False)
-                                                : ag_sc_random_other(self);
+   ThreadId next = ag_sp_pass(&ag_sc_pol, self);
    if (next == VG_INVALID_THREADID) {
       ag_sc_turn = VG_INVALID_THREADID;
       ag_sc_epoch++;
@@ -1052,14 +960,14 @@ static ULong ag_sc_pct_recorded(void)
 
 static void ag_sc_pct_record(void)
 {
-   if (VG_(getpid)() != ag_sc_pid || ag_sc_points == 0) return;   /* not a fork child's */
+   if (VG_(getpid)() != ag_sc_pid || ag_sc_pol.points == 0) return;   /* not a fork child's */
    /* written aside and renamed: runs of other seeds in parallel read a
       whole record, never a truncated one */
    HChar tmp[sizeof ag_sc_pct_path + 16], buf[32];
    VG_(snprintf)(tmp, sizeof tmp, "%s.%d", ag_sc_pct_path, ag_sc_pid);
    SysRes fd = VG_(open)(tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);
    if (sr_isError(fd)) return;
-   VG_(snprintf)(buf, sizeof buf, "%llu\n", ag_sc_points);
+   VG_(snprintf)(buf, sizeof buf, "%llu\n", ag_sc_pol.points);
    Int n = VG_(write)(sr_Res(fd), buf, VG_(strlen)(buf));
    VG_(close)(sr_Res(fd));
    if (n != (Int)VG_(strlen)(buf) || VG_(rename)(tmp, ag_sc_pct_path) != 0) VG_(unlink)(tmp);
@@ -1092,8 +1000,9 @@ void ag_sched_init(void)
    ag_sp_init(&ag_sc_pol, ag_clo_sched_seed);
    if (ag_sc_on()) ag_sc_refill();
    ag_sc_th = VG_(calloc)("ag.sched", VG_N_THREADS, sizeof(ag_sc_thread));
+   ag_sc_pth = VG_(calloc)("ag.sched.policy", VG_N_THREADS, sizeof(ag_sp_thread));
+   ag_sp_threads(&ag_sc_pol, ag_sc_pth, VG_N_THREADS, ag_clo_sched == AG_SCHED_PCT);
    ag_sc_sites = ag_map_new(sizeof(UInt));
-   ag_sc_low_prio = 1ULL << 40;
    if (ag_clo_sched == AG_SCHED_PCT) ag_sc_pct_init();
    /* a stop right before an access (ag_sched_shared) resumes at that
       instruction: every guest register must be up to date there */
@@ -1121,7 +1030,7 @@ void ag_sched_fini(void)
                      : ag_clo_sched == AG_SCHED_RANDOM ? "random" : "native";
    VG_(umsg)("Checked: %llu region(s), %llu overlapped another thread's work; "
              "%llu scheduling point(s) (%llu at shared accesses), %llu switch(es)\n",
-             ag_sc_regions, ag_sc_overlapped, ag_sc_points, ag_sc_pol.shared_points,
+             ag_sc_regions, ag_sc_overlapped, ag_sc_pol.points, ag_sc_pol.shared_points,
              ag_sc_switches);
    if (ag_sc_on())
       VG_(umsg)("Scheduler: %s, seed %llu (repeat with --sched-seed=%llu)\n",

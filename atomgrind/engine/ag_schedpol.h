@@ -3,8 +3,10 @@
  * ag_sched.c and ag_shared.c, tested on the host by
  * tests/engine/test_schedpol.c): the seeded random source, who owns an
  * owner-table slot after an access, whether a shared access preempts,
- * budgets of instructions, and PCT's change points.  All state is in one
- * ag_schedpol passed explicitly. */
+ * budgets of instructions, PCT's change points and priorities, and which
+ * thread holds the turn after a point.  All state is in one ag_schedpol
+ * passed explicitly; the mechanism (ag_sched.c) tells it which threads
+ * are enabled and applies its answers. */
 #ifndef AG_SCHEDPOL_H
 #define AG_SCHEDPOL_H
 
@@ -29,11 +31,46 @@
 /* PCT: at most this many change points (depth - 1). */
 #define AG_SP_MAX_CHANGE      16
 
+/* Choosing the next holder.  A holder keeps the turn for at most
+   AG_SP_MAX_RUN points in a row while others wait (spin loops of
+   synchronisation calls end).  Random: a point inside a region (outside
+   one) switches 1 in AG_SP_RANDOM_IN_REGION (AG_SP_RANDOM_OUTSIDE) times,
+   damped; a thread preempted in a region is not chosen again for up to
+   AG_SP_HOLD points (uniformly drawn), so the others get far enough to
+   conflict with it. */
+#define AG_SP_MAX_RUN        256
+#define AG_SP_RANDOM_IN_REGION 4
+#define AG_SP_RANDOM_OUTSIDE   4
+#define AG_SP_HOLD           256
+
+/* Kinds of scheduling points (ag_sched.h's ag_point, in its order). */
+enum {
+   AG_SP_PT_BEGIN, AG_SP_PT_END, AG_SP_PT_SYNC_PRE, AG_SP_PT_SYNC_POST,
+   AG_SP_PT_PREEMPT, AG_SP_PT_YIELD, AG_SP_PT_SHARED, AG_SP_PT_BLOCKS
+};
+
 /* Owner-table slot values (ag_shared.h says what they mean). */
 #define AG_SP_TAGS           126
 #define AG_SP_READ           127
 #define AG_SP_TRY            128
 #define AG_SP_BOTH           255
+
+/* What the policy knows of one thread (indexed by thread id, 0 unused). */
+typedef struct {
+   unsigned char enabled;        /* may be handed the turn */
+   unsigned char rare;           /* waits at the BEGIN of a region not yet damped */
+   unsigned run;                 /* points in a row holding the turn */
+   unsigned long long prio;      /* PCT: the higher runs */
+   unsigned long long held_until;  /* random: not chosen before this point number */
+} ag_sp_thread;
+
+/* The mechanism's view of the holder at a point (ag_sp_choose). */
+typedef struct {
+   int stop_switch;              /* AG_SP_PT_SHARED: the access drew a switch */
+   unsigned depth;               /* the holder's region nesting */
+   unsigned damp;                /* random: its region's rates divided by this */
+   int in_regions;               /* some thread is inside a region */
+} ag_sp_at;
 
 typedef struct {
    unsigned long long rng;                  /* splitmix64 state */
@@ -45,6 +82,14 @@ typedef struct {
    unsigned long long tries;                /* claim draws */
    unsigned long long change[AG_SP_MAX_CHANGE];  /* PCT's change points */
    unsigned nchange;
+   int pct;                                 /* PCT, else random */
+   ag_sp_thread *th;                        /* the threads (the caller's array) */
+   unsigned nth;                            /* ... its length */
+   unsigned enabled;                        /* threads enabled */
+   unsigned rare_parked;                    /* threads with .rare set */
+   unsigned long long points;               /* scheduling points so far */
+   unsigned long long low_prio;             /* PCT: next priority for a change point */
+   unsigned long long outside;              /* random: points outside regions */
 } ag_schedpol;
 
 void ag_sp_init(ag_schedpol *p, unsigned long long seed);
@@ -70,5 +115,33 @@ void ag_sp_budget_out(ag_schedpol *p);
    n one? */
 void ag_sp_pct_init(ag_schedpol *p, unsigned depth, unsigned long long k);
 int ag_sp_pct_change(const ag_schedpol *p, unsigned long long n);
+
+/* The threads' table (zeroed, nth entries, kept by the caller) and the
+   strategy; after ag_sp_init. */
+void ag_sp_threads(ag_schedpol *p, ag_sp_thread *th, unsigned nth, int pct);
+/* Thread t was created (the seen-th): a fresh entry, a PCT priority. */
+void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen);
+/* t became enabled (on) or not. */
+void ag_sp_enable(ag_schedpol *p, unsigned t, int on);
+/* t waits at the BEGIN of a region not yet damped (on), or runs again. */
+void ag_sp_rare(ag_schedpol *p, unsigned t, int on);
+/* The turn: t took it (its run starts over), or kept it at a point. */
+void ag_sp_took(ag_schedpol *p, unsigned t);
+void ag_sp_kept(ag_schedpol *p, unsigned t);
+/* Random: is a rare region waiting while t's damped one runs? */
+int ag_sp_rare_first(const ag_schedpol *p, unsigned damp);
+/* Who holds the turn after self's point of this kind (self: keeps it;
+   0: nobody else is enabled). */
+unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, const ag_sp_at *at);
+/* self leaves or blocks: who gets the turn (0: nobody). */
+unsigned ag_sp_pass(ag_schedpol *p, unsigned self);
+/* self was switched away from at depth: random holds it back a while. */
+void ag_sp_switched(ag_schedpol *p, unsigned self, unsigned depth);
+/* PCT at a shared access of the holder: a change point demotes it; does
+   another enabled thread now outrank it? */
+int ag_sp_pct_shared(ag_schedpol *p, unsigned self);
+/* Some chosen thread (tests): random_other, highest. */
+unsigned ag_sp_random_other(ag_schedpol *p, unsigned self);
+unsigned ag_sp_highest(const ag_schedpol *p, unsigned self, int self_too);
 
 #endif
