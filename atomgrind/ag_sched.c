@@ -74,23 +74,14 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, R
 extern Int VG_(clo_fair_sched);
 #define AG_SC_TRY_FAIR_SCHED 2
 
-/* Random: 1 in N accesses inside a region preempts (the rates at points
-   are engine/ag_schedpol.c's). */
-#define AG_SC_RANDOM_ACCESS      4
-/* Random: the first AG_SC_KNEE runs of a region (by its BEGIN's code
-   address) get the full rates; the n-th after that 1/(n/AG_SC_KNEE) of
-   them, down to 1/AG_SC_DAMP_MAX: a loop of 100,000 regions costs
-   O(KNEE * log n) switches, not O(n), and its early runs are checked as
-   hard as a short program's. */
-#define AG_SC_KNEE             256
-#define AG_SC_DAMP_MAX        4096
 /* PCT draws its change points among the run's k points: as many as the
    last run of the same command made (ag_sc_pct_recorded), or, in a first
    run, AG_SC_PCT_K. */
 #define AG_SC_PCT_K           2000
 /* The rates at shared accesses, the claims of slots, the budgets of
-   instructions, PCT's change points and priorities, and the choice of the
-   next holder are engine/ag_schedpol.c's. */
+   instructions, PCT's change points and priorities, the damping of
+   regions, the rule for rare regions, and the choice of the next holder
+   are engine/ag_schedpol.c's. */
 
 volatile UWord ag_sched_stop;
 volatile UWord ag_sched_stopping;
@@ -110,15 +101,11 @@ typedef enum {
 typedef struct {
    UChar state;          /* ag_sc_state */
    volatile Int word;    /* futex word: set to 1 when handed the turn */
-   UInt depth;           /* region nesting */
-   UInt damp;            /* random: rates divided by this in the current region */
    Addr futex;           /* the futex it waits on, in AG_SC_SYSCALL */
    Addr ctid;            /* the word the kernel clears and wakes at its end */
    Int lwp;              /* its kernel thread (once it waited or blocked) */
    Bool queued;          /* in AG_SC_SYSCALL: seen asleep in the kernel */
-   ULong points;         /* this thread's points */
-   ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
-   ULong inst_acc;       /* accesses since the outermost BEGIN (random) */
+   ULong begin_all;      /* all points at its outermost BEGIN */
    ULong backs_at_wake;  /* ag_sc_backs when its futex wake began */
    Bool narrowed;        /* woken on a preempted thread's CPU: own CPUs in mask */
    ULong mask[AG_SC_MASK_WORDS];   /* its CPU affinity before */
@@ -164,13 +151,11 @@ static ULong ag_sc_narrows;             /* hand-overs woken on the preempted thr
 static ULong ag_sc_regions, ag_sc_overlapped;
 Bool ag_sched_exits;
 static ag_map *ag_sc_sites;             /* region BEGIN address -> runs (UInt) */
-static UInt ag_sc_in_region;            /* threads inside a region */
 static UInt ag_sc_threads_seen;
 
 static Bool ag_sc_on(void) { return ag_clo_sched != AG_SCHED_NATIVE; }
 
 static ULong ag_sc_rand(void) { return ag_sp_rand(&ag_sc_pol); }
-static Bool ag_sc_one_in(UInt n) { return ag_sp_one_in(&ag_sc_pol, n); }
 
 static Bool ag_sc_is_enabled(ThreadId t)
 {
@@ -392,47 +377,11 @@ static void ag_sc_wait(ThreadId vgtid)
       draw stops only while some thread is enabled */
    if (ag_sc_woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
    if (ag_sc_turn == vgtid) ag_sc_let_sleep(vgtid, 0);
-   ag_sp_rare(&ag_sc_pol, vgtid, False);
+   ag_sp_runs(&ag_sc_pol, vgtid);
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
 }
 
-/* Random: a thread waits to begin a region that is still rare (not yet
-   damped) while the holder runs a damped one.  A rare region (a reload, a
-   flush) breaks a frequent one only if it runs in the middle of it, so the
-   holder then keeps the turn at region boundaries and hands it to the rare
-   one after an access inside its region, with probability
-   1/AG_SC_RARE_ACCESS, undamped.  That costs a few switches per run of a
-   rare region. */
-#define AG_SC_RARE_ACCESS 2
-
-/* Random: the rates in t's region are divided by its site's damping, and
-   -- within one long run of a region (a spec'd function that runs the
-   whole compression) -- by its points and accesses so far over
-   AG_SC_KNEE: the first ones get the full rates, a run of n costs
-   O(KNEE log n) switches, not n/4. */
-static UInt ag_sc_damp(ThreadId t)
-{
-   const ag_sc_thread *th = &ag_sc_th[t];
-   ULong n = (th->points - th->begin_own) + th->inst_acc;
-   ULong d = n / AG_SC_KNEE > th->damp ? n / AG_SC_KNEE : th->damp;
-   return d > AG_SC_DAMP_MAX ? AG_SC_DAMP_MAX : d ? (UInt)d : 1;
-}
-
-static Bool ag_sc_rare_first(ThreadId holder)
-{
-   return ag_sp_rare_first(&ag_sc_pol, ag_sc_damp(holder));
-}
-static UInt ag_sc_access_rate(ThreadId t)
-{
-   return ag_sc_rare_first(t) ? AG_SC_RARE_ACCESS : AG_SC_RANDOM_ACCESS * ag_sc_damp(t);
-}
-
 /* ---- the strategy (engine/ag_schedpol.c) ---- */
-
-static Bool ag_sc_pct_change_point(void)
-{
-   return ag_sp_pct_change(&ag_sc_pol, ag_sc_pol.points);
-}
 
 /* ag_point and the policy's kinds are the same numbers. */
 STATIC_ASSERT((Int)AG_PT_BEGIN == AG_SP_PT_BEGIN && (Int)AG_PT_END == AG_SP_PT_END
@@ -444,9 +393,7 @@ STATIC_ASSERT((Int)AG_PT_BEGIN == AG_SP_PT_BEGIN && (Int)AG_PT_END == AG_SP_PT_E
 /* Who holds the turn after self's point of this kind. */
 static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
 {
-   ag_sp_at at = { .stop_switch = ag_sc_th[self].stop_switch, .depth = ag_sc_th[self].depth,
-                   .damp = ag_sc_damp(self), .in_regions = ag_sc_in_region > 0 };
-   return ag_sp_choose(&ag_sc_pol, self, kind, &at);
+   return ag_sp_choose(&ag_sc_pol, self, kind, ag_sc_th[self].stop_switch);
 }
 
 /* ---- the points ---- */
@@ -454,27 +401,16 @@ static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
 static void ag_sc_count(ThreadId vgtid, ag_point kind)
 {
    ag_sc_thread *t = &ag_sc_th[vgtid];
+   const ag_sp_thread *p = &ag_sc_pth[vgtid];
    if (kind == AG_PT_SHARED) return;      /* counted by ag_sched_shared */
-   ag_sc_pol.points++;
-   t->points++;
-   if (kind == AG_PT_BEGIN && t->depth++ == 0) {
+   Int region = ag_sp_count(&ag_sc_pol, vgtid, kind);
+   if (region > 0) {
       ag_sc_regions++;
-      ag_sc_in_region++;
       t->begin_all = ag_sc_pol.points;
-      t->inst_acc = 0;
-      t->begin_own = t->points;
-   } else if (kind == AG_PT_END && t->depth > 0 && --t->depth == 0) {
-      ag_sc_in_region--;
+   } else if (region < 0) {
       /* another thread reached a point while the region was open */
-      if (ag_sc_pol.points - t->begin_all > t->points - t->begin_own) ag_sc_overlapped++;
+      if (ag_sc_pol.points - t->begin_all > p->points - p->begin_own) ag_sc_overlapped++;
    }
-}
-
-/* vgtid is about to park at a point of this kind. */
-static void ag_sc_mark_rare(ThreadId vgtid, ag_point kind)
-{
-   ag_sc_thread *t = &ag_sc_th[vgtid];
-   if (kind == AG_PT_BEGIN && t->depth == 1 && t->damp == 1) ag_sp_rare(&ag_sc_pol, vgtid, True);
 }
 
 /* The outermost BEGIN of a region at code address site. */
@@ -492,7 +428,7 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
    if (!ag_sc_on() || ag_sc_draining || ag_sc_th[vgtid].state == AG_SC_GONE) return;
    if (ag_sc_is_enabled(vgtid)) ag_sc_set_state(vgtid, AG_SC_RUNNING);
    if (ag_sc_turn != vgtid && ag_sc_holder_active()) {
-      ag_sc_mark_rare(vgtid, kind);
+      ag_sp_parks(&ag_sc_pol, vgtid, kind);
       ag_sc_wait(vgtid);                 /* someone else holds the turn */
       return;
    }
@@ -507,20 +443,17 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
    if (kind == AG_PT_PREEMPT) ag_sc_preempts++;
    /* random: a thread preempted inside its region stays out for a while,
       so that the others get far enough to conflict with it */
-   ag_sp_switched(&ag_sc_pol, vgtid, ag_sc_th[vgtid].depth);
+   ag_sp_switched(&ag_sc_pol, vgtid);
    ag_sc_hand(next, kind == AG_PT_PREEMPT);
-   ag_sc_mark_rare(vgtid, kind);
+   ag_sp_parks(&ag_sc_pol, vgtid, kind);
    ag_sc_wait(vgtid);
 }
 
 static void ag_sc_damp_for(ThreadId vgtid, Addr site)
 {
-   ag_sc_thread *t = &ag_sc_th[vgtid];
-   if (t->depth == 0 && ag_sc_sites) {
+   if (ag_sc_pth[vgtid].depth == 0 && ag_sc_sites) {
       UInt *runs = ag_map_lookup(ag_sc_sites, site, NULL);
-      UInt n = ++*runs;
-      t->damp = n <= AG_SC_KNEE ? 1 : n / AG_SC_KNEE;
-      if (t->damp > AG_SC_DAMP_MAX) t->damp = AG_SC_DAMP_MAX;
+      ag_sp_region_site(&ag_sc_pol, vgtid, ++*runs);
    }
 }
 
@@ -530,9 +463,7 @@ void ag_sched_region_enter(ThreadId vgtid, Addr site, Bool may_stop)
    ag_sc_damp_for(vgtid, site);
    ag_sc_count(vgtid, AG_PT_BEGIN);
    if (!ag_sc_on() || ag_sc_draining || ag_sc_turn != vgtid || ag_sc_pol.enabled == 0) return;
-   Bool stop = ag_clo_sched == AG_SCHED_PCT ? ag_sc_pct_change_point()
-             : ag_sc_one_in(AG_SP_RANDOM_IN_REGION * ag_sc_damp(vgtid));
-   if (stop && may_stop) ag_sched_stop = 1;
+   if (ag_sp_region_stop(&ag_sc_pol, vgtid) && may_stop) ag_sched_stop = 1;
 }
 
 void ag_sched_region_leave(ThreadId vgtid)
@@ -540,21 +471,11 @@ void ag_sched_region_leave(ThreadId vgtid)
    if (ag_sc_th) ag_sc_count(vgtid, AG_PT_END);
 }
 
-UInt ag_sched_depth(ThreadId vgtid) { return ag_sc_th ? ag_sc_th[vgtid].depth : 0; }
+UInt ag_sched_depth(ThreadId vgtid) { return ag_sc_th ? ag_sc_pth[vgtid].depth : 0; }
 
 void ag_sched_access(ThreadId vgtid)
 {
-   if (ag_sc_turn != vgtid || ag_sc_th[vgtid].depth == 0) return;
-   ag_sc_th[vgtid].inst_acc++;
-   if (ag_sc_pol.enabled == 0) return;
-   Bool stop;
-   if (ag_clo_sched == AG_SCHED_PCT) {
-      ag_sc_pol.points++;                    /* accesses in regions are PCT points too */
-      stop = ag_sc_pct_change_point();
-   } else {
-      stop = ag_sc_one_in(ag_sc_access_rate(vgtid));
-   }
-   if (stop) ag_sched_stop = 1;
+   if (ag_sc_turn == vgtid && ag_sp_access(&ag_sc_pol, vgtid)) ag_sched_stop = 1;
 }
 
 /* Every return to the scheduler.  If it is the stop exit (the thread is
@@ -603,8 +524,7 @@ void ag_sched_shared(ThreadId vgtid, Addr ip)
    t->resume_ip = 0;
    if (resumed == ip || t->state == AG_SC_GONE) return;
    ag_sp_shared_point(&ag_sc_pol);
-   ag_sc_pol.points++;
-   t->points++;
+   ag_sp_count(&ag_sc_pol, vgtid, AG_SP_PT_SHARED);
    ag_sc_epoch++;                         /* progress: no waiter takes over */
    if (ag_sc_turn != vgtid) {
       /* running without the turn (new, or back from a blocking call):
@@ -622,7 +542,7 @@ void ag_sched_shared(ThreadId vgtid, Addr ip)
    } else {
       /* inside a region its accesses draw their preemptions already
          (ag_sched_access, with its damping and rare regions) */
-      stop = t->depth == 0 && ag_sp_shared_preempts(&ag_sc_pol, ip, ag_sc_pol.enabled > 0);
+      stop = ag_sc_pth[vgtid].depth == 0 && ag_sp_shared_preempts(&ag_sc_pol, ip, ag_sc_pol.enabled > 0);
    }
    if (!stop) return;
    t->stop_ip = ip;
@@ -653,7 +573,6 @@ void ag_sched_thread_new(ThreadId parent, ThreadId child)
    if (!ag_sc_th) return;
    ag_sc_thread *c = &ag_sc_th[child];
    VG_(memset)(c, 0, sizeof *c);
-   c->damp = 1;
    /* a thread's struct (its ctid) is reused by the next one */
    for (ThreadId t = 1; t < VG_N_THREADS; t++)
       if (ag_sc_th[t].ctid == ag_sc_clone_ctid) ag_sc_th[t].ctid = 0;
@@ -738,8 +657,7 @@ void ag_sched_thread_exit(ThreadId vgtid)
 {
    if (!ag_sc_th || ag_sc_th[vgtid].state == AG_SC_GONE) return;
    ag_sc_set_state(vgtid, AG_SC_GONE);
-   if (ag_sc_th[vgtid].depth > 0 && ag_sc_in_region > 0) ag_sc_in_region--;
-   ag_sc_th[vgtid].depth = 0;
+   ag_sp_region_exit(&ag_sc_pol, vgtid);
    if (!ag_sc_on()) return;
    /* its exit wakes its joiner (the kernel's futex wake on the ctid):
       the next holder lets it come back first, as after a futex wake */
@@ -901,11 +819,8 @@ void ag_sched_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
 static void ag_sc_fork_child(ThreadId vgtid)
 {
    for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != vgtid) {
-         ag_sc_set_state(t, AG_SC_GONE);
-         ag_sc_th[t].depth = 0;
-      }
-   ag_sc_in_region = ag_sc_th[vgtid].depth > 0;
+      if (t != vgtid) ag_sc_set_state(t, AG_SC_GONE);
+   ag_sp_fork_child(&ag_sc_pol, vgtid);
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
    ag_sc_turn = vgtid;
    ag_sc_in_futex = 0;

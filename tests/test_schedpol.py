@@ -3,7 +3,8 @@ with ASan and UBSan: slot ownership, exact one_in, damping, budgets, PCT's
 change points and seed repeats on synthetic sequences
 (tests/engine/test_schedpol.c); the choice of the next holder, PCT's
 priorities and demotions on synthetic runs of points, blocks and wake-ups
-(tests/engine/test_schedpol_choice.c)."""
+(tests/engine/test_schedpol_choice.c); region counting, the damping curve,
+the rates it divides and rare regions (tests/engine/test_schedpol_regions.c)."""
 import os
 import unittest
 
@@ -22,6 +23,14 @@ class SchedPolicy(unittest.TestCase):
         exe = host_binary("test_schedpol_choice",
                           [os.path.join(ENGINE_DIR, "ag_schedpol.c"),
                            os.path.join(CTESTS, "test_schedpol_choice.c")])
+        r = run_host(exe)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("ok", r.stdout)
+
+    def test_regions(self):
+        exe = host_binary("test_schedpol_regions",
+                          [os.path.join(ENGINE_DIR, "ag_schedpol.c"),
+                           os.path.join(CTESTS, "test_schedpol_regions.c")])
         r = run_host(exe)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("ok", r.stdout)

@@ -3,8 +3,9 @@
  * ag_sched.c and ag_shared.c, tested on the host by
  * tests/engine/test_schedpol.c): the seeded random source, who owns an
  * owner-table slot after an access, whether a shared access preempts,
- * budgets of instructions, PCT's change points and priorities, and which
- * thread holds the turn after a point.  All state is in one ag_schedpol
+ * budgets of instructions, PCT's change points and priorities, the
+ * damping of regions and the rule for rare ones, and which thread holds
+ * the turn after a point.  All state is in one ag_schedpol
  * passed explicitly; the mechanism (ag_sched.c) tells it which threads
  * are enabled and applies its answers. */
 #ifndef AG_SCHEDPOL_H
@@ -13,7 +14,11 @@
 /* Random: a shared access preempts 1 in AG_SP_SHARED_RATE times, damped
    per instruction (the first AG_SP_KNEE points of one get the full rate,
    then n / AG_SP_KNEE) and over the run (1 + shared points /
-   AG_SP_SHARED_KNEE), at most AG_SP_DAMP_MAX. */
+   AG_SP_SHARED_KNEE), at most AG_SP_DAMP_MAX.  Regions are damped alike:
+   the first AG_SP_KNEE runs of a region site get the full rates, the n-th
+   after that 1/(n/AG_SP_KNEE) of them; within one long run, its points and
+   accesses over AG_SP_KNEE divide them too (at most AG_SP_DAMP_MAX): a
+   loop of 100,000 regions costs O(KNEE log n) switches, not O(n). */
 #define AG_SP_SHARED_RATE      4
 #define AG_SP_KNEE           256
 #define AG_SP_SHARED_KNEE   2048
@@ -42,6 +47,14 @@
 #define AG_SP_RANDOM_IN_REGION 4
 #define AG_SP_RANDOM_OUTSIDE   4
 #define AG_SP_HOLD           256
+/* Random: 1 in AG_SP_RANDOM_ACCESS accesses inside a region preempts,
+   damped.  While a thread waits to begin a region still rare (not yet
+   damped) and the holder runs a damped one, the holder keeps the turn at
+   region boundaries and hands it to the rare one after 1 in
+   AG_SP_RARE_ACCESS accesses in its region, undamped: a rare region (a
+   reload, a flush) breaks a frequent one only in the middle of it. */
+#define AG_SP_RANDOM_ACCESS    4
+#define AG_SP_RARE_ACCESS      2
 
 /* Kinds of scheduling points (ag_sched.h's ag_point, in its order). */
 enum {
@@ -60,17 +73,14 @@ typedef struct {
    unsigned char enabled;        /* may be handed the turn */
    unsigned char rare;           /* waits at the BEGIN of a region not yet damped */
    unsigned run;                 /* points in a row holding the turn */
+   unsigned depth;               /* region nesting */
+   unsigned damp;                /* random: its region site's damping */
+   unsigned long long points;    /* its points */
+   unsigned long long begin_own; /* ... at its outermost BEGIN */
+   unsigned long long accesses;  /* accesses since then (random) */
    unsigned long long prio;      /* PCT: the higher runs */
    unsigned long long held_until;  /* random: not chosen before this point number */
 } ag_sp_thread;
-
-/* The mechanism's view of the holder at a point (ag_sp_choose). */
-typedef struct {
-   int stop_switch;              /* AG_SP_PT_SHARED: the access drew a switch */
-   unsigned depth;               /* the holder's region nesting */
-   unsigned damp;                /* random: its region's rates divided by this */
-   int in_regions;               /* some thread is inside a region */
-} ag_sp_at;
 
 typedef struct {
    unsigned long long rng;                  /* splitmix64 state */
@@ -87,6 +97,7 @@ typedef struct {
    unsigned nth;                            /* ... its length */
    unsigned enabled;                        /* threads enabled */
    unsigned rare_parked;                    /* threads with .rare set */
+   unsigned in_regions;                     /* threads inside a region */
    unsigned long long points;               /* scheduling points so far */
    unsigned long long low_prio;             /* PCT: next priority for a change point */
    unsigned long long outside;              /* random: points outside regions */
@@ -121,22 +132,38 @@ int ag_sp_pct_change(const ag_schedpol *p, unsigned long long n);
 void ag_sp_threads(ag_schedpol *p, ag_sp_thread *th, unsigned nth, int pct);
 /* Thread t was created (the seen-th): a fresh entry, a PCT priority. */
 void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen);
+/* A point of t: counted; its region opens (1) or closes (-1), or not (0). */
+int ag_sp_count(ag_schedpol *p, unsigned t, int kind);
+/* t opens a region (outermost) at a site that ran `runs` times. */
+void ag_sp_region_site(ag_schedpol *p, unsigned t, unsigned runs);
+/* t exited inside its regions; a fork child's: only t is left. */
+void ag_sp_region_exit(ag_schedpol *p, unsigned t);
+void ag_sp_fork_child(ag_schedpol *p, unsigned t);
+/* Random: the rates in t's region are divided by this. */
+unsigned ag_sp_damp(const ag_schedpol *p, unsigned t);
+/* t, the holder, just opened a region (counted): stop it at once? */
+int ag_sp_region_stop(ag_schedpol *p, unsigned t);
+/* An access of t, the holder: inside a region, does it preempt? */
+int ag_sp_access(ag_schedpol *p, unsigned t);
 /* t became enabled (on) or not. */
 void ag_sp_enable(ag_schedpol *p, unsigned t, int on);
-/* t waits at the BEGIN of a region not yet damped (on), or runs again. */
-void ag_sp_rare(ag_schedpol *p, unsigned t, int on);
+/* t is about to park at a point of this kind (a rare region's BEGIN is
+   marked), or runs again (unmarked). */
+void ag_sp_parks(ag_schedpol *p, unsigned t, int kind);
+void ag_sp_runs(ag_schedpol *p, unsigned t);
 /* The turn: t took it (its run starts over), or kept it at a point. */
 void ag_sp_took(ag_schedpol *p, unsigned t);
 void ag_sp_kept(ag_schedpol *p, unsigned t);
 /* Random: is a rare region waiting while t's damped one runs? */
-int ag_sp_rare_first(const ag_schedpol *p, unsigned damp);
+int ag_sp_rare_first(const ag_schedpol *p, unsigned t);
 /* Who holds the turn after self's point of this kind (self: keeps it;
-   0: nobody else is enabled). */
-unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, const ag_sp_at *at);
+   0: nobody else is enabled); stop_switch: at AG_SP_PT_SHARED, the access
+   drew a switch. */
+unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch);
 /* self leaves or blocks: who gets the turn (0: nobody). */
 unsigned ag_sp_pass(ag_schedpol *p, unsigned self);
-/* self was switched away from at depth: random holds it back a while. */
-void ag_sp_switched(ag_schedpol *p, unsigned self, unsigned depth);
+/* self was switched away from: in a region, random holds it back a while. */
+void ag_sp_switched(ag_schedpol *p, unsigned self);
 /* PCT at a shared access of the holder: a change point demotes it; does
    another enabled thread now outrank it? */
 int ag_sp_pct_shared(ag_schedpol *p, unsigned self);

@@ -28,8 +28,6 @@ static void setup(unsigned long long seed, int pct, unsigned n)
    for (unsigned t = 1; t <= n; t++) ag_sp_thread_new(&pol, t, t);
 }
 
-static const ag_sp_at out = { 0, 0, 1, 0 };     /* outside regions */
-
 /* A synthetic run as ag_sched.c drives it: the holder reaches points of
    random kinds, others block in calls and are woken; every choice is
    checked and folded into a signature. */
@@ -38,7 +36,7 @@ static unsigned long long drive(unsigned long long seed, int pct)
    setup(seed, pct, 3);
    ag_sp_enable(&pol, 2, 1);              /* 2 and 3 are new: enabled */
    ag_sp_enable(&pol, 3, 1);
-   unsigned holder = 1, depth[NTH] = { 0 };
+   unsigned holder = 1;
    int blocked[NTH] = { 0 };
    unsigned long long sig = 0, ev = seed * 7919 + 1;
    for (int i = 0; i < 20000; i++) {
@@ -67,11 +65,8 @@ static unsigned long long drive(unsigned long long seed, int pct)
          continue;
       }
       int kind = (int)(e >> 8) % 8;
-      if (kind == AG_SP_PT_BEGIN) depth[holder]++;
-      if (kind == AG_SP_PT_END && depth[holder] > 0) depth[holder]--;
-      pol.points++;
-      ag_sp_at at = { (int)(e >> 12) & 1, depth[holder], 1, 0 };
-      unsigned next = ag_sp_choose(&pol, holder, kind, &at);
+      ag_sp_count(&pol, holder, kind);
+      unsigned next = ag_sp_choose(&pol, holder, kind, (int)(e >> 12) & 1);
       CHECK(next == holder || (next >= 1 && next <= 3 && th[next].enabled),
             "point %d: chose %u (holder %u)", i, next, holder);
       if (pct && next != holder) {
@@ -82,7 +77,7 @@ static unsigned long long drive(unsigned long long seed, int pct)
          ag_sp_kept(&pol, holder);
          continue;
       }
-      ag_sp_switched(&pol, holder, depth[holder]);
+      ag_sp_switched(&pol, holder);
       ag_sp_enable(&pol, holder, 1);      /* parks at its point */
       ag_sp_enable(&pol, next, 0);
       ag_sp_took(&pol, next);
@@ -109,7 +104,7 @@ static void alone(void)
       setup(1, pct, 2);
       for (int k = 0; k < 8; k++) {
          pol.points++;
-         CHECK(ag_sp_choose(&pol, 1, k, &out) == 1, "pct=%d kind %d: nobody else", pct, k);
+         CHECK(ag_sp_choose(&pol, 1, k, 0) == 1, "pct=%d kind %d: nobody else", pct, k);
       }
       CHECK(ag_sp_pass(&pol, 1) == 0, "pct=%d: passed to nobody", pct);
    }
@@ -119,8 +114,9 @@ static void held_back(void)
 {
    /* 1 is preempted in its region: held back, while 3 is free */
    setup(3, 0, 3);
+   ag_sp_count(&pol, 1, AG_SP_PT_BEGIN);
    pol.points = 100;
-   ag_sp_switched(&pol, 1, 1);
+   ag_sp_switched(&pol, 1);
    CHECK(th[1].held_until > 100 && th[1].held_until <= 101 + AG_SP_HOLD, "held until %llu",
          th[1].held_until);
    ag_sp_enable(&pol, 1, 1);
@@ -138,10 +134,11 @@ static void held_back(void)
    CHECK(ones > 400 && ones < 600, "released: chosen %d of 1000", ones);
    /* outside a region it is not held; PCT holds nobody */
    setup(3, 0, 3);
-   ag_sp_switched(&pol, 1, 0);
+   ag_sp_switched(&pol, 1);
    CHECK(th[1].held_until == 0, "held outside a region");
    setup(3, 1, 3);
-   ag_sp_switched(&pol, 1, 1);
+   ag_sp_count(&pol, 1, AG_SP_PT_BEGIN);
+   ag_sp_switched(&pol, 1);
    CHECK(th[1].held_until == 0, "pct held a thread");
 }
 
@@ -162,11 +159,12 @@ static void starving(void)
       for more than AG_SP_MAX_RUN points while another waits */
    setup(4, 0, 2);
    ag_sp_enable(&pol, 2, 1);
-   ag_sp_at damped = { 0, 1, AG_SP_DAMP_MAX, 0 };
+   ag_sp_region_site(&pol, 1, AG_SP_KNEE * AG_SP_DAMP_MAX);
+   ag_sp_count(&pol, 1, AG_SP_PT_BEGIN);
    int kept = 0, forced = 0;
    for (int i = 0; i < 10 * AG_SP_MAX_RUN; i++) {
       pol.points++;
-      if (ag_sp_choose(&pol, 1, AG_SP_PT_SYNC_PRE, &damped) != 1) {
+      if (ag_sp_choose(&pol, 1, AG_SP_PT_SYNC_PRE, 0) != 1) {
          forced += kept == AG_SP_MAX_RUN;
          ag_sp_took(&pol, 1);              /* (as if handed back at once) */
          kept = 0;
@@ -178,10 +176,9 @@ static void starving(void)
    CHECK(forced >= 8, "starving runs ended %d times", forced);
    /* a yield always hands on; a stop drawn at a shared access too */
    pol.points++;
-   CHECK(ag_sp_choose(&pol, 1, AG_SP_PT_YIELD, &out) == 2, "yield kept the turn");
-   ag_sp_at sw = { 1, 0, 1, 0 };
-   CHECK(ag_sp_choose(&pol, 1, AG_SP_PT_SHARED, &sw) == 2, "drawn switch not taken");
-   CHECK(ag_sp_choose(&pol, 1, AG_SP_PT_SHARED, &out) == 1, "shared point switched undrawn");
+   CHECK(ag_sp_choose(&pol, 1, AG_SP_PT_YIELD, 0) == 2, "yield kept the turn");
+   CHECK(ag_sp_choose(&pol, 1, AG_SP_PT_SHARED, 1) == 2, "drawn switch not taken");
+   CHECK(ag_sp_choose(&pol, 1, AG_SP_PT_SHARED, 0) == 1, "shared point switched undrawn");
 }
 
 static void pct(void)
@@ -198,7 +195,7 @@ static void pct(void)
       if (ag_sp_pct_change(&pol, n)) first = (unsigned)n;
    CHECK(first > 1, "first change point %u", first);
    pol.points = first - 1;
-   unsigned next = ag_sp_choose(&pol, 1, AG_SP_PT_SYNC_PRE, &out);
+   unsigned next = ag_sp_choose(&pol, 1, AG_SP_PT_SYNC_PRE, 0);
    CHECK(next == ag_sp_highest(&pol, 1, 1), "pct chose %u", next);
    /* at a change point the holder drops below everyone */
    unsigned h = best;
@@ -206,14 +203,14 @@ static void pct(void)
    ag_sp_enable(&pol, 1 + h % 3, 1);
    ag_sp_enable(&pol, 1 + (h + 1) % 3, 1);
    pol.points = first;
-   next = ag_sp_choose(&pol, h, AG_SP_PT_SYNC_POST, &out);
+   next = ag_sp_choose(&pol, h, AG_SP_PT_SYNC_POST, 0);
    CHECK(next != h, "the holder kept the turn at a change point");
    for (unsigned t = 1; t <= 3; t++)
       CHECK(t == h || th[t].prio > th[h].prio, "demoted %u not below %u", h, t);
    unsigned long long low = th[h].prio;
    /* a preemption demotes too, each below the last */
    pol.points = 100000;
-   ag_sp_choose(&pol, next, AG_SP_PT_PREEMPT, &out);
+   ag_sp_choose(&pol, next, AG_SP_PT_PREEMPT, 0);
    CHECK(th[next].prio == low - 1, "second demotion %llu after %llu", th[next].prio, low);
    /* at a shared access: the change point's demotion, then another outranks */
    setup(22, 1, 2);
