@@ -57,7 +57,8 @@
 #include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "pub_tool_tooliface.h"    /* VG_(track_*), VG_(needs_syscall_wrapper) */
 #include "ag_map.h"                /* region sites -> runs */
-#include "ag_schedpol.h"           /* the policy at shared accesses, budgets, PCT */
+#include "ag_schedpol.h"           /* the policy: choices, damping, budgets, PCT */
+#include "ag_schedwake.h"          /* the accounting of futex wakes */
 #include "ag_options.h"            /* --sched & co. */
 #include "ag_sched.h"
 
@@ -106,7 +107,7 @@ typedef struct {
    Int lwp;              /* its kernel thread (once it waited or blocked) */
    Bool queued;          /* in AG_SC_SYSCALL: seen asleep in the kernel */
    ULong begin_all;      /* all points at its outermost BEGIN */
-   ULong backs_at_wake;  /* ag_sc_backs when its futex wake began */
+   ULong backs_at_wake;  /* ag_sc_wk.backs when its futex wake began */
    Bool narrowed;        /* woken on a preempted thread's CPU: own CPUs in mask */
    ULong mask[AG_SC_MASK_WORDS];   /* its CPU affinity before */
    Addr stop_ip;         /* the shared access a stop was asked before (0: none) */
@@ -118,19 +119,7 @@ static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
 static ThreadId ag_sc_turn = VG_INVALID_THREADID;
 static ULong ag_sc_epoch;               /* moves whenever the holder progresses */
 static Bool ag_sc_draining;             /* exit_group: nobody waits any more */
-static UInt ag_sc_in_futex;             /* threads in a futex wait */
-static ULong ag_sc_backs;               /* returns from futex waits */
-#define AG_SC_RING 64
-static Addr ag_sc_back_on[AG_SC_RING];  /* the words of the last returns */
-static UInt ag_sc_woke;                 /* woken futex waiters not yet back */
-#define AG_SC_WOKE_WORDS 8
-static Addr ag_sc_woke_on[AG_SC_WOKE_WORDS];   /* on these words (0: none) */
-
-static void ag_sc_woke_clear(void)
-{
-   ag_sc_woke = 0;
-   VG_(memset)(ag_sc_woke_on, 0, sizeof ag_sc_woke_on);
-}
+static ag_schedwake ag_sc_wk;           /* futex waits and wakes (engine/ag_schedwake.c) */
 
 static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
 static Addr ag_sc_clone_ctid;           /* the ctid of the clone under way */
@@ -282,7 +271,7 @@ static void ag_sc_settle(ThreadId vgtid)
 {
    ag_sc_thread *t = &ag_sc_th[vgtid];
    UInt start = VG_(read_millisecond_timer)();
-   while (ag_sc_woke && ag_sc_in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid)
+   while (ag_sc_wk.woke && ag_sc_wk.in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid)
           && VG_(read_millisecond_timer)() - start < ag_clo_sched_timeout_ms) {
       ag_sc_settler = vgtid;
       t->word = 0;
@@ -291,9 +280,9 @@ static void ag_sc_settle(ThreadId vgtid)
       VG_(acquire_BigLock)(vgtid, "atomgrind: let woken threads in");
    }
    ag_sc_settler = VG_INVALID_THREADID;
-   if (ag_sc_woke && ag_sc_in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid))
+   if (ag_sc_wk.woke && ag_sc_wk.in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid))
       ag_sc_late++;                      /* not all back in time */
-   ag_sc_woke_clear();
+   ag_sw_clear(&ag_sc_wk);
    ag_sc_settles++;
    ag_sc_settle_ms_total += VG_(read_millisecond_timer)() - start;
 }
@@ -375,7 +364,7 @@ static void ag_sc_wait(ThreadId vgtid)
       wakes a joiner): let one come back before running on, as the
       holder does at its next point -- this one's accesses in a region
       draw stops only while some thread is enabled */
-   if (ag_sc_woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
+   if (ag_sc_wk.woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
    if (ag_sc_turn == vgtid) ag_sc_let_sleep(vgtid, 0);
    ag_sp_runs(&ag_sc_pol, vgtid);
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
@@ -433,7 +422,7 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
       return;
    }
    ag_sc_turn = vgtid;
-   if (ag_sc_woke) ag_sc_settle(vgtid);
+   if (ag_sc_wk.woke) ag_sc_settle(vgtid);
    ThreadId next = ag_sc_choose(vgtid, kind);
    if (next == vgtid || next == VG_INVALID_THREADID) {
       ag_sp_kept(&ag_sc_pol, vgtid);
@@ -596,49 +585,6 @@ static Bool ag_sc_waiter_on(Addr a)
    return False;
 }
 
-static Bool ag_sc_is_woke_on(Addr a)
-{
-   if (ag_sc_woke == 0 || a == 0) return False;
-   for (UInt i = 0; i < AG_SC_WOKE_WORDS; i++)
-      if (ag_sc_woke_on[i] == a) return True;
-   return False;
-}
-
-static void ag_sc_woke_word(Addr a)
-{
-   if (a == 0 || ag_sc_is_woke_on(a)) return;
-   for (UInt i = 0; i < AG_SC_WOKE_WORDS; i++)
-      if (ag_sc_woke_on[i] == 0) {
-         ag_sc_woke_on[i] = a;
-         return;
-      }
-   /* more words than kept: the settle may wait out its bound */
-}
-
-/* n more waiters on a0 (and a1) were woken: the holder lets them come
-   back.  Added to those of earlier wakes not yet settled: an unlock that
-   wakes a reader's word and then a writer's must wait for both. */
-static void ag_sc_add_woke(UInt n, Addr a0, Addr a1)
-{
-   if (n == 0) return;
-   if (ag_sc_woke == 0) ag_sc_woke_clear();
-   ag_sc_woke += n;
-   ag_sc_woke_word(a0);
-   ag_sc_woke_word(a1);
-}
-
-/* Returns from waits on a0 or a1 since the count was `since`. */
-static ULong ag_sc_backs_on(Addr a0, Addr a1, ULong since)
-{
-   ULong n = 0;
-   if (ag_sc_backs - since > AG_SC_RING) since = ag_sc_backs - AG_SC_RING;
-   for (ULong i = since; i < ag_sc_backs; i++) {
-      Addr a = ag_sc_back_on[i % AG_SC_RING];
-      n += a == a0 || (a1 != 0 && a == a1);
-   }
-   return n;
-}
-
 /* The holder leaves (or blocks): the turn goes to the enabled thread the
    strategy prefers, or to nobody. */
 static void ag_sc_pass_turn(ThreadId self)
@@ -662,7 +608,7 @@ void ag_sched_thread_exit(ThreadId vgtid)
    /* its exit wakes its joiner (the kernel's futex wake on the ctid):
       the next holder lets it come back first, as after a futex wake */
    if (ag_sc_th[vgtid].ctid && ag_sc_waiter_on(ag_sc_th[vgtid].ctid))
-      ag_sc_add_woke(1, ag_sc_th[vgtid].ctid, 0);
+      ag_sw_add(&ag_sc_wk, 1, ag_sc_th[vgtid].ctid, 0);
    ag_sc_pass_turn(vgtid);
 }
 
@@ -759,7 +705,7 @@ void ag_sched_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
       call did not block. */
    if (sysno == __NR_futex && ag_sc_exit_pending(args[0])) return;
    if (sysno == __NR_futex && ag_sc_futex_wakes(args[1])) {
-      ag_sc_th[vgtid].backs_at_wake = ag_sc_backs;
+      ag_sc_th[vgtid].backs_at_wake = ag_sc_wk.backs;
       return;
    }
    if (!ag_sc_may_block(sysno, args) || (st != AG_SC_RUNNING && st != AG_SC_RETURNING))
@@ -767,12 +713,12 @@ void ag_sched_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
    if (sysno == __NR_futex) ag_sc_let_sleep(vgtid, args[0]);
    /* a wake right before the wait (a condition wait unlocks the mutex,
       then waits): the woken thread is let back to be handed the turn */
-   if (ag_sc_woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
+   if (ag_sc_wk.woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
    ag_sc_set_state(vgtid, AG_SC_SYSCALL);
    ag_sc_th[vgtid].futex = sysno == __NR_futex ? args[0] : 0;
    ag_sc_th[vgtid].lwp = VG_(gettid)();
    ag_sc_th[vgtid].queued = False;
-   if (sysno == __NR_futex) ag_sc_in_futex++;
+   if (sysno == __NR_futex) ag_sw_wait(&ag_sc_wk);
    ag_sc_pass_turn(vgtid);
 }
 
@@ -783,15 +729,8 @@ void ag_sched_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
    if (!ag_sc_on() || !ag_sc_th) return;
    if (ag_sc_th[vgtid].state == AG_SC_SYSCALL) {
       ag_sc_set_state(vgtid, AG_SC_RETURNING);
-      Addr a = ag_sc_th[vgtid].futex;
-      if (sysno == __NR_futex) {
-         if (ag_sc_in_futex > 0) ag_sc_in_futex--;
-         ag_sc_back_on[ag_sc_backs++ % AG_SC_RING] = a;
-      }
-      /* one woken is back, whether or not the holder settles yet; a
-         thread back from another wait is not one */
-      if (ag_sc_is_woke_on(a)) {
-         ag_sc_woke--;
+      /* one woken is back: the holder settling for it is told */
+      if (ag_sw_back(&ag_sc_wk, ag_sc_th[vgtid].futex, sysno == __NR_futex)) {
          if (ag_sc_settler != VG_INVALID_THREADID) {
             ag_sc_th[ag_sc_settler].word = 1;
             ag_sc_futex_wake(&ag_sc_th[ag_sc_settler].word);
@@ -801,17 +740,13 @@ void ag_sched_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
          on (the core holds no state across this callback) */
       if (ag_sc_turn != vgtid && ag_sc_holder_active() && !VG_(is_exiting)(vgtid))
          ag_sc_wait(vgtid);
-   } else if (sysno == __NR_futex && ag_sc_futex_wakes(args[1]) && ag_sc_in_futex > 0) {
-      /* the big lock is released during the wake: the threads it woke
-         may be back already (parked), while others still wait on the
-         same word -- settling for those would wait for nobody */
+   } else if (sysno == __NR_futex && ag_sc_futex_wakes(args[1]) && ag_sc_wk.in_futex > 0) {
       Addr a0 = args[0], a1 = ag_sc_futex_cmd(args[1]) != VKI_FUTEX_WAKE ? args[4] : 0;
       ULong woken = sr_isError(res) ? 0 : ag_sc_futex_woken(args[1], args[2], sr_Res(res));
-      ULong back = ag_sc_backs_on(a0, a1, ag_sc_th[vgtid].backs_at_wake);
-      if (woken > 0 && back >= woken) return;
+      UInt n = ag_sw_unsettled(&ag_sc_wk, a0, a1, woken, ag_sc_th[vgtid].backs_at_wake);
+      if (n == 0) return;
       if (!ag_sc_waiter_on(a0) && !(a1 != 0 && ag_sc_waiter_on(a1))) return;
-      if (woken == 0) ag_sc_add_woke(1, a0, a1);      /* one about to find it changed */
-      else ag_sc_add_woke((UInt)(woken - back), a0, a1);
+      ag_sw_add(&ag_sc_wk, n, a0, a1);
    }
 }
 
@@ -823,8 +758,8 @@ static void ag_sc_fork_child(ThreadId vgtid)
    ag_sp_fork_child(&ag_sc_pol, vgtid);
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
    ag_sc_turn = vgtid;
-   ag_sc_in_futex = 0;
-   ag_sc_woke_clear();
+   ag_sc_wk.in_futex = 0;
+   ag_sw_clear(&ag_sc_wk);
 }
 
 /* ---- set-up and the exit line ---- */
