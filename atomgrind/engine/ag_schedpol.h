@@ -1,7 +1,6 @@
-/* ag_schedpol.h -- the scheduler's policy for the points it adds at
- * shared accesses and budgets (freestanding C, no Valgrind; used by
- * ag_sched.c and ag_shared.c, tested on the host by
- * tests/engine/test_schedpol.c): the seeded random source, who owns an
+/* ag_schedpol.h -- the scheduler's policy (freestanding C, no Valgrind;
+ * used by ag_sched.c and ag_shared.c, tested on the host by
+ * tests/engine/test_schedpol*.c): the seeded random source, who owns an
  * owner-table slot after an access, whether a shared access preempts,
  * budgets of instructions, PCT's change points and priorities, the
  * damping of regions and the rule for rare ones, and which thread holds
