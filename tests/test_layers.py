@@ -44,7 +44,7 @@ ENGINE_LAYERS = [
     ["ag_registry"],                                        # the engines there are, by name
     ["ag_aerodrome", "ag_atomsan", "ag_velodrome", "ag_fasttrack", "ag_predict"],  # engines
     ["ag_engine"],                                          # the dispatcher, which engines report through
-    ["ag_explain_core", "ag_sampler", "ag_tracefmt", "ag_schedpol"],  # explanations, RPT, traces, the scheduler's policy
+    ["ag_explain_core", "ag_sampler", "ag_tracefmt", "ag_schedpol", "ag_schedwake"],  # explanations, RPT, traces, the scheduler's policy and wake accounting
     ["ag_shadow"],                                          # shadow memory
     ["ag_map", "ag_slab"],                                  # tables, allocation
 ]

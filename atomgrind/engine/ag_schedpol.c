@@ -1,5 +1,6 @@
-/* ag_schedpol.c -- the scheduler's policy at shared accesses and budgets
- * (see ag_schedpol.h): plain C, its state in one struct. */
+/* ag_schedpol.c -- the scheduler's policy: shared accesses, budgets, PCT,
+ * the choice of the next holder (see ag_schedpol.h): plain C, its state
+ * in one struct. */
 #include "ag_schedpol.h"
 
 void ag_sp_init(ag_schedpol *p, unsigned long long seed)
@@ -7,6 +8,7 @@ void ag_sp_init(ag_schedpol *p, unsigned long long seed)
    unsigned char *b = (unsigned char *)p;
    for (unsigned long i = 0; i < sizeof *p; i++) b[i] = 0;
    p->rng = seed;
+   p->low_prio = 1ULL << 40;       /* below every thread's first priority */
 }
 
 /* splitmix64: small, fast, and the same sequence for the same seed. */
@@ -104,4 +106,237 @@ int ag_sp_pct_change(const ag_schedpol *p, unsigned long long n)
    for (unsigned i = 0; i < p->nchange; i++)
       if (p->change[i] == n) return 1;
    return 0;
+}
+
+/* ---- the threads and the choice of the next holder ---- */
+
+void ag_sp_threads(ag_schedpol *p, ag_sp_thread *th, unsigned nth, int pct)
+{
+   p->th = th;
+   p->nth = nth;
+   p->pct = pct;
+}
+
+void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen)
+{
+   ag_sp_thread *th = &p->th[t];
+   /* (one gone while parked at a rare BEGIN -- a fork child's other
+      threads -- stays counted in rare_parked, as it always did) */
+   th->rare = 0;
+   th->run = 0;
+   th->held_until = 0;
+   th->depth = 0;              /* (not recounted in in_regions either) */
+   th->damp = 1;
+   th->points = th->begin_own = th->accesses = 0;
+   /* distinct random priorities above every change-point priority */
+   th->prio = (ag_sp_rand(p) >> 16 << 16 | seen) | (1ULL << 62);
+}
+
+void ag_sp_enable(ag_schedpol *p, unsigned t, int on)
+{
+   if (p->th[t].enabled == !!on) return;
+   p->th[t].enabled = !!on;
+   if (on) p->enabled++;
+   else p->enabled--;
+}
+
+/* ---- regions: counting and damping ---- */
+
+int ag_sp_count(ag_schedpol *p, unsigned t, int kind)
+{
+   ag_sp_thread *th = &p->th[t];
+   p->points++;
+   th->points++;
+   if (kind == AG_SP_PT_BEGIN && th->depth++ == 0) {
+      p->in_regions++;
+      th->accesses = 0;
+      th->begin_own = th->points;
+      return 1;
+   }
+   if (kind == AG_SP_PT_END && th->depth > 0 && --th->depth == 0) {
+      p->in_regions--;
+      return -1;
+   }
+   return 0;
+}
+
+void ag_sp_region_site(ag_schedpol *p, unsigned t, unsigned runs)
+{
+   unsigned d = runs <= AG_SP_KNEE ? 1 : runs / AG_SP_KNEE;
+   p->th[t].damp = d > AG_SP_DAMP_MAX ? AG_SP_DAMP_MAX : d;
+}
+
+void ag_sp_region_exit(ag_schedpol *p, unsigned t)
+{
+   if (p->th[t].depth > 0 && p->in_regions > 0) p->in_regions--;
+   p->th[t].depth = 0;
+}
+
+void ag_sp_fork_child(ag_schedpol *p, unsigned t)
+{
+   for (unsigned u = 1; u < p->nth; u++)
+      if (u != t) p->th[u].depth = 0;
+   p->in_regions = p->th[t].depth > 0;
+}
+
+/* The site's damping, and -- within one long run of a region (a spec'd
+   function that runs the whole compression) -- its points and accesses
+   so far over AG_SP_KNEE: the first ones get the full rates, a run of n
+   costs O(KNEE log n) switches, not n/4. */
+unsigned ag_sp_damp(const ag_schedpol *p, unsigned t)
+{
+   const ag_sp_thread *th = &p->th[t];
+   unsigned long long n = (th->points - th->begin_own) + th->accesses;
+   unsigned long long d = n / AG_SP_KNEE > th->damp ? n / AG_SP_KNEE : th->damp;
+   return d > AG_SP_DAMP_MAX ? AG_SP_DAMP_MAX : d ? (unsigned)d : 1;
+}
+
+int ag_sp_region_stop(ag_schedpol *p, unsigned t)
+{
+   if (p->pct) return ag_sp_pct_change(p, p->points);
+   return ag_sp_one_in(p, AG_SP_RANDOM_IN_REGION * ag_sp_damp(p, t));
+}
+
+int ag_sp_access(ag_schedpol *p, unsigned t)
+{
+   ag_sp_thread *th = &p->th[t];
+   if (th->depth == 0) return 0;
+   th->accesses++;
+   if (p->enabled == 0) return 0;
+   if (p->pct) {
+      p->points++;                /* accesses in regions are PCT points too */
+      return ag_sp_pct_change(p, p->points);
+   }
+   unsigned rate = ag_sp_rare_first(p, t) ? AG_SP_RARE_ACCESS
+                                          : AG_SP_RANDOM_ACCESS * ag_sp_damp(p, t);
+   return ag_sp_one_in(p, rate);
+}
+
+/* ---- rare regions ---- */
+
+static void ag_sp_rare(ag_schedpol *p, unsigned t, int on)
+{
+   if (p->th[t].rare == !!on) return;
+   p->th[t].rare = !!on;
+   if (on) p->rare_parked++;
+   else p->rare_parked--;
+}
+
+void ag_sp_parks(ag_schedpol *p, unsigned t, int kind)
+{
+   const ag_sp_thread *th = &p->th[t];
+   if (kind == AG_SP_PT_BEGIN && th->depth == 1 && th->damp == 1) ag_sp_rare(p, t, 1);
+}
+
+void ag_sp_runs(ag_schedpol *p, unsigned t) { ag_sp_rare(p, t, 0); }
+
+void ag_sp_took(ag_schedpol *p, unsigned t) { p->th[t].run = 0; }
+void ag_sp_kept(ag_schedpol *p, unsigned t) { p->th[t].run++; }
+
+int ag_sp_rare_first(const ag_schedpol *p, unsigned t)
+{
+   return p->rare_parked > 0 && ag_sp_damp(p, t) > 1;
+}
+
+static int ag_sp_held(const ag_schedpol *p, unsigned t) { return p->th[t].held_until > p->points; }
+
+/* A random enabled thread other than self; threads held back are chosen
+   only if nobody else is enabled. */
+unsigned ag_sp_random_other(ag_schedpol *p, unsigned self)
+{
+   unsigned n = 0, free = 0;
+   for (unsigned t = 1; t < p->nth; t++)
+      if (t != self && p->th[t].enabled) {
+         n++;
+         free += !ag_sp_held(p, t);
+      }
+   if (n == 0) return 0;
+   int any = free == 0;
+   unsigned i = (unsigned)(ag_sp_rand(p) % (any ? n : free));
+   for (unsigned t = 1; t < p->nth; t++)
+      if (t != self && p->th[t].enabled && (any || !ag_sp_held(p, t)) && i-- == 0) return t;
+   return 0;
+}
+
+/* A random thread parked at a rare region's BEGIN (rare_parked > 0). */
+static unsigned ag_sp_rare_other(ag_schedpol *p, unsigned self)
+{
+   unsigned i = (unsigned)(ag_sp_rand(p) % p->rare_parked);
+   for (unsigned t = 1; t < p->nth; t++)
+      if (t != self && p->th[t].rare && p->th[t].enabled && i-- == 0) return t;
+   return ag_sp_random_other(p, self);
+}
+
+/* The enabled thread of highest priority; self competes if it is at a point. */
+unsigned ag_sp_highest(const ag_schedpol *p, unsigned self, int self_too)
+{
+   unsigned best = self_too ? self : 0;
+   for (unsigned t = 1; t < p->nth; t++)
+      if (t != self && p->th[t].enabled && (best == 0 || p->th[t].prio > p->th[best].prio))
+         best = t;
+   return best;
+}
+
+/* PCT: the holder drops below every priority given so far. */
+static void ag_sp_demote(ag_schedpol *p, unsigned t) { p->th[t].prio = p->low_prio--; }
+
+static unsigned ag_sp_choose_pct(ag_schedpol *p, unsigned self, int kind, int starving)
+{
+   if (kind == AG_SP_PT_SHARED) return ag_sp_highest(p, self, 1);   /* decided at the access */
+   /* at BLOCKS a spin loop of the highest priority would keep the turn
+      forever (its shared points show progress): it drops */
+   if (starving || kind == AG_SP_PT_PREEMPT || kind == AG_SP_PT_YIELD
+       || ag_sp_pct_change(p, p->points))
+      ag_sp_demote(p, self);
+   return ag_sp_highest(p, self, 1);
+}
+
+/* Random, outside regions: switches let the others start and catch up (a
+   producer that runs ahead alone hides a consumer's bug), damped like a
+   region site over all points outside regions. */
+static unsigned ag_sp_choose_outside(ag_schedpol *p, unsigned self)
+{
+   p->outside++;
+   unsigned long long damp = p->outside <= 16 * AG_SP_KNEE ? 1 : p->outside / (16 * AG_SP_KNEE);
+   if (damp > AG_SP_DAMP_MAX) damp = AG_SP_DAMP_MAX;
+   if (p->in_regions > 0) damp = 1;     /* this thread may break that region */
+   return ag_sp_one_in(p, AG_SP_RANDOM_OUTSIDE * (unsigned)damp) ? ag_sp_random_other(p, self)
+                                                                  : self;
+}
+
+unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch)
+{
+   int others = p->enabled > 0;
+   int starving = others && p->th[self].run >= AG_SP_MAX_RUN;
+   if (p->pct) return ag_sp_choose_pct(p, self, kind, starving);
+   if (kind == AG_SP_PT_BLOCKS)          /* ran its budget out: another runs */
+      return others ? ag_sp_random_other(p, self) : self;
+   if (kind == AG_SP_PT_SHARED)          /* decided at the access */
+      return stop_switch && others ? ag_sp_random_other(p, self) : self;
+   if (!others) return self;
+   if (starving || kind == AG_SP_PT_YIELD) return ag_sp_random_other(p, self);
+   int in_region = p->th[self].depth > 0 || kind == AG_SP_PT_END;
+   if (in_region && ag_sp_rare_first(p, self))
+      return kind == AG_SP_PT_PREEMPT ? ag_sp_rare_other(p, self) : self;
+   if (kind == AG_SP_PT_PREEMPT) return ag_sp_random_other(p, self);
+   if (in_region)
+      return ag_sp_one_in(p, AG_SP_RANDOM_IN_REGION * ag_sp_damp(p, self))
+             ? ag_sp_random_other(p, self) : self;
+   return ag_sp_choose_outside(p, self);
+}
+
+unsigned ag_sp_pass(ag_schedpol *p, unsigned self)
+{
+   return p->pct ? ag_sp_highest(p, self, 0) : ag_sp_random_other(p, self);
+}
+
+void ag_sp_switched(ag_schedpol *p, unsigned self)
+{
+   if (!p->pct && p->th[self].depth > 0) p->th[self].held_until = p->points + 1 + ag_sp_rand(p) % AG_SP_HOLD;
+}
+
+int ag_sp_pct_shared(ag_schedpol *p, unsigned self)
+{
+   if (ag_sp_pct_change(p, p->points)) ag_sp_demote(p, self);
+   return p->enabled > 0 && ag_sp_highest(p, self, 1) != self;
 }

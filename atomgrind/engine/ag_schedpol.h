@@ -1,17 +1,23 @@
-/* ag_schedpol.h -- the scheduler's policy for the points it adds at
- * shared accesses and budgets (freestanding C, no Valgrind; used by
- * ag_sched.c and ag_shared.c, tested on the host by
- * tests/engine/test_schedpol.c): the seeded random source, who owns an
+/* ag_schedpol.h -- the scheduler's policy (freestanding C, no Valgrind;
+ * used by ag_sched.c and ag_shared.c, tested on the host by
+ * tests/engine/test_schedpol*.c): the seeded random source, who owns an
  * owner-table slot after an access, whether a shared access preempts,
- * budgets of instructions, and PCT's change points.  All state is in one
- * ag_schedpol passed explicitly. */
+ * budgets of instructions, PCT's change points and priorities, the
+ * damping of regions and the rule for rare ones, and which thread holds
+ * the turn after a point.  All state is in one ag_schedpol
+ * passed explicitly; the mechanism (ag_sched.c) tells it which threads
+ * are enabled and applies its answers. */
 #ifndef AG_SCHEDPOL_H
 #define AG_SCHEDPOL_H
 
 /* Random: a shared access preempts 1 in AG_SP_SHARED_RATE times, damped
    per instruction (the first AG_SP_KNEE points of one get the full rate,
    then n / AG_SP_KNEE) and over the run (1 + shared points /
-   AG_SP_SHARED_KNEE), at most AG_SP_DAMP_MAX. */
+   AG_SP_SHARED_KNEE), at most AG_SP_DAMP_MAX.  Regions are damped alike:
+   the first AG_SP_KNEE runs of a region site get the full rates, the n-th
+   after that 1/(n/AG_SP_KNEE) of them; within one long run, its points and
+   accesses over AG_SP_KNEE divide them too (at most AG_SP_DAMP_MAX): a
+   loop of 100,000 regions costs O(KNEE log n) switches, not O(n). */
 #define AG_SP_SHARED_RATE      4
 #define AG_SP_KNEE           256
 #define AG_SP_SHARED_KNEE   2048
@@ -29,11 +35,51 @@
 /* PCT: at most this many change points (depth - 1). */
 #define AG_SP_MAX_CHANGE      16
 
+/* Choosing the next holder.  A holder keeps the turn for at most
+   AG_SP_MAX_RUN points in a row while others wait (spin loops of
+   synchronisation calls end).  Random: a point inside a region (outside
+   one) switches 1 in AG_SP_RANDOM_IN_REGION (AG_SP_RANDOM_OUTSIDE) times,
+   damped; a thread preempted in a region is not chosen again for up to
+   AG_SP_HOLD points (uniformly drawn), so the others get far enough to
+   conflict with it. */
+#define AG_SP_MAX_RUN        256
+#define AG_SP_RANDOM_IN_REGION 4
+#define AG_SP_RANDOM_OUTSIDE   4
+#define AG_SP_HOLD           256
+/* Random: 1 in AG_SP_RANDOM_ACCESS accesses inside a region preempts,
+   damped.  While a thread waits to begin a region still rare (not yet
+   damped) and the holder runs a damped one, the holder keeps the turn at
+   region boundaries and hands it to the rare one after 1 in
+   AG_SP_RARE_ACCESS accesses in its region, undamped: a rare region (a
+   reload, a flush) breaks a frequent one only in the middle of it. */
+#define AG_SP_RANDOM_ACCESS    4
+#define AG_SP_RARE_ACCESS      2
+
+/* Kinds of scheduling points (ag_sched.h's ag_point, in its order). */
+enum {
+   AG_SP_PT_BEGIN, AG_SP_PT_END, AG_SP_PT_SYNC_PRE, AG_SP_PT_SYNC_POST,
+   AG_SP_PT_PREEMPT, AG_SP_PT_YIELD, AG_SP_PT_SHARED, AG_SP_PT_BLOCKS
+};
+
 /* Owner-table slot values (ag_shared.h says what they mean). */
 #define AG_SP_TAGS           126
 #define AG_SP_READ           127
 #define AG_SP_TRY            128
 #define AG_SP_BOTH           255
+
+/* What the policy knows of one thread (indexed by thread id, 0 unused). */
+typedef struct {
+   unsigned char enabled;        /* may be handed the turn */
+   unsigned char rare;           /* waits at the BEGIN of a region not yet damped */
+   unsigned run;                 /* points in a row holding the turn */
+   unsigned depth;               /* region nesting */
+   unsigned damp;                /* random: its region site's damping */
+   unsigned long long points;    /* its points */
+   unsigned long long begin_own; /* ... at its outermost BEGIN */
+   unsigned long long accesses;  /* accesses since then (random) */
+   unsigned long long prio;      /* PCT: the higher runs */
+   unsigned long long held_until;  /* random: not chosen before this point number */
+} ag_sp_thread;
 
 typedef struct {
    unsigned long long rng;                  /* splitmix64 state */
@@ -45,6 +91,15 @@ typedef struct {
    unsigned long long tries;                /* claim draws */
    unsigned long long change[AG_SP_MAX_CHANGE];  /* PCT's change points */
    unsigned nchange;
+   int pct;                                 /* PCT, else random */
+   ag_sp_thread *th;                        /* the threads (the caller's array) */
+   unsigned nth;                            /* ... its length */
+   unsigned enabled;                        /* threads enabled */
+   unsigned rare_parked;                    /* threads with .rare set */
+   unsigned in_regions;                     /* threads inside a region */
+   unsigned long long points;               /* scheduling points so far */
+   unsigned long long low_prio;             /* PCT: next priority for a change point */
+   unsigned long long outside;              /* random: points outside regions */
 } ag_schedpol;
 
 void ag_sp_init(ag_schedpol *p, unsigned long long seed);
@@ -70,5 +125,49 @@ void ag_sp_budget_out(ag_schedpol *p);
    n one? */
 void ag_sp_pct_init(ag_schedpol *p, unsigned depth, unsigned long long k);
 int ag_sp_pct_change(const ag_schedpol *p, unsigned long long n);
+
+/* The threads' table (zeroed, nth entries, kept by the caller) and the
+   strategy; after ag_sp_init. */
+void ag_sp_threads(ag_schedpol *p, ag_sp_thread *th, unsigned nth, int pct);
+/* Thread t was created (the seen-th): a fresh entry, a PCT priority. */
+void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen);
+/* A point of t: counted; its region opens (1) or closes (-1), or not (0). */
+int ag_sp_count(ag_schedpol *p, unsigned t, int kind);
+/* t opens a region (outermost) at a site that ran `runs` times. */
+void ag_sp_region_site(ag_schedpol *p, unsigned t, unsigned runs);
+/* t exited inside its regions; a fork child's: only t is left. */
+void ag_sp_region_exit(ag_schedpol *p, unsigned t);
+void ag_sp_fork_child(ag_schedpol *p, unsigned t);
+/* Random: the rates in t's region are divided by this. */
+unsigned ag_sp_damp(const ag_schedpol *p, unsigned t);
+/* t, the holder, just opened a region (counted): stop it at once? */
+int ag_sp_region_stop(ag_schedpol *p, unsigned t);
+/* An access of t, the holder: inside a region, does it preempt? */
+int ag_sp_access(ag_schedpol *p, unsigned t);
+/* t became enabled (on) or not. */
+void ag_sp_enable(ag_schedpol *p, unsigned t, int on);
+/* t is about to park at a point of this kind (a rare region's BEGIN is
+   marked), or runs again (unmarked). */
+void ag_sp_parks(ag_schedpol *p, unsigned t, int kind);
+void ag_sp_runs(ag_schedpol *p, unsigned t);
+/* The turn: t took it (its run starts over), or kept it at a point. */
+void ag_sp_took(ag_schedpol *p, unsigned t);
+void ag_sp_kept(ag_schedpol *p, unsigned t);
+/* Random: is a rare region waiting while t's damped one runs? */
+int ag_sp_rare_first(const ag_schedpol *p, unsigned t);
+/* Who holds the turn after self's point of this kind (self: keeps it;
+   0: nobody else is enabled); stop_switch: at AG_SP_PT_SHARED, the access
+   drew a switch. */
+unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch);
+/* self leaves or blocks: who gets the turn (0: nobody). */
+unsigned ag_sp_pass(ag_schedpol *p, unsigned self);
+/* self was switched away from: in a region, random holds it back a while. */
+void ag_sp_switched(ag_schedpol *p, unsigned self);
+/* PCT at a shared access of the holder: a change point demotes it; does
+   another enabled thread now outrank it? */
+int ag_sp_pct_shared(ag_schedpol *p, unsigned self);
+/* Some chosen thread (tests): random_other, highest. */
+unsigned ag_sp_random_other(ag_schedpol *p, unsigned self);
+unsigned ag_sp_highest(const ag_schedpol *p, unsigned self, int self_too);
 
 #endif

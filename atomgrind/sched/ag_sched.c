@@ -57,7 +57,8 @@
 #include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "pub_tool_tooliface.h"    /* VG_(track_*), VG_(needs_syscall_wrapper) */
 #include "ag_map.h"                /* region sites -> runs */
-#include "ag_schedpol.h"           /* the policy at shared accesses, budgets, PCT */
+#include "ag_schedpol.h"           /* the policy: choices, damping, budgets, PCT */
+#include "ag_schedwake.h"          /* the accounting of futex wakes */
 #include "ag_options.h"            /* --sched & co. */
 #include "ag_sched.h"
 
@@ -74,29 +75,14 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, R
 extern Int VG_(clo_fair_sched);
 #define AG_SC_TRY_FAIR_SCHED 2
 
-/* A holder keeps the turn for at most this many points in a row while
-   other threads wait: spin loops built of synchronisation calls end. */
-#define AG_SC_MAX_RUN 256
-/* Probabilities (1 in N) of a preemption by the random strategy. */
-#define AG_SC_RANDOM_IN_REGION   4     /* at a point inside a region */
-#define AG_SC_RANDOM_OUTSIDE     4     /* at a point outside regions */
-#define AG_SC_RANDOM_ACCESS      4     /* after an access inside a region */
-/* Random: the first AG_SC_KNEE runs of a region (by its BEGIN's code
-   address) get the full rates; the n-th after that 1/(n/AG_SC_KNEE) of
-   them, down to 1/AG_SC_DAMP_MAX: a loop of 100,000 regions costs
-   O(KNEE * log n) switches, not O(n), and its early runs are checked as
-   hard as a short program's. */
-#define AG_SC_KNEE             256
-#define AG_SC_DAMP_MAX        4096
-/* Random: a thread preempted in a region is not chosen again for up to
-   this many points (uniformly drawn). */
-#define AG_SC_HOLD             256
 /* PCT draws its change points among the run's k points: as many as the
    last run of the same command made (ag_sc_pct_recorded), or, in a first
    run, AG_SC_PCT_K. */
 #define AG_SC_PCT_K           2000
 /* The rates at shared accesses, the claims of slots, the budgets of
-   instructions and PCT's change points are engine/ag_schedpol.c's. */
+   instructions, PCT's change points and priorities, the damping of
+   regions, the rule for rare regions, and the choice of the next holder
+   are engine/ag_schedpol.c's. */
 
 volatile UWord ag_sched_stop;
 volatile UWord ag_sched_stopping;
@@ -116,20 +102,12 @@ typedef enum {
 typedef struct {
    UChar state;          /* ag_sc_state */
    volatile Int word;    /* futex word: set to 1 when handed the turn */
-   ULong prio;           /* PCT: the higher runs */
-   UInt depth;           /* region nesting */
-   UInt run;             /* points in a row holding the turn */
-   ULong held_until;     /* random: not chosen before this point number */
-   UInt damp;            /* random: rates divided by this in the current region */
-   Bool rare;            /* parked at the BEGIN of a region not yet damped */
    Addr futex;           /* the futex it waits on, in AG_SC_SYSCALL */
    Addr ctid;            /* the word the kernel clears and wakes at its end */
    Int lwp;              /* its kernel thread (once it waited or blocked) */
    Bool queued;          /* in AG_SC_SYSCALL: seen asleep in the kernel */
-   ULong points;         /* this thread's points */
-   ULong begin_all, begin_own;   /* all and own points at the outermost BEGIN */
-   ULong inst_acc;       /* accesses since the outermost BEGIN (random) */
-   ULong backs_at_wake;  /* ag_sc_backs when its futex wake began */
+   ULong begin_all;      /* all points at its outermost BEGIN */
+   ULong backs_at_wake;  /* ag_sc_wk.backs when its futex wake began */
    Bool narrowed;        /* woken on a preempted thread's CPU: own CPUs in mask */
    ULong mask[AG_SC_MASK_WORDS];   /* its CPU affinity before */
    Addr stop_ip;         /* the shared access a stop was asked before (0: none) */
@@ -140,48 +118,33 @@ typedef struct {
 static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
 static ThreadId ag_sc_turn = VG_INVALID_THREADID;
 static ULong ag_sc_epoch;               /* moves whenever the holder progresses */
-static UInt ag_sc_enabled;              /* threads NEW or PARKED */
 static Bool ag_sc_draining;             /* exit_group: nobody waits any more */
-static UInt ag_sc_in_futex;             /* threads in a futex wait */
-static ULong ag_sc_backs;               /* returns from futex waits */
-#define AG_SC_RING 64
-static Addr ag_sc_back_on[AG_SC_RING];  /* the words of the last returns */
-static UInt ag_sc_woke;                 /* woken futex waiters not yet back */
-#define AG_SC_WOKE_WORDS 8
-static Addr ag_sc_woke_on[AG_SC_WOKE_WORDS];   /* on these words (0: none) */
-
-static void ag_sc_woke_clear(void)
-{
-   ag_sc_woke = 0;
-   VG_(memset)(ag_sc_woke_on, 0, sizeof ag_sc_woke_on);
-}
+static ag_schedwake ag_sc_wk;           /* futex waits and wakes (engine/ag_schedwake.c) */
 
 static ThreadId ag_sc_settler = VG_INVALID_THREADID;   /* waits for them */
 static Addr ag_sc_clone_ctid;           /* the ctid of the clone under way */
-static ag_schedpol ag_sc_pol;           /* the policy's state (engine/ag_schedpol.c) */
-static ULong ag_sc_low_prio;            /* PCT: next priority for a change point */
+/* The policy's state (engine/ag_schedpol.c): the threads enabled, the
+   points so far, PCT's priorities ... */
+static ag_schedpol ag_sc_pol;
+static ag_sp_thread *ag_sc_pth;         /* its threads, indexed by ThreadId */
 static ULong ag_sc_pct_k;               /* PCT: the run's length in points */
 static Bool ag_sc_pct_from_record;      /* ... as the last run of the command made */
 static Int ag_sc_pid;                   /* the process that records it */
 static HChar ag_sc_pct_path[512];       /* where it is recorded */
 
 /* What the run checked (the exit line). */
-static ULong ag_sc_points, ag_sc_switches, ag_sc_timeouts, ag_sc_preempts;
+static ULong ag_sc_switches, ag_sc_timeouts, ag_sc_preempts;
 static ULong ag_sc_settles, ag_sc_settle_ms_total;
 static ULong ag_sc_late;                /* time bounds that ran out (settle, sleep) */
 static ULong ag_sc_narrows;             /* hand-overs woken on the preempted thread's CPU */
 static ULong ag_sc_regions, ag_sc_overlapped;
 Bool ag_sched_exits;
 static ag_map *ag_sc_sites;             /* region BEGIN address -> runs (UInt) */
-static UInt ag_sc_in_region;            /* threads inside a region */
-static ULong ag_sc_outside;             /* points outside regions (random) */
 static UInt ag_sc_threads_seen;
-static UInt ag_sc_rare_parked;          /* threads with .rare set */
 
 static Bool ag_sc_on(void) { return ag_clo_sched != AG_SCHED_NATIVE; }
 
 static ULong ag_sc_rand(void) { return ag_sp_rand(&ag_sc_pol); }
-static Bool ag_sc_one_in(UInt n) { return ag_sp_one_in(&ag_sc_pol, n); }
 
 static Bool ag_sc_is_enabled(ThreadId t)
 {
@@ -194,8 +157,7 @@ static void ag_sc_set_state(ThreadId t, ag_sc_state s)
    Bool was = ag_sc_is_enabled(t);
    ag_sc_th[t].state = s;
    Bool is = ag_sc_is_enabled(t);
-   if (was && !is) ag_sc_enabled--;
-   if (!was && is) ag_sc_enabled++;
+   if (was != is) ag_sp_enable(&ag_sc_pol, t, is);
 }
 
 /* ---- waiting and handing over ---- */
@@ -276,7 +238,7 @@ static void ag_sc_hand(ThreadId next, Bool here)
    ag_sc_turn = next;
    ag_sc_epoch++;
    ag_sc_switches++;
-   ag_sc_th[next].run = 0;
+   ag_sp_took(&ag_sc_pol, next);
    if (ag_sc_th[next].state == AG_SC_PARKED) {
       if (here) ag_sc_wake_here(&ag_sc_th[next]);
       ag_sc_th[next].word = 1;
@@ -309,7 +271,7 @@ static void ag_sc_settle(ThreadId vgtid)
 {
    ag_sc_thread *t = &ag_sc_th[vgtid];
    UInt start = VG_(read_millisecond_timer)();
-   while (ag_sc_woke && ag_sc_in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid)
+   while (ag_sc_wk.woke && ag_sc_wk.in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid)
           && VG_(read_millisecond_timer)() - start < ag_clo_sched_timeout_ms) {
       ag_sc_settler = vgtid;
       t->word = 0;
@@ -318,9 +280,9 @@ static void ag_sc_settle(ThreadId vgtid)
       VG_(acquire_BigLock)(vgtid, "atomgrind: let woken threads in");
    }
    ag_sc_settler = VG_INVALID_THREADID;
-   if (ag_sc_woke && ag_sc_in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid))
+   if (ag_sc_wk.woke && ag_sc_wk.in_futex > 0 && !ag_sc_draining && !VG_(is_exiting)(vgtid))
       ag_sc_late++;                      /* not all back in time */
-   ag_sc_woke_clear();
+   ag_sw_clear(&ag_sc_wk);
    ag_sc_settles++;
    ag_sc_settle_ms_total += VG_(read_millisecond_timer)() - start;
 }
@@ -396,142 +358,31 @@ static void ag_sc_wait(ThreadId vgtid)
          break;
       }
    }
-   t->run = 0;
+   ag_sp_took(&ag_sc_pol, vgtid);
    ag_sc_unnarrow(t);
    /* handed the turn by a thread that woke others and left (its exit
       wakes a joiner): let one come back before running on, as the
       holder does at its next point -- this one's accesses in a region
       draw stops only while some thread is enabled */
-   if (ag_sc_woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
+   if (ag_sc_wk.woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
    if (ag_sc_turn == vgtid) ag_sc_let_sleep(vgtid, 0);
-   if (t->rare) {
-      t->rare = False;
-      ag_sc_rare_parked--;
-   }
+   ag_sp_runs(&ag_sc_pol, vgtid);
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
 }
 
-/* Random: a thread waits to begin a region that is still rare (not yet
-   damped) while the holder runs a damped one.  A rare region (a reload, a
-   flush) breaks a frequent one only if it runs in the middle of it, so the
-   holder then keeps the turn at region boundaries and hands it to the rare
-   one after an access inside its region, with probability
-   1/AG_SC_RARE_ACCESS, undamped.  That costs a few switches per run of a
-   rare region. */
-#define AG_SC_RARE_ACCESS 2
+/* ---- the strategy (engine/ag_schedpol.c) ---- */
 
-/* Random: the rates in t's region are divided by its site's damping, and
-   -- within one long run of a region (a spec'd function that runs the
-   whole compression) -- by its points and accesses so far over
-   AG_SC_KNEE: the first ones get the full rates, a run of n costs
-   O(KNEE log n) switches, not n/4. */
-static UInt ag_sc_damp(ThreadId t)
-{
-   const ag_sc_thread *th = &ag_sc_th[t];
-   ULong n = (th->points - th->begin_own) + th->inst_acc;
-   ULong d = n / AG_SC_KNEE > th->damp ? n / AG_SC_KNEE : th->damp;
-   return d > AG_SC_DAMP_MAX ? AG_SC_DAMP_MAX : d ? (UInt)d : 1;
-}
-
-static Bool ag_sc_rare_first(ThreadId holder)
-{
-   return ag_sc_rare_parked > 0 && ag_sc_damp(holder) > 1;
-}
-static UInt ag_sc_access_rate(ThreadId t)
-{
-   return ag_sc_rare_first(t) ? AG_SC_RARE_ACCESS : AG_SC_RANDOM_ACCESS * ag_sc_damp(t);
-}
-
-/* ---- strategies ---- */
-
-static Bool ag_sc_held(ThreadId t) { return ag_sc_th[t].held_until > ag_sc_points; }
-
-/* A random enabled thread other than self; threads held back are chosen
-   only if nobody else is enabled. */
-static ThreadId ag_sc_random_other(ThreadId self)
-{
-   UInt n = 0, free = 0;
-   for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != self && ag_sc_is_enabled(t)) {
-         n++;
-         free += !ag_sc_held(t);
-      }
-   if (n == 0) return VG_INVALID_THREADID;
-   Bool any = free == 0;
-   UInt i = (UInt)(ag_sc_rand() % (any ? n : free));
-   for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != self && ag_sc_is_enabled(t) && (any || !ag_sc_held(t)) && i-- == 0) return t;
-   return VG_INVALID_THREADID;
-}
-
-/* A random thread parked at a rare region's BEGIN (ag_sc_rare_parked > 0). */
-static ThreadId ag_sc_rare_other(ThreadId self)
-{
-   UInt i = (UInt)(ag_sc_rand() % ag_sc_rare_parked);
-   for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != self && ag_sc_th[t].rare && ag_sc_is_enabled(t) && i-- == 0) return t;
-   return ag_sc_random_other(self);
-}
-
-/* The enabled thread of highest priority; self competes if it is at a point. */
-static ThreadId ag_sc_highest(ThreadId self, Bool self_too)
-{
-   ThreadId best = self_too ? self : VG_INVALID_THREADID;
-   for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != self && ag_sc_is_enabled(t)
-          && (best == VG_INVALID_THREADID || ag_sc_th[t].prio > ag_sc_th[best].prio))
-         best = t;
-   return best;
-}
-
-static Bool ag_sc_pct_change_point(void)
-{
-   return ag_sp_pct_change(&ag_sc_pol, ag_sc_points);
-}
-
-/* PCT: the holder drops below every priority given so far. */
-static void ag_sc_demote(ThreadId t) { ag_sc_th[t].prio = ag_sc_low_prio--; }
+/* ag_point and the policy's kinds are the same numbers. */
+STATIC_ASSERT((Int)AG_PT_BEGIN == AG_SP_PT_BEGIN && (Int)AG_PT_END == AG_SP_PT_END
+              && (Int)AG_PT_SYNC_PRE == AG_SP_PT_SYNC_PRE
+              && (Int)AG_PT_SYNC_POST == AG_SP_PT_SYNC_POST
+              && (Int)AG_PT_PREEMPT == AG_SP_PT_PREEMPT && (Int)AG_PT_YIELD == AG_SP_PT_YIELD
+              && (Int)AG_PT_SHARED == AG_SP_PT_SHARED && (Int)AG_PT_BLOCKS == AG_SP_PT_BLOCKS);
 
 /* Who holds the turn after self's point of this kind. */
 static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
 {
-   Bool others = ag_sc_enabled > 0;
-   Bool starving = others && ag_sc_th[self].run >= AG_SC_MAX_RUN;
-   if (kind == AG_PT_BLOCKS) {           /* ran its budget out: another runs */
-      if (ag_clo_sched == AG_SCHED_PCT) {
-         /* a spin loop of the highest priority would keep the turn
-            forever (its shared points show progress): it drops */
-         if (starving || ag_sc_pct_change_point()) ag_sc_demote(self);
-         return ag_sc_highest(self, True);
-      }
-      return others ? ag_sc_random_other(self) : self;
-   }
-   if (kind == AG_PT_SHARED) {           /* decided at the access */
-      if (ag_clo_sched == AG_SCHED_PCT) return ag_sc_highest(self, True);
-      return ag_sc_th[self].stop_switch && others ? ag_sc_random_other(self) : self;
-   }
-   if (ag_clo_sched == AG_SCHED_PCT) {
-      if (starving || kind == AG_PT_PREEMPT || kind == AG_PT_YIELD || ag_sc_pct_change_point())
-         ag_sc_demote(self);
-      return ag_sc_highest(self, True);
-   }
-   if (!others) return self;
-   if (starving || kind == AG_PT_YIELD) return ag_sc_random_other(self);
-   Bool in_region = ag_sc_th[self].depth > 0 || kind == AG_PT_END;
-   if (in_region && ag_sc_rare_first(self))
-      return kind == AG_PT_PREEMPT ? ag_sc_rare_other(self) : self;
-   if (kind == AG_PT_PREEMPT) return ag_sc_random_other(self);
-   if (in_region)
-      return ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_damp(self))
-             ? ag_sc_random_other(self) : self;
-   /* outside regions: switches let the others start and catch up (a
-      producer that runs ahead alone hides a consumer's bug), damped like
-      a region site over all points outside regions */
-   ag_sc_outside++;
-   UInt damp = ag_sc_outside <= 16 * AG_SC_KNEE ? 1 : ag_sc_outside / (16 * AG_SC_KNEE);
-   if (damp > AG_SC_DAMP_MAX) damp = AG_SC_DAMP_MAX;
-   if (ag_sc_in_region > 0) damp = 1;     /* this thread may break that region */
-   return ag_sc_one_in(AG_SC_RANDOM_OUTSIDE * damp) ? ag_sc_random_other(self) : self;
+   return ag_sp_choose(&ag_sc_pol, self, kind, ag_sc_th[self].stop_switch);
 }
 
 /* ---- the points ---- */
@@ -539,29 +390,15 @@ static ThreadId ag_sc_choose(ThreadId self, ag_point kind)
 static void ag_sc_count(ThreadId vgtid, ag_point kind)
 {
    ag_sc_thread *t = &ag_sc_th[vgtid];
+   const ag_sp_thread *p = &ag_sc_pth[vgtid];
    if (kind == AG_PT_SHARED) return;      /* counted by ag_sched_shared */
-   ag_sc_points++;
-   t->points++;
-   if (kind == AG_PT_BEGIN && t->depth++ == 0) {
+   Int region = ag_sp_count(&ag_sc_pol, vgtid, kind);
+   if (region > 0) {
       ag_sc_regions++;
-      ag_sc_in_region++;
-      t->begin_all = ag_sc_points;
-      t->inst_acc = 0;
-      t->begin_own = t->points;
-   } else if (kind == AG_PT_END && t->depth > 0 && --t->depth == 0) {
-      ag_sc_in_region--;
+      t->begin_all = ag_sc_pol.points;
+   } else if (region < 0) {
       /* another thread reached a point while the region was open */
-      if (ag_sc_points - t->begin_all > t->points - t->begin_own) ag_sc_overlapped++;
-   }
-}
-
-/* vgtid is about to park at a point of this kind. */
-static void ag_sc_mark_rare(ThreadId vgtid, ag_point kind)
-{
-   ag_sc_thread *t = &ag_sc_th[vgtid];
-   if (kind == AG_PT_BEGIN && t->depth == 1 && t->damp == 1 && !t->rare) {
-      t->rare = True;
-      ag_sc_rare_parked++;
+      if (ag_sc_pol.points - t->begin_all > p->points - p->begin_own) ag_sc_overlapped++;
    }
 }
 
@@ -580,36 +417,32 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
    if (!ag_sc_on() || ag_sc_draining || ag_sc_th[vgtid].state == AG_SC_GONE) return;
    if (ag_sc_is_enabled(vgtid)) ag_sc_set_state(vgtid, AG_SC_RUNNING);
    if (ag_sc_turn != vgtid && ag_sc_holder_active()) {
-      ag_sc_mark_rare(vgtid, kind);
+      ag_sp_parks(&ag_sc_pol, vgtid, kind);
       ag_sc_wait(vgtid);                 /* someone else holds the turn */
       return;
    }
    ag_sc_turn = vgtid;
-   if (ag_sc_woke) ag_sc_settle(vgtid);
+   if (ag_sc_wk.woke) ag_sc_settle(vgtid);
    ThreadId next = ag_sc_choose(vgtid, kind);
    if (next == vgtid || next == VG_INVALID_THREADID) {
-      ag_sc_th[vgtid].run++;
+      ag_sp_kept(&ag_sc_pol, vgtid);
       ag_sc_epoch++;
       return;
    }
    if (kind == AG_PT_PREEMPT) ag_sc_preempts++;
    /* random: a thread preempted inside its region stays out for a while,
       so that the others get far enough to conflict with it */
-   if (ag_clo_sched == AG_SCHED_RANDOM && ag_sc_th[vgtid].depth > 0)
-      ag_sc_th[vgtid].held_until = ag_sc_points + 1 + ag_sc_rand() % AG_SC_HOLD;
+   ag_sp_switched(&ag_sc_pol, vgtid);
    ag_sc_hand(next, kind == AG_PT_PREEMPT);
-   ag_sc_mark_rare(vgtid, kind);
+   ag_sp_parks(&ag_sc_pol, vgtid, kind);
    ag_sc_wait(vgtid);
 }
 
 static void ag_sc_damp_for(ThreadId vgtid, Addr site)
 {
-   ag_sc_thread *t = &ag_sc_th[vgtid];
-   if (t->depth == 0 && ag_sc_sites) {
+   if (ag_sc_pth[vgtid].depth == 0 && ag_sc_sites) {
       UInt *runs = ag_map_lookup(ag_sc_sites, site, NULL);
-      UInt n = ++*runs;
-      t->damp = n <= AG_SC_KNEE ? 1 : n / AG_SC_KNEE;
-      if (t->damp > AG_SC_DAMP_MAX) t->damp = AG_SC_DAMP_MAX;
+      ag_sp_region_site(&ag_sc_pol, vgtid, ++*runs);
    }
 }
 
@@ -618,10 +451,8 @@ void ag_sched_region_enter(ThreadId vgtid, Addr site, Bool may_stop)
    if (!ag_sc_th) return;
    ag_sc_damp_for(vgtid, site);
    ag_sc_count(vgtid, AG_PT_BEGIN);
-   if (!ag_sc_on() || ag_sc_draining || ag_sc_turn != vgtid || ag_sc_enabled == 0) return;
-   Bool stop = ag_clo_sched == AG_SCHED_PCT ? ag_sc_pct_change_point()
-             : ag_sc_one_in(AG_SC_RANDOM_IN_REGION * ag_sc_damp(vgtid));
-   if (stop && may_stop) ag_sched_stop = 1;
+   if (!ag_sc_on() || ag_sc_draining || ag_sc_turn != vgtid || ag_sc_pol.enabled == 0) return;
+   if (ag_sp_region_stop(&ag_sc_pol, vgtid) && may_stop) ag_sched_stop = 1;
 }
 
 void ag_sched_region_leave(ThreadId vgtid)
@@ -629,21 +460,11 @@ void ag_sched_region_leave(ThreadId vgtid)
    if (ag_sc_th) ag_sc_count(vgtid, AG_PT_END);
 }
 
-UInt ag_sched_depth(ThreadId vgtid) { return ag_sc_th ? ag_sc_th[vgtid].depth : 0; }
+UInt ag_sched_depth(ThreadId vgtid) { return ag_sc_th ? ag_sc_pth[vgtid].depth : 0; }
 
 void ag_sched_access(ThreadId vgtid)
 {
-   if (ag_sc_turn != vgtid || ag_sc_th[vgtid].depth == 0) return;
-   ag_sc_th[vgtid].inst_acc++;
-   if (ag_sc_enabled == 0) return;
-   Bool stop;
-   if (ag_clo_sched == AG_SCHED_PCT) {
-      ag_sc_points++;                    /* accesses in regions are PCT points too */
-      stop = ag_sc_pct_change_point();
-   } else {
-      stop = ag_sc_one_in(ag_sc_access_rate(vgtid));
-   }
-   if (stop) ag_sched_stop = 1;
+   if (ag_sc_turn == vgtid && ag_sp_access(&ag_sc_pol, vgtid)) ag_sched_stop = 1;
 }
 
 /* Every return to the scheduler.  If it is the stop exit (the thread is
@@ -678,7 +499,7 @@ void ag_sched_stopped(ThreadId vgtid)
 UChar ag_sched_slot_after(UChar slot, UChar me, Bool write, Int *point)
 {
    int p;
-   Bool others = ag_sc_th && ag_sc_on() && ag_sc_enabled > 0;
+   Bool others = ag_sc_th && ag_sc_on() && ag_sc_pol.enabled > 0;
    UChar after = ag_sp_slot_after(&ag_sc_pol, slot, me, write, others, &p);
    *point = p;
    return after;
@@ -692,8 +513,7 @@ void ag_sched_shared(ThreadId vgtid, Addr ip)
    t->resume_ip = 0;
    if (resumed == ip || t->state == AG_SC_GONE) return;
    ag_sp_shared_point(&ag_sc_pol);
-   ag_sc_points++;
-   t->points++;
+   ag_sp_count(&ag_sc_pol, vgtid, AG_SP_PT_SHARED);
    ag_sc_epoch++;                         /* progress: no waiter takes over */
    if (ag_sc_turn != vgtid) {
       /* running without the turn (new, or back from a blocking call):
@@ -707,12 +527,11 @@ void ag_sched_shared(ThreadId vgtid, Addr ip)
    }
    Bool stop;
    if (ag_clo_sched == AG_SCHED_PCT) {
-      if (ag_sc_pct_change_point()) ag_sc_demote(vgtid);
-      stop = ag_sc_enabled > 0 && ag_sc_highest(vgtid, True) != vgtid;
+      stop = ag_sp_pct_shared(&ag_sc_pol, vgtid);
    } else {
       /* inside a region its accesses draw their preemptions already
          (ag_sched_access, with its damping and rare regions) */
-      stop = t->depth == 0 && ag_sp_shared_preempts(&ag_sc_pol, ip, ag_sc_enabled > 0);
+      stop = ag_sc_pth[vgtid].depth == 0 && ag_sp_shared_preempts(&ag_sc_pol, ip, ag_sc_pol.enabled > 0);
    }
    if (!stop) return;
    t->stop_ip = ip;
@@ -743,15 +562,13 @@ void ag_sched_thread_new(ThreadId parent, ThreadId child)
    if (!ag_sc_th) return;
    ag_sc_thread *c = &ag_sc_th[child];
    VG_(memset)(c, 0, sizeof *c);
-   c->damp = 1;
    /* a thread's struct (its ctid) is reused by the next one */
    for (ThreadId t = 1; t < VG_N_THREADS; t++)
       if (ag_sc_th[t].ctid == ag_sc_clone_ctid) ag_sc_th[t].ctid = 0;
    c->ctid = ag_sc_clone_ctid;
    ag_sc_clone_ctid = 0;
    ag_sc_threads_seen++;
-   /* distinct random priorities above every change-point priority */
-   c->prio = (ag_sc_rand() >> 16 << 16 | ag_sc_threads_seen) | (1ULL << 62);
+   ag_sp_thread_new(&ag_sc_pol, child, ag_sc_threads_seen);
    if (parent == VG_INVALID_THREADID) {
       c->state = AG_SC_RUNNING;
       ag_sc_turn = child;
@@ -768,56 +585,12 @@ static Bool ag_sc_waiter_on(Addr a)
    return False;
 }
 
-static Bool ag_sc_is_woke_on(Addr a)
-{
-   if (ag_sc_woke == 0 || a == 0) return False;
-   for (UInt i = 0; i < AG_SC_WOKE_WORDS; i++)
-      if (ag_sc_woke_on[i] == a) return True;
-   return False;
-}
-
-static void ag_sc_woke_word(Addr a)
-{
-   if (a == 0 || ag_sc_is_woke_on(a)) return;
-   for (UInt i = 0; i < AG_SC_WOKE_WORDS; i++)
-      if (ag_sc_woke_on[i] == 0) {
-         ag_sc_woke_on[i] = a;
-         return;
-      }
-   /* more words than kept: the settle may wait out its bound */
-}
-
-/* n more waiters on a0 (and a1) were woken: the holder lets them come
-   back.  Added to those of earlier wakes not yet settled: an unlock that
-   wakes a reader's word and then a writer's must wait for both. */
-static void ag_sc_add_woke(UInt n, Addr a0, Addr a1)
-{
-   if (n == 0) return;
-   if (ag_sc_woke == 0) ag_sc_woke_clear();
-   ag_sc_woke += n;
-   ag_sc_woke_word(a0);
-   ag_sc_woke_word(a1);
-}
-
-/* Returns from waits on a0 or a1 since the count was `since`. */
-static ULong ag_sc_backs_on(Addr a0, Addr a1, ULong since)
-{
-   ULong n = 0;
-   if (ag_sc_backs - since > AG_SC_RING) since = ag_sc_backs - AG_SC_RING;
-   for (ULong i = since; i < ag_sc_backs; i++) {
-      Addr a = ag_sc_back_on[i % AG_SC_RING];
-      n += a == a0 || (a1 != 0 && a == a1);
-   }
-   return n;
-}
-
 /* The holder leaves (or blocks): the turn goes to the enabled thread the
    strategy prefers, or to nobody. */
 static void ag_sc_pass_turn(ThreadId self)
 {
    if (ag_sc_turn != self) return;
-   ThreadId next = ag_clo_sched == AG_SCHED_PCT ? ag_sc_highest(self, False)
-                                                : ag_sc_random_other(self);
+   ThreadId next = ag_sp_pass(&ag_sc_pol, self);
    if (next == VG_INVALID_THREADID) {
       ag_sc_turn = VG_INVALID_THREADID;
       ag_sc_epoch++;
@@ -830,13 +603,12 @@ void ag_sched_thread_exit(ThreadId vgtid)
 {
    if (!ag_sc_th || ag_sc_th[vgtid].state == AG_SC_GONE) return;
    ag_sc_set_state(vgtid, AG_SC_GONE);
-   if (ag_sc_th[vgtid].depth > 0 && ag_sc_in_region > 0) ag_sc_in_region--;
-   ag_sc_th[vgtid].depth = 0;
+   ag_sp_region_exit(&ag_sc_pol, vgtid);
    if (!ag_sc_on()) return;
    /* its exit wakes its joiner (the kernel's futex wake on the ctid):
       the next holder lets it come back first, as after a futex wake */
    if (ag_sc_th[vgtid].ctid && ag_sc_waiter_on(ag_sc_th[vgtid].ctid))
-      ag_sc_add_woke(1, ag_sc_th[vgtid].ctid, 0);
+      ag_sw_add(&ag_sc_wk, 1, ag_sc_th[vgtid].ctid, 0);
    ag_sc_pass_turn(vgtid);
 }
 
@@ -933,7 +705,7 @@ void ag_sched_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
       call did not block. */
    if (sysno == __NR_futex && ag_sc_exit_pending(args[0])) return;
    if (sysno == __NR_futex && ag_sc_futex_wakes(args[1])) {
-      ag_sc_th[vgtid].backs_at_wake = ag_sc_backs;
+      ag_sc_th[vgtid].backs_at_wake = ag_sc_wk.backs;
       return;
    }
    if (!ag_sc_may_block(sysno, args) || (st != AG_SC_RUNNING && st != AG_SC_RETURNING))
@@ -941,12 +713,12 @@ void ag_sched_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
    if (sysno == __NR_futex) ag_sc_let_sleep(vgtid, args[0]);
    /* a wake right before the wait (a condition wait unlocks the mutex,
       then waits): the woken thread is let back to be handed the turn */
-   if (ag_sc_woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
+   if (ag_sc_wk.woke && ag_sc_turn == vgtid) ag_sc_settle(vgtid);
    ag_sc_set_state(vgtid, AG_SC_SYSCALL);
    ag_sc_th[vgtid].futex = sysno == __NR_futex ? args[0] : 0;
    ag_sc_th[vgtid].lwp = VG_(gettid)();
    ag_sc_th[vgtid].queued = False;
-   if (sysno == __NR_futex) ag_sc_in_futex++;
+   if (sysno == __NR_futex) ag_sw_wait(&ag_sc_wk);
    ag_sc_pass_turn(vgtid);
 }
 
@@ -957,15 +729,8 @@ void ag_sched_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
    if (!ag_sc_on() || !ag_sc_th) return;
    if (ag_sc_th[vgtid].state == AG_SC_SYSCALL) {
       ag_sc_set_state(vgtid, AG_SC_RETURNING);
-      Addr a = ag_sc_th[vgtid].futex;
-      if (sysno == __NR_futex) {
-         if (ag_sc_in_futex > 0) ag_sc_in_futex--;
-         ag_sc_back_on[ag_sc_backs++ % AG_SC_RING] = a;
-      }
-      /* one woken is back, whether or not the holder settles yet; a
-         thread back from another wait is not one */
-      if (ag_sc_is_woke_on(a)) {
-         ag_sc_woke--;
+      /* one woken is back: the holder settling for it is told */
+      if (ag_sw_back(&ag_sc_wk, ag_sc_th[vgtid].futex, sysno == __NR_futex)) {
          if (ag_sc_settler != VG_INVALID_THREADID) {
             ag_sc_th[ag_sc_settler].word = 1;
             ag_sc_futex_wake(&ag_sc_th[ag_sc_settler].word);
@@ -975,17 +740,13 @@ void ag_sched_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
          on (the core holds no state across this callback) */
       if (ag_sc_turn != vgtid && ag_sc_holder_active() && !VG_(is_exiting)(vgtid))
          ag_sc_wait(vgtid);
-   } else if (sysno == __NR_futex && ag_sc_futex_wakes(args[1]) && ag_sc_in_futex > 0) {
-      /* the big lock is released during the wake: the threads it woke
-         may be back already (parked), while others still wait on the
-         same word -- settling for those would wait for nobody */
+   } else if (sysno == __NR_futex && ag_sc_futex_wakes(args[1]) && ag_sc_wk.in_futex > 0) {
       Addr a0 = args[0], a1 = ag_sc_futex_cmd(args[1]) != VKI_FUTEX_WAKE ? args[4] : 0;
       ULong woken = sr_isError(res) ? 0 : ag_sc_futex_woken(args[1], args[2], sr_Res(res));
-      ULong back = ag_sc_backs_on(a0, a1, ag_sc_th[vgtid].backs_at_wake);
-      if (woken > 0 && back >= woken) return;
+      UInt n = ag_sw_unsettled(&ag_sc_wk, a0, a1, woken, ag_sc_th[vgtid].backs_at_wake);
+      if (n == 0) return;
       if (!ag_sc_waiter_on(a0) && !(a1 != 0 && ag_sc_waiter_on(a1))) return;
-      if (woken == 0) ag_sc_add_woke(1, a0, a1);      /* one about to find it changed */
-      else ag_sc_add_woke((UInt)(woken - back), a0, a1);
+      ag_sw_add(&ag_sc_wk, n, a0, a1);
    }
 }
 
@@ -993,15 +754,12 @@ void ag_sched_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
 static void ag_sc_fork_child(ThreadId vgtid)
 {
    for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != vgtid) {
-         ag_sc_set_state(t, AG_SC_GONE);
-         ag_sc_th[t].depth = 0;
-      }
-   ag_sc_in_region = ag_sc_th[vgtid].depth > 0;
+      if (t != vgtid) ag_sc_set_state(t, AG_SC_GONE);
+   ag_sp_fork_child(&ag_sc_pol, vgtid);
    ag_sc_set_state(vgtid, AG_SC_RUNNING);
    ag_sc_turn = vgtid;
-   ag_sc_in_futex = 0;
-   ag_sc_woke_clear();
+   ag_sc_wk.in_futex = 0;
+   ag_sw_clear(&ag_sc_wk);
 }
 
 /* ---- set-up and the exit line ---- */
@@ -1052,14 +810,14 @@ static ULong ag_sc_pct_recorded(void)
 
 static void ag_sc_pct_record(void)
 {
-   if (VG_(getpid)() != ag_sc_pid || ag_sc_points == 0) return;   /* not a fork child's */
+   if (VG_(getpid)() != ag_sc_pid || ag_sc_pol.points == 0) return;   /* not a fork child's */
    /* written aside and renamed: runs of other seeds in parallel read a
       whole record, never a truncated one */
    HChar tmp[sizeof ag_sc_pct_path + 16], buf[32];
    VG_(snprintf)(tmp, sizeof tmp, "%s.%d", ag_sc_pct_path, ag_sc_pid);
    SysRes fd = VG_(open)(tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);
    if (sr_isError(fd)) return;
-   VG_(snprintf)(buf, sizeof buf, "%llu\n", ag_sc_points);
+   VG_(snprintf)(buf, sizeof buf, "%llu\n", ag_sc_pol.points);
    Int n = VG_(write)(sr_Res(fd), buf, VG_(strlen)(buf));
    VG_(close)(sr_Res(fd));
    if (n != (Int)VG_(strlen)(buf) || VG_(rename)(tmp, ag_sc_pct_path) != 0) VG_(unlink)(tmp);
@@ -1092,8 +850,9 @@ void ag_sched_init(void)
    ag_sp_init(&ag_sc_pol, ag_clo_sched_seed);
    if (ag_sc_on()) ag_sc_refill();
    ag_sc_th = VG_(calloc)("ag.sched", VG_N_THREADS, sizeof(ag_sc_thread));
+   ag_sc_pth = VG_(calloc)("ag.sched.policy", VG_N_THREADS, sizeof(ag_sp_thread));
+   ag_sp_threads(&ag_sc_pol, ag_sc_pth, VG_N_THREADS, ag_clo_sched == AG_SCHED_PCT);
    ag_sc_sites = ag_map_new(sizeof(UInt));
-   ag_sc_low_prio = 1ULL << 40;
    if (ag_clo_sched == AG_SCHED_PCT) ag_sc_pct_init();
    /* a stop right before an access (ag_sched_shared) resumes at that
       instruction: every guest register must be up to date there */
@@ -1121,7 +880,7 @@ void ag_sched_fini(void)
                      : ag_clo_sched == AG_SCHED_RANDOM ? "random" : "native";
    VG_(umsg)("Checked: %llu region(s), %llu overlapped another thread's work; "
              "%llu scheduling point(s) (%llu at shared accesses), %llu switch(es)\n",
-             ag_sc_regions, ag_sc_overlapped, ag_sc_points, ag_sc_pol.shared_points,
+             ag_sc_regions, ag_sc_overlapped, ag_sc_pol.points, ag_sc_pol.shared_points,
              ag_sc_switches);
    if (ag_sc_on())
       VG_(umsg)("Scheduler: %s, seed %llu (repeat with --sched-seed=%llu)\n",
