@@ -13,36 +13,30 @@ import unittest
 from agtest import CTESTS, ENGINE_DIR, host_binary, run_host
 
 
+def run_test(name, module):
+    """Build tests/engine/NAME.c with engine/MODULE.c and run it."""
+    exe = host_binary(name, [os.path.join(ENGINE_DIR, module + ".c"),
+                             os.path.join(CTESTS, name + ".c")])
+    return run_host(exe)
+
+
 class SchedPolicy(unittest.TestCase):
-    def test_policy(self):
-        exe = host_binary("test_schedpol", [os.path.join(ENGINE_DIR, "ag_schedpol.c"),
-                                            os.path.join(CTESTS, "test_schedpol.c")])
-        r = run_host(exe)
+    def check(self, name, module="ag_schedpol"):
+        r = run_test(name, module)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("ok", r.stdout)
+
+    def test_policy(self):
+        self.check("test_schedpol")
 
     def test_choice(self):
-        exe = host_binary("test_schedpol_choice",
-                          [os.path.join(ENGINE_DIR, "ag_schedpol.c"),
-                           os.path.join(CTESTS, "test_schedpol_choice.c")])
-        r = run_host(exe)
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn("ok", r.stdout)
+        self.check("test_schedpol_choice")
 
     def test_regions(self):
-        exe = host_binary("test_schedpol_regions",
-                          [os.path.join(ENGINE_DIR, "ag_schedpol.c"),
-                           os.path.join(CTESTS, "test_schedpol_regions.c")])
-        r = run_host(exe)
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn("ok", r.stdout)
+        self.check("test_schedpol_regions")
 
     def test_wakes(self):
-        exe = host_binary("test_schedwake", [os.path.join(ENGINE_DIR, "ag_schedwake.c"),
-                                             os.path.join(CTESTS, "test_schedwake.c")])
-        r = run_host(exe)
-        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn("ok", r.stdout)
+        self.check("test_schedwake", "ag_schedwake")
 
 
 if __name__ == "__main__":

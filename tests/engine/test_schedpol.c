@@ -7,11 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ag_schedpol.h"
-
-static int failures;
-
-#define CHECK(c, ...) do { if (!(c)) { printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-   printf(__VA_ARGS__); printf("\n"); failures++; } } while (0)
+#include "ag_sp_check.h"        /* CHECK, the verdict */
 
 static ag_schedpol pol;
 
@@ -176,10 +172,5 @@ int main(void)
    budgets();
    pct();
    repeats();
-   if (failures) {
-      printf("%d failure(s)\n", failures);
-      return 1;
-   }
-   printf("ok\n");
-   return 0;
+   return sp_verdict();
 }

@@ -8,24 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "ag_schedpol.h"
-
-static int failures;
-
-#define CHECK(c, ...) do { if (!(c)) { printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-   printf(__VA_ARGS__); printf("\n"); failures++; } } while (0)
-
-#define NTH 5
-static ag_schedpol pol;
-static ag_sp_thread th[NTH];
-
-static void setup(unsigned long long seed, int pct, unsigned n)
-{
-   memset(th, 0, sizeof th);
-   ag_sp_init(&pol, seed);
-   ag_sp_threads(&pol, th, NTH, pct);
-   if (pct) ag_sp_pct_init(&pol, 3, 200);
-   for (unsigned t = 1; t <= n; t++) ag_sp_thread_new(&pol, t, t);
-}
+#include "ag_sp_check.h"        /* CHECK, the verdict */
+#include "ag_sp_table.h"        /* the policy, its thread table, setup() */
 
 /* t opens a region at a site that ran `runs` times (as ag_sched.c). */
 static void open_region(unsigned t, unsigned runs)
@@ -199,10 +183,5 @@ int main(void)
    rates();
    outside();
    rare();
-   if (failures) {
-      printf("%d failure(s)\n", failures);
-      return 1;
-   }
-   printf("ok\n");
-   return 0;
+   return sp_verdict();
 }
