@@ -13,13 +13,14 @@ standard library; run it alone: it measures time."""
 import argparse
 import os
 import re
-import resource
 import subprocess
 import sys
 
+import rpt_scaling                 # run(): a command's CPU and stderr
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-BUILD = os.environ.get("AG_BUILD", os.path.join(ROOT, "build"))
+BUILD = rpt_scaling.BUILD
 BUGS = ("plant_once", "plant_recur")
 
 
@@ -31,13 +32,9 @@ def build():
 
 
 def run(cmd):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                       env=dict(os.environ, AG_BUILD=BUILD))
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    found = {b: bool(re.search(r"(?m)^==\d+==    at 0x[0-9A-F]+: %s " % b, p.stderr)) for b in BUGS}
-    m = re.search(r"RPT sampling: (\d+) window\(s\) analysed, (\d+) of (\d+) events", p.stderr)
+    cpu, err = rpt_scaling.run(cmd)
+    found = {b: bool(re.search(r"(?m)^==\d+==    at 0x[0-9A-F]+: %s " % b, err)) for b in BUGS}
+    m = re.search(r"RPT sampling: (\d+) window\(s\) analysed, (\d+) of (\d+) events", err)
     return cpu, found, (int(m.group(2)), int(m.group(3))) if m else None
 
 
