@@ -447,29 +447,21 @@ AG_WRAP(70010, pthreadZucreate, int, ag_pthread_create,
          void *(*start)(void *), void *arg),
         (thread, attr, start, arg))
 
-/* The calls the tool is told of before they are made, with one argument,
-   their internals glibc's (ignored): cancel, detach, sem_post. */
-AG_INLINE int ag_tell_then_call(int code, void *arg, const char *name)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_REQ(code, arg, 0, 0);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, arg);
-   AG_POP();
-   AG_TRACE(fn, name, arg, 0, ret);
-   (void)name;
-   return ret;
-}
-
 /* pthread_cancel: no event for the analysis (a cancelled thread is still
    joined), but its internals -- the target's cancel bits, loading
    libgcc_s for unwinding -- are glibc's.  The tool is told first: the
    target may leave a wait because of it, so it is not blocked for good. */
 AG_INLINE int ag_pthread_cancel(pthread_t thread)
 {
-   return ag_tell_then_call(AG_CR_CANCEL, (void *)thread, "pthread_cancel");
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_CANCEL, thread, 0, 0);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, thread);
+   AG_POP();
+   AG_TRACE(fn, "pthread_cancel", thread, 0, ret);
+   return ret;
 }
 AG_WRAP(70090, pthreadZucancel, int, ag_pthread_cancel,
         (pthread_t thread), (thread))
@@ -550,7 +542,15 @@ AG_JOIN(70050, pthreadZuclockjoinZunp, pthread_clockjoin_np, AG_ACQ_TIMED, CT)
    ended is freed by the call and its pthread_t may be reused at once. */
 AG_INLINE int ag_pthread_detach(pthread_t thread)
 {
-   return ag_tell_then_call(AG_CR_THREAD_DETACHED, (void *)thread, "pthread_detach");
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_THREAD_DETACHED, thread, 0, 0);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, thread);
+   AG_POP();
+   AG_TRACE(fn, "pthread_detach", thread, 0, ret);
+   return ret;
 }
 AG_WRAP(70060, pthreadZudetach, int, ag_pthread_detach,
         (pthread_t thread), (thread))
@@ -868,7 +868,15 @@ AG_WRAP(70620, semZudestroy, int, ag_sem_destroy, (sem_t *s), (s))
 
 AG_INLINE int ag_sem_post(sem_t *s)
 {
-   return ag_tell_then_call(AG_CR_SEM_POST, (void *)s, "sem_post");
+   int ret;
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_SEM_POST, s, 0, 0);
+   AG_PUSH();
+   CALL_FN_W_W(ret, fn, s);
+   AG_POP();
+   AG_TRACE(fn, "sem_post", s, 0, ret);
+   return ret;
 }
 AG_WRAP(70630, semZupost, int, ag_sem_post, (sem_t *s), (s))
 
