@@ -248,9 +248,9 @@ class InlinedNestingAndExits(unittest.TestCase):
     def setUpClass(cls):
         cls.exe = compile_prog("inline_nest", extra=debian_cflags(), suffix="-deb")
 
-    def run_mode(self, mode):
+    def run_mode(self, mode, *opts):
         r = valgrind(self.exe, "-v", "--sanity-level=2", "--atomic-fns=outer,inner,step,jumpy",
-                     args=[mode])
+                     *opts, args=[mode])
         self.assertEqual(r.errors, 0, r)
         self.assertNotIn("depths disagree", r.text)
         return r
@@ -272,6 +272,12 @@ class InlinedNestingAndExits(unittest.TestCase):
         r = self.run_mode("longjmp")
         self.assertEqual(regions_line(r), (0, 0, 4), r)
         self.assertEqual(checked(r), (3, 0), r)
+
+    def test_stop_in_gap_keeps_region(self):
+        # this seed's scheduler stops the lone thread in a gap (main's code
+        # scheduled inside jumpy's): the stop must not split the region
+        r = self.run_mode("longjmp", "--sched-seed=499516096")
+        self.assertEqual(regions_line(r), (0, 0, 4), r)
 
 
 if __name__ == "__main__":

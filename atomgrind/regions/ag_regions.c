@@ -170,6 +170,7 @@ static UInt ag_rg_gap_leave(ag_thread *th)
    UInt around = th->inl_around;
    th->inl = th->inl_gap;
    th->inl_gap = th->inl_around = 0;
+   th->inl_gap_kept = False;
    if (th->ignore > 0) th->ignore--;
    return around;
 }
@@ -206,11 +207,17 @@ static void ag_rg_gap_close(ThreadId vgtid, ag_thread *th)
    ag_rg_gap_replay(th);
 }
 
-/* Every return of the running thread to the scheduler (ag_threads.c). */
+/* Every return of the running thread to the scheduler (ag_threads.c).
+   Another thread may run before this one resumes, so the gap ends here;
+   but not at the scheduler's own stop exit (nothing of the thread happens
+   there) while the thread is the only one: nobody else can run, and how
+   often the scheduler stops must not change the regions. */
 static void ag_rg_stopped(ThreadId vgtid)
 {
    ag_thread *th = ag_thread_of(vgtid);
-   if (th->inl_gap != 0) ag_rg_gap_close(vgtid, th);
+   if (th->inl_gap == 0) return;
+   if (ag_sched_stopping && ag_threads_live() == 1) th->inl_gap_kept = True;
+   else ag_rg_gap_close(vgtid, th);
 }
 
 /* Frame f has ended; returned: by a return, not unwound. */
@@ -382,6 +389,11 @@ void ag_rg_inline_switch(ThreadId vgtid, UInt chain, Bool block_start, Addr ip)
    ag_thread *th = ag_thread_of(vgtid);
    if (th->inl == chain) return;
    if (th->inl_gap != 0) {
+      /* the block the stop exit left runs again from its start: the
+         same code around the instances, not a new block of it */
+      Bool again = th->inl_gap_kept && block_start && chain == th->inl_around;
+      th->inl_gap_kept = False;
+      if (again) return;
       Bool forward = ip > th->inl_gap_ip;   /* (VEX unrolls loops too) */
       if (chain == th->inl_gap && forward) {      /* back into the suspended code */
          ag_rg_gap_resume(th);

@@ -27,6 +27,7 @@ ag_thread *ag_cur = &ag_idle;
 void (*ag_threads_stop_hook)(ThreadId vgtid);
 
 static ag_tid ag_next_tid;
+static UInt ag_live;                   /* threads created and not exited */
 static ag_map *ag_by_pthread;          /* pthread_t -> ag_tid */
 
 static void ag_start_client_code(ThreadId vgtid, ULong bbs_done)
@@ -74,6 +75,7 @@ static void ag_thread_create(ThreadId parent, ThreadId child)
    VG_(memset)(c, 0, sizeof *c);
    c->valid = True;
    c->tid = ag_next_tid++;
+   ag_live++;
    c->last_child = AG_NO_TID;
    ag_sched_thread_new(parent, child);
    if (parent != VG_INVALID_THREADID && ag_threads[parent].valid) {
@@ -111,6 +113,7 @@ void ag_threads_exit(ThreadId vgtid)
    if (vgtid != 1 && seg && seg->kind == SkAnonC)
       ag_an_forget(seg->start, seg->end + 1 - seg->start);
    t->valid = False;
+   ag_live--;
    ag_sched_thread_exit(vgtid);
 }
 
@@ -124,6 +127,7 @@ static void ag_threads_fork_child(ThreadId me)
       if (t != me && ag_threads[t].valid) {
          if (ag_threads[me].valid) ag_an_join(ag_threads[me].tid, ag_threads[t].tid);
          ag_threads[t].valid = False;
+         ag_live--;
       }
 }
 
@@ -137,6 +141,8 @@ void ag_threads_init(void)
    VG_(track_pre_thread_ll_create)(ag_thread_create);
    VG_(atfork)(NULL, NULL, ag_threads_fork_child);
 }
+
+UInt ag_threads_live(void) { return ag_live; }
 
 ag_thread *ag_thread_of(ThreadId vgtid)
 {

@@ -23,7 +23,8 @@ typedef struct {
    UInt inl_gap;         /* in a gap: the chain it suspends (0: no gap) ... */
    UInt inl_around;      /* ... the chain of the code in the gap ... */
    UInt inl_gap_blocks;  /* ... the block starts it has passed ... */
-   Addr inl_gap_ip;      /* ... and where it began */
+   Addr inl_gap_ip;      /* ... and where it began; */
+   Bool inl_gap_kept;    /* kept over a stop exit: the block runs again */
    ag_rg_frame *frames;  /* frames that end regions, innermost last */
    UInt nframes, capframes;
    Addr last_ret;        /* the last return address checked at depth 0 ... */
@@ -37,6 +38,7 @@ extern void (*ag_threads_stop_hook)(ThreadId vgtid);
 void ag_threads_init(void);
 void ag_threads_exit(ThreadId vgtid);     /* pre_thread_ll_exit (ag_main wires it) */
 ag_thread *ag_thread_of(ThreadId vgtid);
+UInt ag_threads_live(void);               /* threads that have not exited */
 ag_tid ag_tid_of_pthread(UWord pt);       /* AG_NO_TID if unknown */
 void ag_threads_set_pthread(ag_tid t, UWord pt);
 
