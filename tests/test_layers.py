@@ -20,6 +20,7 @@ LAYERS = [
     ["ag_spin", "ag_deadload", "ag_provenance", "ag_atomictypes"],  # IR and code analysis for instrumentation
     ["ag_deadlock"],                                        # who waits for whom
     ["ag_sync"],                                            # sync objects
+    ["ag_barrier"],                                         # barriers
     ["ag_lockorder"],                                       # lock acquisition order
     ["ag_threads"],                                         # threads
     ["ag_shared"],                                          # which accesses are points

@@ -123,6 +123,26 @@ class World(unittest.TestCase):
                 self.assertRegex(r.text, r"Possible data race during read of size 1[^\n]*\n"
                                          r"(.*\n)*?.*This conflicts with a previous write")
 
+    def test_barrier_misuse(self):
+        # Helgrind's barrier misuses (its bar_bad), each reported once, and
+        # nothing else: no race on the barrier's memory besides the misuse
+        cases = {"zero": ["pthread_barrier_init: 'count' argument is zero"],
+                 "twice": ["pthread_barrier_init: barrier 0x[0-9a-f]+ is already initialised"],
+                 "never_inited": ["pthread_barrier_destroy: barrier 0x[0-9a-f]+ was never initialised"],
+                 "init_waiters": ["pthread_barrier_init: barrier 0x[0-9a-f]+ is already initialised",
+                                  "pthread_barrier_init: threads are waiting at barrier"],
+                 "destroy_waiters": ["pthread_barrier_destroy: threads are waiting at barrier"]}
+        for mode, said in cases.items():
+            with self.subTest(mode=mode):
+                r = self.run_prog("barrier_misuse", mode)
+                self.assertEqual(r.errors, len(said), r)
+                for msg in said:
+                    self.assertRegex(r.text, r"Thread #1: " + msg, r)
+                self.assertIn("(barrier_misuse.c:", r.text)
+        # a stack barrier re-initialised by the next call, a freed one,
+        # destroys right after the waits: no misuse
+        self.assert_clean("barrier_misuse", "clean")
+
     def test_signals_order(self):
         # sigaction and kill/tgkill before the handler (ag_fd.c); without
         # it the handler's read of x, and glibc's setxid handler, race

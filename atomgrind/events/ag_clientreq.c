@@ -3,6 +3,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"    /* VG_IS_TOOL_USERREQ */
 #include "ag_analysis.h"           /* joins */
+#include "ag_barrier.h"            /* barriers: generations, misuse */
 #include "ag_clientreq.h"
 #include "ag_regions.h"            /* the region markers */
 #include "ag_deadlock.h"           /* calls that may block forever */
@@ -26,7 +27,8 @@ static void ag_note_kind(const UWord *arg)
    case AG_CR_COND_WAIT_PRE: case AG_CR_COND_WAIT_POST:
    case AG_CR_COND_SIGNAL: ag_syncinfo_set(arg[1], AG_SK_COND); break;
    case AG_CR_SEM_POST: case AG_CR_SEM_WAITED: ag_syncinfo_set(arg[1], AG_SK_SEM); break;
-   case AG_CR_BARRIER_PRE: case AG_CR_BARRIER_POST: ag_syncinfo_set(arg[1], AG_SK_BARRIER); break;
+   case AG_CR_BARRIER_PRE: case AG_CR_BARRIER_POST:
+   case AG_CR_BARRIER_INIT_PRE: ag_syncinfo_set(arg[1], AG_SK_BARRIER); break;
    case AG_CR_ONCE_POST: ag_syncinfo_set(arg[1], AG_SK_ONCE); break;
    default: break;
    }
@@ -141,16 +143,23 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
       ag_deadlock_signal_handler();
       break;
    case AG_CR_BARRIER_PRE:
-      ag_sync_use(vgtid, arg[1]);
-      ag_sync_barrier_arrive(vgtid, arg[1]);
+      if (!ag_bar_misused(arg[1])) ag_sync_use(vgtid, arg[1]);
+      ag_bar_arrive(vgtid, arg[1]);
       if (th->ignore == 0) *ret = ag_deadlock_barrier(vgtid, arg[1]);
       break;
    case AG_CR_BARRIER_POST:
       ag_deadlock_done(vgtid);
-      ag_sync_barrier_depart(vgtid, arg[1]);
+      ag_bar_depart(vgtid, arg[1]);
       break;
    case AG_CR_BARRIER_COUNT:
+      ag_bar_set_inited(arg[1], True);
       ag_deadlock_barrier_count(arg[1], (UInt)arg[2]);
+      break;
+   case AG_CR_BARRIER_INIT_PRE:
+      if (th->ignore == 0) ag_bar_init_pre(vgtid, arg[1], (UInt)arg[2]);
+      break;
+   case AG_CR_BARRIER_DESTROY_PRE:
+      if (th->ignore == 0) ag_bar_destroy_pre(vgtid, arg[1]);
       break;
    case AG_CR_ONCE_POST:
       ag_sync_once(vgtid, arg[1], arg[2] != 0);
@@ -163,6 +172,7 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
       break;
    case AG_CR_LOCK_DESTROY:
       ag_deadlock_forget(arg[1]);     /* a barrier's count, a semaphore's value */
+      if (arg[2]) ag_bar_destroyed(vgtid, arg[1]);
       ag_sync_destroy(vgtid, arg[1]);
       break;
    default:

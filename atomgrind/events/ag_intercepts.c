@@ -154,7 +154,7 @@ static const char *ag_trace_req_name(unsigned long code)
       "BARRIER_POST", "ONCE_POST", "LOCK_DESTROY", "THREAD_DETACHED",
       "SPIN_INIT_OR_UNLOCK", "WAIT", "WAIT_DONE", "WAIT_CHECK",
       "BARRIER_COUNT", "SEM_INIT", "SIGNAL_HANDLER", "COND_SIGNALLED",
-      "CANCEL"
+      "CANCEL", "STDIO_FILES", "BARRIER_INIT_PRE", "BARRIER_DESTROY_PRE"
    };
    unsigned long i = code - AG_CR_IGNORE_PUSH;
    return i < sizeof names / sizeof names[0] ? names[i] : "?";
@@ -962,6 +962,7 @@ AG_INLINE int ag_pthread_barrier_init(pthread_barrier_t *b,
    int ret;
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_BARRIER_INIT_PRE, b, count, 0);
    AG_PUSH();
    CALL_FN_W_WWW(ret, fn, b, attr, count);
    AG_POP();
@@ -982,11 +983,12 @@ AG_INLINE int ag_pthread_barrier_destroy(pthread_barrier_t *b)
    int ret;
    OrigFn fn;
    VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_BARRIER_DESTROY_PRE, b, 0, 0);
    AG_PUSH();
    CALL_FN_W_W(ret, fn, b);
    AG_POP();
    if (ret == 0)
-      AG_REQ(AG_CR_LOCK_DESTROY, b, 0, 0);
+      AG_REQ(AG_CR_LOCK_DESTROY, b, 1, 0);
    AG_TRACE(fn, "pthread_barrier_destroy", b, 0, ret);
    return ret;
 }

@@ -26,7 +26,8 @@ enum {
    AG_CR_BARRIER_POST,       /* arg1: barrier */
    AG_CR_ONCE_POST,          /* arg1: once control (after pthread_once returns,
                                 and after the init routine, with arg2 = 1) */
-   AG_CR_LOCK_DESTROY,       /* arg1: lock/cond/sem/barrier address (init or destroy) */
+   AG_CR_LOCK_DESTROY,       /* arg1: lock/cond/sem/barrier address (init or destroy);
+                                arg2: 1 after pthread_barrier_destroy */
    AG_CR_THREAD_DETACHED,    /* arg1: pthread_t */
    /* arg1: spinlock (before the real call).  glibc on x86-64 makes
       pthread_spin_init and pthread_spin_unlock one function at one address,
@@ -51,8 +52,10 @@ enum {
    AG_CR_COND_SIGNALLED,     /* arg1: cond (after signal/broadcast returned:
                                 whoever waited on it then may be woken) */
    AG_CR_CANCEL,             /* arg1: pthread_t (before pthread_cancel) */
-   AG_CR_STDIO_FILES         /* arg1..3: stdin, stdout, stderr (before the
+   AG_CR_STDIO_FILES,        /* arg1..3: stdin, stdout, stderr (before the
                                 first pthread_create: ag_stdio.h) */
+   AG_CR_BARRIER_INIT_PRE,   /* arg1: barrier, arg2: count (before the real init) */
+   AG_CR_BARRIER_DESTROY_PRE /* arg1: barrier (before the real destroy) */
 };
 
 /* How a lock was asked for (AG_CR_LOCK_ACQUIRED, AG_CR_COND_WAIT_PRE): only

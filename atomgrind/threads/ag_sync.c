@@ -19,10 +19,9 @@
  * wait reads it on arrival only: glibc's destroy waits for the threads
  * still leaving, so destroying it right after one's own wait is fine. */
 #include "pub_tool_basics.h"
-#include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client): a barrier's count */
-#include "pub_tool_vki.h"          /* VKI_PROT_READ */
 #include "pub_tool_execontext.h"   /* where a lock was taken */
 #include "ag_analysis.h"           /* the events a sync operation means */
+#include "ag_barrier.h"            /* barriers' generations and state */
 #include "ag_callsite.h"           /* where the program called */
 #include "ag_requests.h"          /* AG_LK_* lock kinds */
 #include "ag_errors.h"             /* ag_error_misuse */
@@ -40,24 +39,7 @@ typedef struct {
    ag_tid displaced;    /* holder when the core let another thread in */
 } ag_lock;
 
-/* A barrier's generations (race engine only: ag_an_barrier).  glibc's
-   barrier (since 2.23: nptl's struct pthread_barrier) keeps its count at
-   offset 8; a count that does not look like one falls back to the RMW
-   of the barrier object. */
-typedef struct {
-   UInt count;          /* threads per generation */
-   ULong arrivals;      /* since init */
-   Addr gen;            /* the current generation's object */
-} ag_barrier;
-
-#define AG_BAR_COUNT_OFF 8
-#define AG_BAR_GEN_BASE 0xFFFFC00000000000ULL
-
 static ag_map *ag_locks;       /* lock address -> ag_lock */
-static ag_map *ag_barriers;    /* barrier address -> ag_barrier */
-static ag_map *ag_bar_waiting; /* (barrier, tid) -> its generation object */
-static ag_map *ag_bar_left;    /* generation object -> departures so far */
-static Addr ag_bar_next = AG_BAR_GEN_BASE;
 static ag_map *ag_readers;     /* (lock, tid) -> read-hold count */
 
 static ULong ag_reader_key(Addr lock, ag_tid t)
@@ -91,9 +73,7 @@ void ag_sync_init(void)
 {
    ag_locks = ag_map_new(sizeof(ag_lock));
    ag_readers = ag_map_new(sizeof(UInt));
-   ag_barriers = ag_map_new(sizeof(ag_barrier));
-   ag_bar_waiting = ag_map_new(sizeof(Addr));
-   ag_bar_left = ag_map_new(sizeof(UInt));
+   ag_bar_init();
 }
 
 void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind, UInt how)
@@ -197,50 +177,6 @@ void ag_sync_object(ThreadId vgtid, Addr obj)
    ag_an_sync_rmw(th->tid, obj);
 }
 
-/* A barrier wait's arrival: into the current generation, or a new one
-   when the last is full. */
-void ag_sync_barrier_arrive(ThreadId vgtid, Addr b)
-{
-   ag_thread *th = ag_thread_of(vgtid);
-   if (!th->valid) return;
-   Addr at = b + AG_BAR_COUNT_OFF;
-   UInt count = VG_(am_is_valid_for_client)(at, sizeof(UInt), VKI_PROT_READ)
-                ? *(const UInt *)at : 0;
-   if (count == 0 || count > (1u << 20)) {
-      ag_an_sync_rmw(th->tid, b);
-      return;
-   }
-   ag_barrier *g = ag_map_lookup(ag_barriers, b, NULL);
-   if (g->count != count) {             /* first wait since init */
-      g->count = count;
-      g->arrivals = 0;
-   }
-   if (g->arrivals++ % count == 0) {
-      g->gen = ag_bar_next;
-      ag_bar_next += 8;
-   }
-   *(Addr *)ag_map_lookup(ag_bar_waiting, ag_reader_key(b, th->tid), NULL) = g->gen;
-   ag_an_barrier(th->tid, b, g->gen, True);
-}
-
-/* Its departure: after the arrivals of its own generation, whose object
-   is dropped when all of them have left. */
-void ag_sync_barrier_depart(ThreadId vgtid, Addr b)
-{
-   ag_thread *th = ag_thread_of(vgtid);
-   if (!th->valid) return;
-   Addr *gen = ag_map_get(ag_bar_waiting, ag_reader_key(b, th->tid));
-   ag_barrier *g = ag_map_get(ag_barriers, b);
-   if (!gen || !*gen || !g) {
-      ag_an_sync_rmw(th->tid, b);
-      return;
-   }
-   ag_an_barrier(th->tid, b, *gen, False);
-   UInt *left = ag_map_lookup(ag_bar_left, *gen, NULL);
-   if (++*left == g->count) ag_an_forget(*gen, 1);
-   *gen = 0;
-}
-
 /* pthread_once is a write of its control by the initialising call and a
    read by every call after it (regions that each call it on a finished
    control do not conflict), and an ordering of the routine before every
@@ -268,8 +204,7 @@ void ag_sync_destroy(ThreadId vgtid, Addr obj)
    if (th->valid) ag_sync_touch(vgtid, th->tid, obj, True);
    ag_lock *l = ag_map_get(ag_locks, obj);
    if (l) { l->owner = l->displaced = AG_NO_TID; l->count = 0; l->readers = 0; }
-   ag_barrier *g = ag_map_get(ag_barriers, obj);
-   if (g) g->count = 0;                 /* a new barrier: generations anew */
+   ag_bar_set_inited(obj, False);       /* a new barrier: generations anew */
    ag_lo_forget(obj);
    ag_lockset_forget(obj);
    ag_an_forget(obj, 1);
@@ -293,4 +228,5 @@ ag_tid ag_sync_owner(Addr lock, ExeContext **taken_at, UInt *readers)
 void ag_sync_forget_range(Addr a, SizeT len)
 {
    ag_lo_forget_range(a, len);
+   ag_bar_forget_range(a, len);
 }

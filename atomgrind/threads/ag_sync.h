@@ -16,8 +16,6 @@ void ag_sync_cond_wait_pre(ThreadId vgtid, Addr cond, Addr mutex);
 void ag_sync_cond_wait_post(ThreadId vgtid, Addr cond, Addr mutex);
 void ag_sync_object(ThreadId vgtid, Addr obj);   /* an RMW on a sync object */
 void ag_sync_use(ThreadId vgtid, Addr obj);      /* a read of its memory */
-void ag_sync_barrier_arrive(ThreadId vgtid, Addr b);
-void ag_sync_barrier_depart(ThreadId vgtid, Addr b);
 /* pthread_once returned (init: inside the initialising call) */
 void ag_sync_once(ThreadId vgtid, Addr once, Bool init);
 void ag_sync_destroy(ThreadId vgtid, Addr obj);
