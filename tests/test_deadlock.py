@@ -128,6 +128,23 @@ class Deadlocks(unittest.TestCase):
         self.assertRegex(r.text, r"Thread #2 waits on condition variable 0x[0-9a-f]+ ")
         self.assertNotIn("done", r.stdout)
 
+    def test_main_ends_leaving_a_waiter(self):
+        # main ends with no join left: the detached waiter's own wait, in
+        # slices, finds that nothing can wake it (it hung before)
+        for mode, waits in (("exit_main_cond", r"waits on condition variable 0x[0-9a-f]+ "),
+                            ("exit_main_sem", r"waits on semaphore 0x[0-9a-f]+, whose value is 0")):
+            with self.subTest(mode=mode):
+                r = self.run_mode(mode)
+                self.assertEqual(deadlocks(r), 1, r)
+                self.assertRegex(r.text, r"Thread #2 " + waits)
+                self.assertEqual(r.rc, 1, r)
+
+    def test_wait_across_slices_is_woken(self):
+        # a condvar wait of 2.5 s (several slices) ends by its signal
+        r = self.run_mode("slow_signal")
+        self.assertEqual((r.rc, r.errors), (0, 0), r)
+        self.assertIn("done", r.stdout)
+
     def test_lock_held_by_an_ended_thread(self):
         # tests/progs/bugs/exit_holding_lock.c: a thread ends holding a plain
         # mutex, the next locker waits for good (hung before: the holder's

@@ -1,6 +1,8 @@
 /* ag_clientreq.c -- client requests: the public region markers and the
  * preload library's reports of synchronisation calls. */
 #include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"     /* a wrapped function's symbol version */
+#include "pub_tool_libcbase.h"     /* VG_(strchr) */
 #include "pub_tool_tooliface.h"    /* VG_IS_TOOL_USERREQ */
 #include "ag_analysis.h"           /* joins */
 #include "ag_barrier.h"            /* barriers: generations, misuse */
@@ -35,6 +37,16 @@ static void ag_note_kind(const UWord *arg)
 }
 
 static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret);
+
+/* Is the function at fn its symbol's default version ("name@@VERSION",
+   or unversioned), not a compatibility one ("name@VERSION")? */
+static Bool ag_default_version(Addr fn)
+{
+   const HChar *name;
+   if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), fn, &name)) return False;
+   const HChar *at = VG_(strchr)(name, '@');
+   return at == NULL || at[1] == '@';
+}
 
 /* The core allows discarding translations while any thread is in a client
    request; ag_analysis asks whether the running thread is the one (a
@@ -112,6 +124,12 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
       break;
    case AG_CR_WAIT_CHECK:
       *ret = ag_deadlock_recheck(vgtid);
+      break;
+   case AG_CR_COND_SLICEABLE:
+      *ret = ag_default_version(arg[1]);
+      break;
+   case AG_CR_COND_SLICE:
+      *ret = ag_deadlock_cond_moved(vgtid);
       break;
    case AG_CR_COND_SIGNAL:
       ag_sync_use(vgtid, arg[1]);        /* before the release it makes */

@@ -154,7 +154,8 @@ static const char *ag_trace_req_name(unsigned long code)
       "BARRIER_POST", "ONCE_POST", "LOCK_DESTROY", "THREAD_DETACHED",
       "SPIN_INIT_OR_UNLOCK", "WAIT", "WAIT_DONE", "WAIT_CHECK",
       "BARRIER_COUNT", "SEM_INIT", "SIGNAL_HANDLER", "COND_SIGNALLED",
-      "CANCEL", "STDIO_FILES", "BARRIER_INIT_PRE", "BARRIER_DESTROY_PRE"
+      "CANCEL", "STDIO_FILES", "BARRIER_INIT_PRE", "BARRIER_DESTROY_PRE",
+      "COND_SLICE", "COND_SLICEABLE"
    };
    unsigned long i = code - AG_CR_IGNORE_PUSH;
    return i < sizeof names / sizeof names[0] ? names[i] : "?";
@@ -788,6 +789,44 @@ static void ag_cond_wait_cancelled(void *p)
       AG_REQ(AG_CR_COND_WAIT_POST, w->c, w->m, 0);
 }
 
+/* A plain condvar wait waits in slices of a second (the real clockwait,
+   called without redirection), asking the tool after each whether the
+   program is deadlocked, as a join does: the last thread that could
+   signal may end instead of blocking.  Between slices the waiter holds
+   the mutex again; if the condvar was signalled meanwhile, or another
+   thread took the mutex (it may have changed the predicate and signalled
+   while no one waited), the wait returns: a spurious wake-up, which POSIX
+   allows.  Otherwise nothing it waits for can have happened, and it waits
+   again.  Not glibc's compatibility pthread_cond_wait@GLIBC_2.2.5, whose
+   condvar is another structure: the tool tells the versions apart
+   (AG_CR_COND_SLICEABLE; this library, linked without libc, cannot name
+   one). */
+extern int pthread_cond_clockwait(pthread_cond_t *, pthread_mutex_t *, clockid_t,
+                                  const struct timespec *);
+
+static long ag_cond_sliced(ag_wait_ctx *w)
+{
+   OrigFn timed;
+   long ret;
+   timed.nraddr = (unsigned long)pthread_cond_clockwait;
+   for (;;) {
+      struct timespec slice;
+      int status;
+      clock_gettime(CLOCK_MONOTONIC, &slice);
+      slice.tv_sec += 1;
+      ret = ag_call_cancellable(timed, ag_cond_wait_cancelled, w, (unsigned long)w->c,
+                                (unsigned long)w->m, CLOCK_MONOTONIC,
+                                (unsigned long)&slice);
+      if (ret != ETIMEDOUT)
+         return ret;
+      status = (int)AG_REQ_RES(AG_CR_WAIT_CHECK, 0, 0, 0);
+      if (status != 0)
+         _exit(status);
+      if (AG_REQ_RES(AG_CR_COND_SLICE, 0, 0, 0))
+         return 0;
+   }
+}
+
 /* wait, timedwait, clockwait.  The mutex is held again when the wait
    returns, whatever the result.  The PRE request's result is an
    announcement's (ag_announce_wait): an untimed wait may be the one that
@@ -809,9 +848,13 @@ static void ag_cond_wait_cancelled(void *p)
       w.c = c;                                                            \
       w.m = m;                                                            \
       w.outer = outer;                                                    \
-      ret = (int)ag_call_cancellable(fn, ag_cond_wait_cancelled, &w,      \
-                                     (unsigned long)c, (unsigned long)m,  \
-                                     AG_WORDS_##A);                       \
+      if ((how) == AG_ACQ_BLOCK && outer && RUNNING_ON_VALGRIND           \
+          && AG_REQ_RES(AG_CR_COND_SLICEABLE, fn.nraddr, 0, 0))           \
+         ret = (int)ag_cond_sliced(&w);                                   \
+      else                                                                \
+         ret = (int)ag_call_cancellable(fn, ag_cond_wait_cancelled, &w,   \
+                                        (unsigned long)c,                 \
+                                        (unsigned long)m, AG_WORDS_##A);  \
       ag_cond_leave();                                                    \
       AG_POP();                                                           \
       if (outer)                                                          \
@@ -880,6 +923,37 @@ AG_INLINE int ag_sem_post(sem_t *s)
 }
 AG_WRAP(70630, semZupost, int, ag_sem_post, (sem_t *s), (s))
 
+/* sem_wait waits in slices of a second (the real clockwait, without
+   redirection), asking the tool after each whether the program is
+   deadlocked, as a join does.  A semaphore keeps its posts: nothing is
+   lost between slices.  errno is the call's own. */
+extern int sem_clockwait(sem_t *, clockid_t, const struct timespec *);
+
+static long ag_sem_sliced(sem_t *s)
+{
+   OrigFn timed;
+   long ret;
+   int saved = errno;
+   timed.nraddr = (unsigned long)sem_clockwait;
+   for (;;) {
+      struct timespec slice;
+      int status;
+      clock_gettime(CLOCK_MONOTONIC, &slice);
+      slice.tv_sec += 1;
+      ret = ag_call_cancellable(timed, ag_wait_cancelled, NULL, (unsigned long)s,
+                                CLOCK_MONOTONIC, (unsigned long)&slice, 0);
+      if (ret == 0) {
+         errno = saved;
+         return 0;
+      }
+      if (errno != ETIMEDOUT)
+         return ret;
+      status = (int)AG_REQ_RES(AG_CR_WAIT_CHECK, 0, 0, 0);
+      if (status != 0)
+         _exit(status);
+   }
+}
+
 /* wait, trywait, timedwait, clockwait.  (trywait is no cancellation
    point: its cleanup never runs.)  Only sem_wait can wait forever. */
 #define AG_SEM_WAIT(tag, zfn, cname, how, A)                              \
@@ -891,10 +965,14 @@ AG_WRAP(70630, semZupost, int, ag_sem_post, (sem_t *s), (s))
       if ((how) == AG_ACQ_BLOCK)                                          \
          ag_announce_wait(AG_WT_SEM, s, 0);                               \
       AG_PUSH();                                                          \
-      ret = (int)ag_call_cancellable(fn, (how) == AG_ACQ_BLOCK            \
-                                     ? ag_wait_cancelled                  \
-                                     : ag_cancelled_pop, NULL,            \
-                                     (unsigned long)s, AG_SEM_WORDS_##A); \
+      if ((how) == AG_ACQ_BLOCK && RUNNING_ON_VALGRIND)                   \
+         ret = (int)ag_sem_sliced(s);                                     \
+      else                                                                \
+         ret = (int)ag_call_cancellable(fn, (how) == AG_ACQ_BLOCK         \
+                                        ? ag_wait_cancelled               \
+                                        : ag_cancelled_pop, NULL,         \
+                                        (unsigned long)s,                 \
+                                        AG_SEM_WORDS_##A);                \
       AG_POP();                                                           \
       if (ret == 0)                                                       \
          AG_REQ(AG_CR_SEM_WAITED, s, 0, 0);                               \

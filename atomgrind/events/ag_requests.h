@@ -55,7 +55,12 @@ enum {
    AG_CR_STDIO_FILES,        /* arg1..3: stdin, stdout, stderr (before the
                                 first pthread_create: ag_stdio.h) */
    AG_CR_BARRIER_INIT_PRE,   /* arg1: barrier, arg2: count (before the real init) */
-   AG_CR_BARRIER_DESTROY_PRE /* arg1: barrier (before the real destroy) */
+   AG_CR_BARRIER_DESTROY_PRE,/* arg1: barrier (before the real destroy) */
+   AG_CR_COND_SLICE,         /* a slice of an untimed cond wait ran out: the
+                                result is 1 to return to the program, 0 to
+                                wait again (ag_deadlock_cond_moved) */
+   AG_CR_COND_SLICEABLE      /* arg1: the wrapped pthread_cond_wait: 1 if it is
+                                the current version (not a compatibility one) */
 };
 
 /* How a lock was asked for (AG_CR_LOCK_ACQUIRED, AG_CR_COND_WAIT_PRE): only

@@ -91,7 +91,8 @@ typedef struct {
    UChar kind;          /* AG_LK_* of a lock */
    Bool woken;          /* AG_DW_COND: signalled since it began */
    Addr obj;            /* lock, condition variable, or pthread_t joined */
-   Addr mutex;          /* AG_DW_COND */
+   Addr mutex;          /* AG_DW_COND ... */
+   ULong taken;         /* ... and how many times it was taken before */
    UInt round;          /* AG_DW_BARRIER: the round it arrived in */
    Bool cancelled;      /* a target of pthread_cancel: never blocked */
 } ag_dl_wait;
@@ -307,7 +308,14 @@ UWord ag_deadlock_cond_wait(ThreadId vgtid, Addr cond, Addr mutex)
    w->obj = cond;
    w->mutex = mutex;
    w->woken = False;
+   w->taken = ag_sync_taken(mutex);
    return ag_dl_check(vgtid);
+}
+
+Bool ag_deadlock_cond_moved(ThreadId vgtid)
+{
+   const ag_dl_wait *w = ag_dl_w ? &ag_dl_w[vgtid] : NULL;
+   return !w || w->what != AG_DW_COND || w->woken || ag_sync_taken(w->mutex) != w->taken;
 }
 
 UWord ag_deadlock_recheck(ThreadId vgtid)

@@ -14,6 +14,13 @@
 UWord ag_deadlock_wait(ThreadId vgtid, UWord what, Addr obj, UInt kind);
 /* An untimed wait on cond with mutex (released already); same result. */
 UWord ag_deadlock_cond_wait(ThreadId vgtid, Addr cond, Addr mutex);
+/* A slice of vgtid's untimed condition variable wait ran out (the wait is
+   made of slices, to recheck): may something the waiter waits for have
+   happened?  The condition variable signalled, or its mutex taken by
+   another thread (which may have changed the predicate and signalled
+   while the waiter held the mutex between slices).  Then the wait returns
+   to the program, as a spurious wake-up; else it waits again. */
+Bool ag_deadlock_cond_moved(ThreadId vgtid);
 /* vgtid still waits as it announced (a slice of the wait ran out): the
    threads that could have released it may have ended since.  Same result. */
 UWord ag_deadlock_recheck(ThreadId vgtid);

@@ -37,6 +37,7 @@ typedef struct {
    ExeContext *taken_at;   /* where the owner took it */
    UInt readers;        /* threads holding the read side */
    ag_tid displaced;    /* holder when the core let another thread in */
+   ULong taken;         /* exclusive acquisitions, ever */
 } ag_lock;
 
 static ag_map *ag_locks;       /* lock address -> ag_lock */
@@ -102,6 +103,7 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind, UInt how)
       l->displaced = l->owner != AG_NO_TID ? l->owner : l->displaced;
       l->owner = th->tid;
       l->count = 1;
+      l->taken++;
       /* a deadlock report says where each lock was taken, and so does an
          inversion (only a new order looks at it, but any may become one) */
       l->taken_at = VG_(record_ExeContext)(vgtid, 0);
@@ -186,6 +188,12 @@ void ag_sync_once(ThreadId vgtid, Addr once, Bool init)
    ag_thread *th = ag_thread_of(vgtid);
    if (!th->valid) return;
    ag_an_once(th->tid, once, init);
+}
+
+ULong ag_sync_taken(Addr lock)
+{
+   ag_lock *l = ag_map_get(ag_locks, lock);
+   return l ? l->taken : 0;
 }
 
 Bool ag_sync_holds(ThreadId vgtid, Addr lock)

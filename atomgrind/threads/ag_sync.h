@@ -20,6 +20,7 @@ void ag_sync_use(ThreadId vgtid, Addr obj);      /* a read of its memory */
 void ag_sync_once(ThreadId vgtid, Addr once, Bool init);
 void ag_sync_destroy(ThreadId vgtid, Addr obj);
 Bool ag_sync_holds(ThreadId vgtid, Addr lock);  /* exclusively, by this thread */
+ULong ag_sync_taken(Addr lock);   /* how many times taken exclusively, ever */
 /* The exclusive holder of lock (AG_NO_TID: none), where it took it, and
    how many threads hold its read side. */
 ag_tid ag_sync_owner(Addr lock, ExeContext **taken_at, UInt *readers);

@@ -20,6 +20,12 @@
  *   exit_last        main joins T, which waits on a condition variable
  *                    for T2; T2 ends without signalling, after both
  *                    blocked: the last thread that could run ends.
+ *   exit_main_cond   main ends (pthread_exit) without signalling the
+ *                    detached T waiting on a condition variable: no join
+ *                    is left to notice, T's wait itself must.
+ *   exit_main_sem    the same with T waiting on a semaphore.
+ *   slow_signal      correct: T waits on a condition variable that main
+ *                    signals 2.5 s later (the wait spans slices) -> "done".
  */
 #include <pthread.h>
 #include <semaphore.h>
@@ -115,6 +121,17 @@ static void *forget_to_signal(void *arg)
    return NULL;
 }
 
+static void *signal_late(void *arg)
+{
+   (void)arg;
+   ms_sleep(2500);
+   pthread_mutex_lock(&A);
+   ready = 1;
+   pthread_mutex_unlock(&A);
+   pthread_cond_signal(&C);      /* (after the unlock: allowed) */
+   return NULL;
+}
+
 int main(int argc, char **argv)
 {
    const char *mode = argc > 1 ? argv[1] : "two_locks";
@@ -160,6 +177,19 @@ int main(int argc, char **argv)
       pthread_t f = spawn(forget_to_signal, NULL);
       pthread_detach(f);
       pthread_join(w, NULL);
+   } else if (strcmp(mode, "exit_main_cond") == 0) {
+      pthread_detach(spawn(wait_c, NULL));
+      ms_sleep(300);
+      pthread_exit(NULL);
+   } else if (strcmp(mode, "exit_main_sem") == 0) {
+      sem_init(&sem, 0, 0);
+      pthread_detach(spawn(wait_sem, NULL));
+      ms_sleep(300);
+      pthread_exit(NULL);
+   } else if (strcmp(mode, "slow_signal") == 0) {
+      pthread_t s = spawn(signal_late, NULL);
+      wait_c(NULL);
+      pthread_join(s, NULL);
    }
    printf("done\n");
    return 0;
