@@ -476,6 +476,22 @@ static void ag_wait_cancelled(void *unused)
    AG_REQ(AG_CR_WAIT_DONE, 0, 0, 0);
 }
 
+/* The blocking waits that cannot be announced once for all (the thread
+   that could end them may end instead) wait in slices: the end of a slice
+   of a second on clock, and, when one ran out, the tool's check (a
+   deadlock ends the run here). */
+#define AG_SLICE_END(ts, clock)                                          \
+   do {                                                                  \
+      clock_gettime((clock), &(ts));                                     \
+      (ts).tv_sec += 1;                                                  \
+   } while (0)
+#define AG_SLICE_CHECK()                                                 \
+   do {                                                                  \
+      int status_ = (int)AG_REQ_RES(AG_CR_WAIT_CHECK, 0, 0, 0);          \
+      if (status_ != 0)                                                  \
+         _exit(status_);                                                 \
+   } while (0)
+
 /* A plain join waits in slices of a second (the real timed join, called
    without redirection), asking the tool after each whether the program
    is deadlocked: the last thread that could run may end rather than block
@@ -491,17 +507,13 @@ static long ag_join_sliced(pthread_t thread, void **retval)
    timed.nraddr = (unsigned long)pthread_timedjoin_np;
    for (;;) {
       struct timespec slice;
-      int status;
-      clock_gettime(CLOCK_REALTIME, &slice);
-      slice.tv_sec += 1;
+      AG_SLICE_END(slice, CLOCK_REALTIME);
       ret = ag_call_cancellable(timed, ag_wait_cancelled, NULL, thread,
                                 (unsigned long)retval,
                                 (unsigned long)&slice, 0);
       if (ret != ETIMEDOUT)
          return ret;
-      status = (int)AG_REQ_RES(AG_CR_WAIT_CHECK, 0, 0, 0);
-      if (status != 0)
-         _exit(status);
+      AG_SLICE_CHECK();
    }
 }
 
@@ -811,17 +823,13 @@ static long ag_cond_sliced(ag_wait_ctx *w)
    timed.nraddr = (unsigned long)pthread_cond_clockwait;
    for (;;) {
       struct timespec slice;
-      int status;
-      clock_gettime(CLOCK_MONOTONIC, &slice);
-      slice.tv_sec += 1;
+      AG_SLICE_END(slice, CLOCK_MONOTONIC);
       ret = ag_call_cancellable(timed, ag_cond_wait_cancelled, w, (unsigned long)w->c,
                                 (unsigned long)w->m, CLOCK_MONOTONIC,
                                 (unsigned long)&slice);
       if (ret != ETIMEDOUT)
          return ret;
-      status = (int)AG_REQ_RES(AG_CR_WAIT_CHECK, 0, 0, 0);
-      if (status != 0)
-         _exit(status);
+      AG_SLICE_CHECK();
       if (AG_REQ_RES(AG_CR_COND_SLICE, 0, 0, 0))
          return 0;
    }
@@ -937,9 +945,7 @@ static long ag_sem_sliced(sem_t *s)
    timed.nraddr = (unsigned long)sem_clockwait;
    for (;;) {
       struct timespec slice;
-      int status;
-      clock_gettime(CLOCK_MONOTONIC, &slice);
-      slice.tv_sec += 1;
+      AG_SLICE_END(slice, CLOCK_MONOTONIC);
       ret = ag_call_cancellable(timed, ag_wait_cancelled, NULL, (unsigned long)s,
                                 CLOCK_MONOTONIC, (unsigned long)&slice, 0);
       if (ret == 0) {
@@ -948,9 +954,7 @@ static long ag_sem_sliced(sem_t *s)
       }
       if (errno != ETIMEDOUT)
          return ret;
-      status = (int)AG_REQ_RES(AG_CR_WAIT_CHECK, 0, 0, 0);
-      if (status != 0)
-         _exit(status);
+      AG_SLICE_CHECK();
    }
 }
 
