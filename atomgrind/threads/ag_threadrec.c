@@ -1,6 +1,9 @@
-/* ag_threadrec.c -- the per-thread records, made in one place. */
+/* ag_threadrec.c -- the per-thread records, by engine thread id and by
+ * Valgrind ThreadId, made in one place. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"   /* tl_assert */
+#include "pub_tool_libcbase.h"     /* VG_(memset) */
+#include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "pub_tool_mallocfree.h"   /* VG_(realloc), VG_(calloc) */
 #include "ag_threadrec.h"
 
@@ -22,4 +25,19 @@ ag_threadrec *ag_rec_of(ag_tid t)
    for (; ag_nrecs <= t; ag_nrecs++)
       ag_recs[ag_nrecs] = VG_(calloc)("ag.threadrec", 1, sizeof(ag_threadrec));
    return ag_recs[t];
+}
+
+static ag_threadslot *ag_tr_slots;  /* by ThreadId, all VG_N_THREADS of them */
+
+ag_threadslot *ag_slot_of(ThreadId t)
+{
+   tl_assert(t < VG_N_THREADS);
+   if (!ag_tr_slots) ag_tr_slots = VG_(calloc)("ag.threadslot", VG_N_THREADS, sizeof *ag_tr_slots);
+   return &ag_tr_slots[t];
+}
+
+void ag_slot_new(ThreadId t)
+{
+   ag_threadslot *s = ag_slot_of(t);
+   VG_(memset)(s, 0, sizeof *s);
 }
