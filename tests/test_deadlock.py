@@ -217,7 +217,7 @@ class LockOrders(unittest.TestCase):
 
     def test_orders_that_cannot_deadlock(self):
         for mode in ("gate", "trylock", "timed", "one_thread", "readers", "reinit",
-                     "heap_reuse", "fork_held"):
+                     "heap_reuse", "fork_held", "exit_held"):
             with self.subTest(mode=mode):
                 r = self.run_mode(mode)
                 self.assertEqual(r.errors, 0, r)

@@ -25,6 +25,10 @@
  *               (which gets T1's Valgrind thread slot) takes B, then main
  *               takes B then A.  Nothing there takes A before B: not
  *               reported, in either process.
+ *   exit_held   T1 ends holding RA, a robust mutex; T2 (in T1's Valgrind
+ *               thread slot) takes B; then main takes B, then RA (as its
+ *               new owner: EOWNERDEAD).  Nobody takes RA before B: not
+ *               reported.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -136,6 +140,29 @@ static void *b_only(void *arg)
    return NULL;
 }
 
+static pthread_mutex_t RA;
+
+static void *end_holding_ra(void *arg)
+{
+   (void)arg;
+   pthread_mutex_lock(&RA);
+   return NULL;                          /* RA still held */
+}
+
+static void exit_held(void)
+{
+   pthread_mutexattr_t a;
+   pthread_mutexattr_init(&a);
+   pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+   pthread_mutex_init(&RA, &a);
+   pthread_join(spawn(end_holding_ra, NULL), NULL);
+   pthread_join(spawn(b_only, NULL), NULL);
+   pthread_mutex_lock(&B);
+   if (pthread_mutex_lock(&RA) == EOWNERDEAD) pthread_mutex_consistent(&RA);
+   pthread_mutex_unlock(&RA);
+   pthread_mutex_unlock(&B);
+}
+
 static void fork_held(void)
 {
    sem_init(&a_held, 0, 0);
@@ -194,6 +221,8 @@ int main(int argc, char **argv)
       pthread_join(spawn(ba, NULL), NULL);
    } else if (strcmp(mode, "fork_held") == 0) {
       fork_held();
+   } else if (strcmp(mode, "exit_held") == 0) {
+      exit_held();
    }
    printf("done\n");
    return 0;
