@@ -3,9 +3,11 @@
  *
  * As DRD's ThreadInfo (drd_thread.h), every per-thread field the tool
  * keeps is declared here, so that one place shows what a thread carries.
- * Each part has one owner, the only module that writes it; the others
- * read it through that module's functions.  The records sit below every
- * module that uses them (tests/test_layers.py), so they know none.
+ * Each part has one owner, the only module that writes it (ag_thread: the
+ * threads module, and the regions their fields); the others read it
+ * through that module's functions (ag_thread: directly).  The records sit
+ * below every module that uses them (tests/test_layers.py), so they call
+ * none.
  *
  * Two kinds, as two keys name a thread:
  *   - by engine thread id (ag_threadrec, ag_rec_of): what the analysis and
@@ -14,8 +16,8 @@
  *     exited), and never moves (a part's address stays valid across calls
  *     that make other threads' records).
  *   - by Valgrind's ThreadId (ag_threadslot, ag_slot_of): what the threads
- *     module, the regions and the sync-object modules keep about the
- *     thread running in a slot.  The core reuses a slot for a later thread
+ *     module, the regions, lock order, the deadlock detector and the
+ *     analysis keep about the thread running in a slot.  The core reuses a slot for a later thread
  *     (and, in a fork child, for the child's threads while the parent's
  *     are gone): the threads module zeroes it when a thread is created in
  *     it (ag_slot_new), so no part carries a former thread's state.
