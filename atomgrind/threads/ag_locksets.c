@@ -131,6 +131,19 @@ void ag_lockset_forget(Addr lock)
    if (o) o->ec = NULL;
 }
 
+static void ag_ls_forget_origin(void *arg, uint64_t key, void *rec)
+{
+   (void)arg;
+   (void)key;
+   ((ag_ls_origin *)rec)->ec = NULL;
+}
+
+void ag_lockset_forget_range(Addr a, SizeT len)
+{
+   if (ag_ls_origins && len > 0)
+      ag_map_foreach_in(ag_ls_origins, a, a + len, ag_ls_forget_origin, NULL);
+}
+
 UInt ag_lockset_size(UInt id)
 {
    return id < ag_ls_nsets ? ag_ls_sets[id].n : 0;

@@ -26,8 +26,10 @@ static inline ag_site ag_lockset_tag(ag_tid t)
 /* Thread t (Valgrind thread vgtid) acquired / released lock. */
 void ag_lockset_acquire(ag_tid t, ThreadId vgtid, Addr lock);
 void ag_lockset_release(ag_tid t, Addr lock);
-/* lock was (re)initialised or destroyed: its next acquire is its first. */
+/* lock was (re)initialised or destroyed: its next acquire is its first.
+   So are those of the locks in [a, a+len), whose memory was freed. */
 void ag_lockset_forget(Addr lock);
+void ag_lockset_forget_range(Addr a, SizeT len);
 
 /* The locks of set id (AG_LS_UNKNOWN: not known), in address order. */
 UInt ag_lockset_size(UInt id);
