@@ -234,10 +234,11 @@ class LockOrders(unittest.TestCase):
 
     def test_orders_that_cannot_deadlock(self):
         for mode in ("gate", "trylock", "timed", "one_thread", "readers", "reinit",
-                     "heap_reuse"):
+                     "heap_reuse", "fork_held", "exit_held"):
             with self.subTest(mode=mode):
                 r = self.run_mode(mode)
                 self.assertEqual(r.errors, 0, r)
+                self.assertEqual(orders(r), 0, r)          # fork_held: the child's too
                 self.assertIn("done", r.stdout)
                 self.assertNotIn("not at the same address", r.stdout)   # not vacuous
 

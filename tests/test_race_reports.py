@@ -98,6 +98,17 @@ class RaceReports(unittest.TestCase):
         self.maxDiff = None
         self.assertEqual(masked(r.text), EXPECTED)
 
+    def test_freed_lock_origin(self):
+        # tests/progs/lock_reuse_race.c: a new mutex in a freed one's memory;
+        # where it was first acquired is the new one's (thread #2's, the old
+        # one's, before)
+        r = valgrind(compile_prog("lock_reuse_race"), "--check=races")
+        self.assertEqual(r.races, 1, r)
+        self.assertNotIn("not at the same address", r.stdout)   # not vacuous
+        self.assertRegex(r.text, r"The lock at 0x[0-9a-f]+ was first acquired by thread #3 at\n"
+                                 r"(.*\n)*?.*second \(lock_reuse_race.c")
+        self.assertNotIn("by thread #2 at", r.text)
+
     def test_xml(self):
         with tempfile.NamedTemporaryFile("r", suffix=".xml") as xf:
             valgrind(compile_prog("race_report"), "--check=races", "--xml=yes",

@@ -10,7 +10,6 @@
 #include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(fmsg) */
 #include "pub_tool_libcassert.h"   /* VG_(exit) */
 #include "pub_tool_machine.h"      /* VG_(get_IP) */
-#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity), VG_(clo_stats) */
 #include "pub_tool_threadstate.h"  /* VG_INVALID_THREADID, VG_(get_running_tid) */
 #include "pub_tool_transtab.h"     /* VG_(discard_translations_safely) */
@@ -27,6 +26,7 @@
 #include "ag_record.h"             /* --record-trace */
 #include "ag_sampler.h"            /* RPT windows */
 #include "ag_site.h"               /* what the engines' sites hold */
+#include "ag_threadrec.h"          /* the client requests a thread is inside */
 
 #define AG_RACE_ENGINE "fasttrack"
 #define AG_PREDICT_ENGINE "predict"
@@ -96,19 +96,19 @@ static void ag_an_discard(void)
    in one -- also when that thread has parked there for the scheduler and
    another runs generated code, whose current translation a discard would
    pull from under it (it went on uninstrumented: a region's first read
-   was lost in test_spec's tail case). */
-static UChar *ag_an_in_request;
-
+   was lost in test_spec's tail case).  Counted in the thread's slot
+   (ag_threadrec.h). */
 void ag_an_request(ThreadId vgtid, Bool in)
 {
-   if (in) ag_an_in_request[vgtid]++;
-   else if (ag_an_in_request[vgtid] > 0) ag_an_in_request[vgtid]--;
+   UChar *n = &ag_slot_of(vgtid)->in_request;
+   if (in) (*n)++;
+   else if (*n > 0) (*n)--;
 }
 
 static Bool ag_an_may_discard(void)
 {
    ThreadId me = VG_(get_running_tid)();
-   return VG_(ok_to_discard_translations) && ag_an_in_request[me] > 0;
+   return VG_(ok_to_discard_translations) && ag_slot_of(me)->in_request > 0;
 }
 
 static void ag_an_instrument_now(void)
@@ -192,7 +192,6 @@ static ag_engine *ag_make(const HChar *name, const ag_config *cfg)
 
 void ag_analysis_init(void)
 {
-   ag_an_in_request = VG_(calloc)("ag.an.inreq", VG_N_THREADS, 1);
    ag_config cfg;
    VG_(memset)(&cfg, 0, sizeof cfg);
    cfg.cycles_increasing = ag_clo_cycles_increasing;

@@ -28,44 +28,22 @@
 #include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client) */
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
-#include "pub_tool_mallocfree.h"   /* VG_(realloc) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity) */
-#include "ag_tidarray.h"           /* the per-thread records by thread id */
+#include "ag_threadrec.h"          /* the per-thread records by thread id */
 #include "ag_dcl.h"
 #include "ag_site.h"               /* the report's sites are code addresses */
 
-#define AG_DCL_LOCKS 8
-
-typedef struct {
-   UInt nlocks;                    /* locks t holds (outermost acquires) */
-   Addr locks[AG_DCL_LOCKS];
-   ULong begin_site;               /* t's region's begin, 0 outside regions */
-   Bool held;                      /* R1 is held back */
-   Addr addr;                      /* ... its location, size, flags, site */
-   UInt size, flags;
-   Addr ip;
-   Bool over;                      /* x was written (under locks) since */
-   ag_tid over_tid;
-   Addr over_ip;
-   ULong over_event;               /* ... as the engine numbered it */
-   UInt over_flags;
-   ULong over_begin;
-   UInt nover;                     /* the locks every such write held */
-   Addr over_locks[AG_DCL_LOCKS];
-   Bool took_over_lock;            /* t acquired one of them since */
-} ag_dcl_thread;
+/* A thread's part of its record (ag_threadrec.h). */
+typedef ag_tr_dcl ag_dcl_thread;
 
 UInt ag_dcl_nheld;
 Bool ag_dcl_on;
 static ag_dcl_ops ag_dcl_an;        /* analysis, which calls us (ag_dcl_init) */
-static ag_dcl_thread *ag_dcl_th;
-static UInt ag_dcl_nth;
 static ULong ag_dcl_dropped, ag_dcl_unseen;
 
 static ag_dcl_thread *ag_dcl_get(ag_tid t)
 {
-   ag_dcl_th = ag_tidarray_grow("ag.dcl", ag_dcl_th, &ag_dcl_nth, t, sizeof *ag_dcl_th);
-   return &ag_dcl_th[t];
+   return &ag_rec_of(t)->dcl;
 }
 
 static Bool ag_dcl_holds(const ag_dcl_thread *d, Addr lock)
@@ -182,12 +160,11 @@ Bool ag_dcl_access(ag_tid t, Addr a, UInt size, UInt flags, Addr ip)
    if (ag_dcl_nheld) {
       if (d->held && ag_dcl_overlaps(d, a, size)) ag_dcl_next(t, d, a, size, flags, ip);
       if (flags & AG_WRITE)
-         for (ag_tid u = 0; u < ag_dcl_nth; u++) {
-            ag_dcl_thread *o = &ag_dcl_th[u];
+         for (ag_tid u = 0; u < ag_nrecs; u++) {
+            ag_dcl_thread *o = &ag_recs[u]->dcl;
             if (u != t && o->held && ag_dcl_overlaps(o, a, size))
-               ag_dcl_overwrite(u, o, t, ag_dcl_get(t), flags, ip);
+               ag_dcl_overwrite(u, o, t, d, flags, ip);
          }
-      d = ag_dcl_get(t);
    }
    if ((flags & (AG_ATOMIC_LS | AG_ATOMIC | AG_WRITE)) != AG_ATOMIC_LS || d->held || d->nlocks
        || !d->begin_site || !ag_dcl_zero(a, size))

@@ -1,24 +1,22 @@
-/* ag_history.c -- a ring of recent access stacks per thread. */
+/* ag_history.c -- a ring of recent access stacks per thread: the history
+ * part of its record (ag_threadrec.h). */
 #include "pub_tool_basics.h"
 #include "pub_tool_mallocfree.h"   /* VG_(calloc) */
 #include "ag_history.h"
-#include "ag_tidarray.h"           /* the rings by thread id */
+#include "ag_threadrec.h"          /* the rings by thread id */
 
 /* The engines keep the last 64 accesses per thread (atomsanitizer's ring):
    as many stacks suffice to name any access they can report. */
 #define AG_HISTORY_RING 64
 
 typedef struct { ULong event; ExeContext *ec; } ag_hist_entry;
-typedef struct { UInt next; ag_hist_entry e[AG_HISTORY_RING]; } ag_hist_ring;
-
-static ag_hist_ring **ag_hist;       /* by thread, allocated on first note */
-static UInt ag_hist_cap;
+struct ag_hist_ring { UInt next; ag_hist_entry e[AG_HISTORY_RING]; };
 
 static ag_hist_ring *ag_hist_of(ag_tid t)
 {
-   ag_hist = ag_tidarray_grow("ag.history", ag_hist, &ag_hist_cap, t, sizeof *ag_hist);
-   if (!ag_hist[t]) ag_hist[t] = VG_(calloc)("ag.history", 1, sizeof(ag_hist_ring));
-   return ag_hist[t];
+   ag_tr_history *h = &ag_rec_of(t)->history;
+   if (!h->ring) h->ring = VG_(calloc)("ag.history", 1, sizeof(ag_hist_ring));
+   return h->ring;
 }
 
 void ag_history_note(ag_tid t, ULong event, ExeContext *ec)
@@ -30,8 +28,10 @@ void ag_history_note(ag_tid t, ULong event, ExeContext *ec)
 
 ExeContext *ag_history_stack(ag_tid t, ULong event)
 {
-   if (t >= ag_hist_cap || !ag_hist[t] || event == 0) return NULL;
+   const ag_threadrec *rec = ag_rec_find(t);
+   const ag_hist_ring *r = rec ? rec->history.ring : NULL;
+   if (!r || event == 0) return NULL;
    for (UInt i = 0; i < AG_HISTORY_RING; i++)
-      if (ag_hist[t]->e[i].event == event) return ag_hist[t]->e[i].ec;
+      if (r->e[i].event == event) return r->e[i].ec;
    return NULL;
 }

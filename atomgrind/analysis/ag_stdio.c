@@ -34,7 +34,7 @@
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_mallocfree.h"   /* VG_(realloc), VG_(calloc), VG_(free) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity) */
-#include "ag_tidarray.h"           /* the per-thread records by thread id */
+#include "ag_threadrec.h"          /* the per-thread records by thread id */
 #include "ag_stdio.h"
 
 #define AG_ST_SIZE 16               /* sizeof(_IO_lock_t) on 64-bit targets */
@@ -56,12 +56,7 @@ static ag_stdio_ops ag_st_an;       /* analysis, which calls us */
 static ag_st_lock *ag_st_tab;       /* open addressing, a power of two */
 static UInt ag_st_cap, ag_st_used, ag_st_live;
 static Addr ag_st_lo = ~(Addr)0, ag_st_hi;  /* the known locks' span */
-typedef struct {
-   Addr last8, before8;            /* libc's last two 8-byte reads */
-   Bool last_was8;                 /* ... the last is its last access */
-} ag_st_thread_t;
-static ag_st_thread_t *ag_st_th;
-static UInt ag_st_nth;
+typedef ag_tr_stdio ag_st_thread_t;    /* a thread's part of its record */
 
 typedef struct { Addr file, lock; } ag_st_file;
 static ag_st_file *ag_st_files;     /* the FILEs known, a few */
@@ -122,8 +117,7 @@ static ag_st_lock *ag_st_covering(Addr a, UInt size)
 
 static ag_st_thread_t *ag_st_thread(ag_tid t)
 {
-   ag_st_th = ag_tidarray_grow("ag.stdio.th", ag_st_th, &ag_st_nth, t, sizeof *ag_st_th);
-   return &ag_st_th[t];
+   return &ag_rec_of(t)->stdio;
 }
 
 static void ag_st_filter_set(Addr f)

@@ -117,12 +117,20 @@ void ag_sp_threads(ag_schedpol *p, ag_sp_thread *th, unsigned nth, int pct)
    p->pct = pct;
 }
 
+/* t is marked parked at a rare region's BEGIN, or not: rare_parked counts
+   the marked. */
+static void ag_sp_rare(ag_schedpol *p, unsigned t, int on)
+{
+   if (p->th[t].rare == !!on) return;
+   p->th[t].rare = !!on;
+   if (on) p->rare_parked++;
+   else p->rare_parked--;
+}
+
 void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen)
 {
    ag_sp_thread *th = &p->th[t];
-   /* (one gone while parked at a rare BEGIN -- a fork child's other
-      threads -- stays counted in rare_parked, as it always did) */
-   th->rare = 0;
+   ag_sp_rare(p, t, 0);
    th->run = 0;
    th->held_until = 0;
    th->depth = 0;              /* (not recounted in in_regions either) */
@@ -172,10 +180,16 @@ void ag_sp_region_exit(ag_schedpol *p, unsigned t)
    p->th[t].depth = 0;
 }
 
+/* The other threads are gone: one parked at a rare region's BEGIN in the
+   parent is no longer waiting (else the child's damped regions would be
+   preempted for a rare one that never comes, for the rest of its run). */
 void ag_sp_fork_child(ag_schedpol *p, unsigned t)
 {
    for (unsigned u = 1; u < p->nth; u++)
-      if (u != t) p->th[u].depth = 0;
+      if (u != t) {
+         p->th[u].depth = 0;
+         ag_sp_rare(p, u, 0);
+      }
    p->in_regions = p->th[t].depth > 0;
 }
 
@@ -213,14 +227,6 @@ int ag_sp_access(ag_schedpol *p, unsigned t)
 }
 
 /* ---- rare regions ---- */
-
-static void ag_sp_rare(ag_schedpol *p, unsigned t, int on)
-{
-   if (p->th[t].rare == !!on) return;
-   p->th[t].rare = !!on;
-   if (on) p->rare_parked++;
-   else p->rare_parked--;
-}
 
 void ag_sp_parks(ag_schedpol *p, unsigned t, int kind)
 {

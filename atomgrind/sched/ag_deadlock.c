@@ -66,7 +66,6 @@
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_libcproc.h"     /* VG_(atfork) */
-#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity) */
 #include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "ag_deadlock.h"
@@ -75,6 +74,7 @@
 #include "ag_requests.h"           /* AG_WT_*, AG_LK_* */
 #include "ag_sync.h"               /* lock holders */
 #include "ag_syncinfo.h"           /* AG_SK_* */
+#include "ag_threadrec.h"          /* what each thread waits for, in its slot */
 #include "ag_threads.h"            /* which threads live */
 
 /* The core's --error-exitcode (pub_core_options.h; exported). */
@@ -86,18 +86,10 @@ typedef struct {
    UInt round;          /* rounds completed */
 } ag_dl_barrier;
 
-typedef struct {
-   UChar what;          /* ag_dw_what */
-   UChar kind;          /* AG_LK_* of a lock */
-   Bool woken;          /* AG_DW_COND: signalled since it began */
-   Addr obj;            /* lock, condition variable, or pthread_t joined */
-   Addr mutex;          /* AG_DW_COND ... */
-   ULong taken;         /* ... and how many times it was taken before */
-   UInt round;          /* AG_DW_BARRIER: the round it arrived in */
-   Bool cancelled;      /* a target of pthread_cancel: never blocked */
-} ag_dl_wait;
+/* What a thread waits for: its slot's part (ag_threadrec.h). */
+typedef ag_ts_deadlock ag_dl_wait;
 
-static ag_dl_wait *ag_dl_w;       /* by ThreadId */
+static Bool ag_dl_started;        /* some thread waited */
 static ag_map *ag_dl_barriers;    /* barrier -> ag_dl_barrier */
 /* semaphore -> its value + 1 (0: not known); a count no lower than the
    real value: posts are told before the real post, takes after the real
@@ -115,12 +107,15 @@ static void ag_dl_fork(ThreadId vgtid)
 
 static ag_dl_wait *ag_dl_of(ThreadId vgtid)
 {
-   if (!ag_dl_w) {
-      ag_dl_w = VG_(calloc)("ag.deadlock", VG_N_THREADS, sizeof *ag_dl_w);
+   if (!ag_dl_started) {
+      ag_dl_started = True;
       VG_(atfork)(NULL, ag_dl_fork, ag_dl_fork);
    }
-   return &ag_dl_w[vgtid];
+   return &ag_slot_of(vgtid)->deadlock;
 }
+
+/* v's wait, whether or not any thread waited yet. */
+static ag_dl_wait *ag_dl_w(ThreadId v) { return &ag_slot_of(v)->deadlock; }
 
 /* The live thread whose engine id is t (VG_INVALID_THREADID: none). */
 static ThreadId ag_dl_vg_of(ag_tid t)
@@ -169,7 +164,7 @@ static Bool ag_dl_relock_waits(Addr lock, UInt kind)
    the wait for a report. */
 static Bool ag_dl_blocked(ThreadId v, ThreadId *by, ag_dl_entry *e)
 {
-   const ag_dl_wait *w = &ag_dl_w[v];
+   const ag_dl_wait *w = ag_dl_w(v);
    ag_thread *th = ag_thread_of(v);
    ag_dl_entry d;
    VG_(memset)(&d, 0, sizeof d);
@@ -246,7 +241,7 @@ static Bool ag_dl_all_blocked(ThreadId v, ag_dl_report *r)
    ag_dl_entry e;
    /* cheap first: a contended lock asks this, and its holder usually runs */
    for (ThreadId u = 1; u < VG_N_THREADS; u++)
-      if ((ag_dl_w[u].what == AG_DW_NONE || ag_dl_w[u].cancelled) && ag_thread_of(u)->valid)
+      if ((ag_dl_w(u)->what == AG_DW_NONE || ag_dl_w(u)->cancelled) && ag_thread_of(u)->valid)
          return False;
    if (!ag_dl_blocked(v, &by, &r->e[0])) return False;
    r->n = 1;
@@ -314,18 +309,18 @@ UWord ag_deadlock_cond_wait(ThreadId vgtid, Addr cond, Addr mutex)
 
 Bool ag_deadlock_cond_moved(ThreadId vgtid)
 {
-   const ag_dl_wait *w = ag_dl_w ? &ag_dl_w[vgtid] : NULL;
+   const ag_dl_wait *w = ag_dl_started ? ag_dl_w(vgtid) : NULL;
    return !w || w->what != AG_DW_COND || w->woken || ag_sync_taken(w->mutex) != w->taken;
 }
 
 UWord ag_deadlock_recheck(ThreadId vgtid)
 {
-   return ag_dl_w && ag_dl_w[vgtid].what != AG_DW_NONE ? ag_dl_check(vgtid) : 0;
+   return ag_dl_started && ag_dl_w(vgtid)->what != AG_DW_NONE ? ag_dl_check(vgtid) : 0;
 }
 
 void ag_deadlock_done(ThreadId vgtid)
 {
-   if (ag_dl_w) ag_dl_w[vgtid].what = AG_DW_NONE;
+   if (ag_dl_started) ag_dl_w(vgtid)->what = AG_DW_NONE;
 }
 
 void ag_deadlock_cancel(UWord pt)
@@ -336,7 +331,7 @@ void ag_deadlock_cancel(UWord pt)
 
 void ag_deadlock_exit(ThreadId vgtid)
 {
-   if (ag_dl_w) VG_(memset)(&ag_dl_w[vgtid], 0, sizeof ag_dl_w[vgtid]);
+   if (ag_dl_started) VG_(memset)(ag_dl_w(vgtid), 0, sizeof(ag_dl_wait));
 }
 
 void ag_deadlock_sem_init(Addr s, UInt value, Bool pshared)
@@ -405,7 +400,9 @@ UWord ag_deadlock_barrier(ThreadId vgtid, Addr b)
 
 void ag_deadlock_signal(Addr cond)
 {
-   if (!ag_dl_w) return;
-   for (ThreadId v = 1; v < VG_N_THREADS; v++)
-      if (ag_dl_w[v].what == AG_DW_COND && ag_dl_w[v].obj == cond) ag_dl_w[v].woken = True;
+   if (!ag_dl_started) return;
+   for (ThreadId v = 1; v < VG_N_THREADS; v++) {
+      ag_dl_wait *w = ag_dl_w(v);
+      if (w->what == AG_DW_COND && w->obj == cond) w->woken = True;
+   }
 }

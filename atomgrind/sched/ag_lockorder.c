@@ -19,19 +19,14 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_mallocfree.h"   /* VG_(malloc), VG_(realloc) */
-#include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "ag_lockerrors.h"         /* the report */
 #include "ag_lockorder.h"
 #include "ag_map.h"                /* lock -> its node */
+#include "ag_threadrec.h"          /* the locks each thread holds, in its slot */
 
-/* Locks one thread holds, in the order taken (beyond the bound, deeper
-   nesting is not tracked: no order is made from those) */
-#define AG_LO_HELD 16
-typedef struct {
-   UInt n;
-   Addr lock[AG_LO_HELD];
-   ExeContext *ec[AG_LO_HELD];
-} ag_lo_held;
+/* Locks one thread holds, in the order taken: its slot's part
+   (ag_threadrec.h), zeroed when a thread is created in the slot. */
+typedef ag_ts_lockorder ag_lo_held;
 
 #define AG_LO_GATES 4
 typedef struct {
@@ -50,7 +45,6 @@ typedef struct {
    UInt mark;                     /* the search that visited it */
 } ag_lo_node;
 
-static ag_lo_held *ag_lo_th;      /* by ThreadId */
 static ag_map *ag_lo_nodes;       /* lock -> ag_lo_node */
 static UInt ag_lo_search;
 
@@ -206,8 +200,7 @@ static void ag_lo_orders(ThreadId vgtid, ag_tid t, ag_lo_held *h, Addr to, ExeCo
 
 void ag_lo_acquire(ThreadId vgtid, ag_tid t, Addr lock, ExeContext *ec, Bool blocking)
 {
-   if (!ag_lo_th) ag_lo_th = VG_(calloc)("ag.lockorder.held", VG_N_THREADS, sizeof *ag_lo_th);
-   ag_lo_held *h = &ag_lo_th[vgtid];
+   ag_lo_held *h = &ag_slot_of(vgtid)->lockorder;
    if (blocking) ag_lo_orders(vgtid, t, h, lock, ec);
    if (h->n < AG_LO_HELD) {
       h->lock[h->n] = lock;
@@ -217,8 +210,7 @@ void ag_lo_acquire(ThreadId vgtid, ag_tid t, Addr lock, ExeContext *ec, Bool blo
 
 void ag_lo_release(ThreadId vgtid, Addr lock)
 {
-   if (!ag_lo_th) return;
-   ag_lo_held *h = &ag_lo_th[vgtid];
+   ag_lo_held *h = &ag_slot_of(vgtid)->lockorder;
    for (UInt i = h->n; i-- > 0;)
       if (h->lock[i] == lock) {
          for (UInt j = i + 1; j < h->n; j++) {

@@ -1,11 +1,12 @@
 /* ag_locksets.c -- interned sets of held locks, each thread's current
- * set, and where each lock was first acquired. */
+ * set (the locks part of its record, ag_threadrec.h), and where each
+ * lock was first acquired. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcbase.h"     /* VG_(memcpy) */
 #include "pub_tool_mallocfree.h"   /* VG_(malloc) */
 #include "ag_locksets.h"
 #include "ag_map.h"
-#include "ag_tidarray.h"           /* tags and depths by thread id */
+#include "ag_threadrec.h"          /* tags and depths by thread id */
 
 /* Ids fit in the 16 bits above a site's address; the last is "unknown". */
 #define AG_LS_MAX AG_LS_UNKNOWN
@@ -19,11 +20,6 @@ typedef struct {
 static ag_ls_set *ag_ls_sets;      /* by id; [0] is the empty set */
 static UInt ag_ls_nsets, ag_ls_cap;
 static ag_map *ag_ls_by_hash;      /* hash -> UInt first id with it */
-
-ag_site *ag_ls_tags;
-UInt ag_ls_ntags;
-static UInt *ag_ls_depth;          /* locks each thread holds (its set may
-                                      be unknown) */
 
 typedef struct { ExeContext *ec; ag_tid by; } ag_ls_origin;
 static ag_map *ag_ls_origins;      /* lock -> where first acquired */
@@ -77,20 +73,11 @@ static void ag_ls_init(void)
    ag_ls_origins = ag_map_new(sizeof(ag_ls_origin));
 }
 
-static UInt ag_ls_cur(ag_tid t) { return ag_site_lockset(ag_lockset_tag(t)); }
+static UInt ag_ls_cur(const ag_tr_locks *l) { return ag_site_lockset(l->tag); }
 
-static void ag_ls_grow(ag_tid t)
+static void ag_ls_set_cur(ag_tr_locks *l, UInt id)
 {
-   UInt depth_cap = ag_ls_ntags;     /* the two arrays grow together */
-   ag_ls_depth = ag_tidarray_grow("ag.locksets.depth", ag_ls_depth, &depth_cap, t,
-                                  sizeof *ag_ls_depth);
-   ag_ls_tags = ag_tidarray_grow("ag.locksets.tags", ag_ls_tags, &ag_ls_ntags, t,
-                                 sizeof *ag_ls_tags);
-}
-
-static void ag_ls_set_cur(ag_tid t, UInt id)
-{
-   ag_ls_tags[t] = ag_site_locks(id);
+   l->tag = ag_site_locks(id);
 }
 
 /* A thread's locks are few: the new set is built on the stack.  A thread
@@ -107,39 +94,54 @@ void ag_lockset_acquire(ag_tid t, ThreadId vgtid, Addr lock)
       o->ec = VG_(record_ExeContext)(vgtid, 0);
       o->by = t;
    }
-   ag_ls_grow(t);
-   ag_ls_depth[t]++;
-   UInt cur = ag_ls_cur(t);
+   ag_tr_locks *l = &ag_rec_of(t)->locks;
+   l->depth++;
+   UInt cur = ag_ls_cur(l);
    if (cur == AG_LS_UNKNOWN) return;
    const ag_ls_set *s = &ag_ls_sets[cur];
-   if (s->n >= AG_LS_HELD_MAX) { ag_ls_set_cur(t, AG_LS_UNKNOWN); return; }
+   if (s->n >= AG_LS_HELD_MAX) { ag_ls_set_cur(l, AG_LS_UNKNOWN); return; }
    Addr held[AG_LS_HELD_MAX];
    UInt n = 0, i = 0;
    while (i < s->n && s->locks[i] < lock) held[n++] = s->locks[i++];
-   if (i < s->n && s->locks[i] == lock) { ag_ls_depth[t]--; return; }   /* held already */
+   if (i < s->n && s->locks[i] == lock) { l->depth--; return; }   /* held already */
    held[n++] = lock;
    while (i < s->n) held[n++] = s->locks[i++];
-   ag_ls_set_cur(t, ag_ls_intern(held, n));
+   ag_ls_set_cur(l, ag_ls_intern(held, n));
 }
 
 void ag_lockset_release(ag_tid t, Addr lock)
 {
-   if (t >= ag_ls_ntags || ag_ls_depth[t] == 0) return;
-   if (--ag_ls_depth[t] == 0) { ag_ls_set_cur(t, 0); return; }
-   UInt cur = ag_ls_cur(t);
+   ag_threadrec *r = ag_rec_find(t);
+   if (!r || r->locks.depth == 0) return;
+   ag_tr_locks *l = &r->locks;
+   if (--l->depth == 0) { ag_ls_set_cur(l, 0); return; }
+   UInt cur = ag_ls_cur(l);
    if (cur == AG_LS_UNKNOWN) return;
    const ag_ls_set *s = &ag_ls_sets[cur];
    Addr held[AG_LS_HELD_MAX];
    UInt n = 0;
    for (UInt i = 0; i < s->n; i++)
       if (s->locks[i] != lock) held[n++] = s->locks[i];
-   ag_ls_set_cur(t, ag_ls_intern(held, n));
+   ag_ls_set_cur(l, ag_ls_intern(held, n));
 }
 
 void ag_lockset_forget(Addr lock)
 {
    ag_ls_origin *o = ag_ls_origins ? ag_map_get(ag_ls_origins, lock) : NULL;
    if (o) o->ec = NULL;
+}
+
+static void ag_ls_forget_origin(void *arg, uint64_t key, void *rec)
+{
+   (void)arg;
+   (void)key;
+   ((ag_ls_origin *)rec)->ec = NULL;
+}
+
+void ag_lockset_forget_range(Addr a, SizeT len)
+{
+   if (ag_ls_origins && len > 0)
+      ag_map_foreach_in(ag_ls_origins, a, a + len, ag_ls_forget_origin, NULL);
 }
 
 UInt ag_lockset_size(UInt id)

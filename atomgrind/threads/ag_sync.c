@@ -25,7 +25,7 @@
 #include "ag_callsite.h"           /* where the program called */
 #include "ag_requests.h"          /* AG_LK_* lock kinds */
 #include "ag_errors.h"             /* ag_error_misuse */
-#include "ag_locksets.h"           /* a re-initialised lock is new */
+#include "ag_locksets.h"           /* a re-initialised or freed lock is new */
 #include "ag_lockorder.h"          /* lock-order inversions */
 #include "ag_map.h"                /* lock address -> state */
 #include "ag_sync.h"
@@ -231,10 +231,12 @@ ag_tid ag_sync_owner(Addr lock, ExeContext **taken_at, UInt *readers)
    return l ? l->owner : AG_NO_TID;
 }
 
-/* Memory freed: the lock orders of locks in it are forgotten (a lock
-   that lived there is gone, even if it was never destroyed). */
+/* Memory freed: the lock orders of locks in it are forgotten, and where
+   they were first acquired (a lock that lived there is gone, even if it
+   was never destroyed). */
 void ag_sync_forget_range(Addr a, SizeT len)
 {
    ag_lo_forget_range(a, len);
+   ag_lockset_forget_range(a, len);
    ag_bar_forget_range(a, len);
 }

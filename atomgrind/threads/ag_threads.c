@@ -4,11 +4,9 @@
 #include "pub_tool_aspacemgr.h"    /* VG_(am_find_nsegment): a dead thread's stack */
 #include "pub_tool_execontext.h"   /* VG_(record_ExeContext) */
 #include "pub_tool_libcassert.h"   /* tl_assert */
-#include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_libcproc.h"     /* VG_(atfork) */
 #include "pub_tool_machine.h"      /* VG_(get_SP) */
-#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
 #include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "pub_tool_tooliface.h"    /* VG_(track_*) */
 #include "ag_analysis.h"           /* thread events go to the engines */
@@ -19,9 +17,9 @@
 #include "ag_sched.h"              /* threads come and go for the scheduler */
 #include "ag_shared.h"             /* the running thread's tag in the owner table */
 #include "ag_threadinfo.h"         /* creation stacks, for reports */
+#include "ag_threadrec.h"          /* each slot's record, zeroed at creation */
 #include "ag_threads.h"
 
-static ag_thread *ag_threads;          /* indexed by ThreadId */
 static ag_thread ag_idle = { .ignore = 1, .tid = AG_NO_TID };  /* before any thread runs */
 ag_thread *ag_cur = &ag_idle;
 void (*ag_threads_stop_hook)(ThreadId vgtid);
@@ -33,7 +31,7 @@ static ag_map *ag_by_pthread;          /* pthread_t -> ag_tid */
 static void ag_start_client_code(ThreadId vgtid, ULong bbs_done)
 {
    (void)bbs_done;
-   ag_cur = &ag_threads[vgtid];
+   ag_cur = ag_thread_of(vgtid);
    ag_an_running(vgtid);
    ag_shared_running(ag_cur->tid);
    if (ag_cur->valid && ag_cur->stack_max == 0)
@@ -63,22 +61,23 @@ static void ag_threads_share_frames(ThreadId parent)
 {
    if (!(ag_clo_check & AG_CHECK_RACES) || ag_clo_check_stack_var) return;
    Addr sp = ag_callsite_sp(parent);
-   ag_thread *p = &ag_threads[parent];
+   ag_thread *p = ag_thread_of(parent);
    if (sp == 0 || p->stack_max == 0 || sp > p->stack_max) return;
    if (sp - 1 < p->stack_max) p->stack_max = sp - 1;
 }
 
 static void ag_thread_create(ThreadId parent, ThreadId child)
 {
-   ag_thread *c = &ag_threads[child];
+   ag_thread *c = ag_thread_of(child);
    tl_assert(!c->valid);
-   VG_(memset)(c, 0, sizeof *c);
+   ag_slot_new(child);
    c->valid = True;
    c->tid = ag_next_tid++;
    ag_live++;
    c->last_child = AG_NO_TID;
    ag_sched_thread_new(parent, child);
-   if (parent != VG_INVALID_THREADID && ag_threads[parent].valid) {
+   ag_thread *p = parent != VG_INVALID_THREADID ? ag_thread_of(parent) : NULL;
+   if (p && p->valid) {
       static Bool checked;
       if (!checked) {
          /* the first thread the program starts: synchronisation must be
@@ -93,10 +92,10 @@ static void ag_thread_create(ThreadId parent, ThreadId child)
             ag_an_disable();
          }
       }
-      ag_threads[parent].last_child = c->tid;
+      p->last_child = c->tid;
       ag_threads_share_frames(parent);
       ag_threadinfo_created(c->tid, VG_(record_ExeContext)(parent, 0));
-      ag_an_fork(ag_threads[parent].tid, c->tid);
+      ag_an_fork(p->tid, c->tid);
    } else {
       ag_an_thread_new(c->tid);
    }
@@ -104,7 +103,7 @@ static void ag_thread_create(ThreadId parent, ThreadId child)
 
 void ag_threads_exit(ThreadId vgtid)
 {
-   ag_thread *t = &ag_threads[vgtid];
+   ag_thread *t = ag_thread_of(vgtid);
    if (!t->valid) return;
    ag_an_thread_exit(t->tid, vgtid);
    /* glibc hands a dead thread's stack mapping (stack, TLS, thread
@@ -123,17 +122,19 @@ void ag_threads_exit(ThreadId vgtid)
    them (glibc gives their stacks to the child's next threads). */
 static void ag_threads_fork_child(ThreadId me)
 {
-   for (ThreadId t = 1; t < VG_N_THREADS; t++)
-      if (t != me && ag_threads[t].valid) {
-         if (ag_threads[me].valid) ag_an_join(ag_threads[me].tid, ag_threads[t].tid);
-         ag_threads[t].valid = False;
+   ag_thread *m = ag_thread_of(me);
+   for (ThreadId t = 1; t < VG_N_THREADS; t++) {
+      ag_thread *o = ag_thread_of(t);
+      if (t != me && o->valid) {
+         if (m->valid) ag_an_join(m->tid, o->tid);
+         o->valid = False;
          ag_live--;
       }
+   }
 }
 
 void ag_threads_init(void)
 {
-   ag_threads = VG_(calloc)("ag.threads", VG_N_THREADS, sizeof(ag_thread));
    ag_by_pthread = ag_map_new(sizeof(ag_tid));
    ag_shared_init();
    VG_(track_start_client_code)(ag_start_client_code);
@@ -146,8 +147,7 @@ UInt ag_threads_live(void) { return ag_live; }
 
 ag_thread *ag_thread_of(ThreadId vgtid)
 {
-   tl_assert(vgtid < VG_N_THREADS);
-   return &ag_threads[vgtid];
+   return &ag_slot_of(vgtid)->thread;
 }
 
 ag_tid ag_tid_of_pthread(UWord pt)

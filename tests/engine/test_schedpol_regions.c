@@ -176,6 +176,28 @@ static void rare(void)
    CHECK(!ag_sp_rare_first(&pol, 1), "an undamped holder yields to the rare");
 }
 
+/* A fork child: the thread parked at a rare BEGIN in the parent is gone,
+   and the child's damped region is not preempted for it. */
+static void rare_fork(void)
+{
+   setup(9, 0, 2);
+   open_region(1, 100 * AG_SP_KNEE);
+   open_region(2, 1);
+   ag_sp_parks(&pol, 2, AG_SP_PT_BEGIN);
+   ag_sp_enable(&pol, 2, 1);
+   CHECK(ag_sp_rare_first(&pol, 1), "the rare region not first");
+   ag_sp_enable(&pol, 2, 0);
+   ag_sp_fork_child(&pol, 1);
+   CHECK(pol.rare_parked == 0 && !th[2].rare, "still marked in the child: %u", pol.rare_parked);
+   CHECK(!ag_sp_rare_first(&pol, 1), "rare first in the child");
+   /* the slot's next thread starts unmarked, and counts right */
+   ag_sp_thread_new(&pol, 2, 3);
+   open_region(2, 1);
+   ag_sp_parks(&pol, 2, AG_SP_PT_BEGIN);
+   ag_sp_runs(&pol, 2);
+   CHECK(pol.rare_parked == 0, "marked after it ran: %u", pol.rare_parked);
+}
+
 int main(void)
 {
    counting();
@@ -183,5 +205,6 @@ int main(void)
    rates();
    outside();
    rare();
+   rare_fork();
    return sp_verdict();
 }

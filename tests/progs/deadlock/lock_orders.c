@@ -20,12 +20,24 @@
  *               assignment as C++'s std::mutex is (no init, no destroy);
  *               the block freed, a new one at the same address; T2: B
  *               then the new H.  A different lock: not reported.
+ *   fork_held   T1 holds A while main forks.  In the child (T1 is not
+ *               there) A is initialised again, the child's first thread
+ *               (which gets T1's Valgrind thread slot) takes B, then main
+ *               takes B then A.  Nothing there takes A before B: not
+ *               reported, in either process.
+ *   exit_held   T1 ends holding RA, a robust mutex; T2 (in T1's Valgrind
+ *               thread slot) takes B; then main takes B, then RA (as its
+ *               new owner: EOWNERDEAD).  Nobody takes RA before B: not
+ *               reported.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <semaphore.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include "../common.h"
 
 static pthread_mutex_t A = PTHREAD_MUTEX_INITIALIZER;
@@ -108,6 +120,68 @@ static pthread_mutex_t *new_heap_mutex(void)
    return m;
 }
 
+static sem_t a_held, may_release;
+
+static void *hold_a(void *arg)
+{
+   (void)arg;
+   pthread_mutex_lock(&A);
+   sem_post(&a_held);
+   sem_wait(&may_release);
+   pthread_mutex_unlock(&A);
+   return NULL;
+}
+
+static void *b_only(void *arg)
+{
+   (void)arg;
+   pthread_mutex_lock(&B);
+   pthread_mutex_unlock(&B);
+   return NULL;
+}
+
+static pthread_mutex_t RA;
+
+static void *end_holding_ra(void *arg)
+{
+   (void)arg;
+   pthread_mutex_lock(&RA);
+   return NULL;                          /* RA still held */
+}
+
+static void exit_held(void)
+{
+   pthread_mutexattr_t a;
+   pthread_mutexattr_init(&a);
+   pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+   pthread_mutex_init(&RA, &a);
+   pthread_join(spawn(end_holding_ra, NULL), NULL);
+   pthread_join(spawn(b_only, NULL), NULL);
+   pthread_mutex_lock(&B);
+   if (pthread_mutex_lock(&RA) == EOWNERDEAD) pthread_mutex_consistent(&RA);
+   pthread_mutex_unlock(&RA);
+   pthread_mutex_unlock(&B);
+}
+
+static void fork_held(void)
+{
+   sem_init(&a_held, 0, 0);
+   sem_init(&may_release, 0, 0);
+   pthread_t t1 = spawn(hold_a, NULL);
+   sem_wait(&a_held);
+   pid_t pid = fork();
+   if (pid == 0) {
+      pthread_mutex_init(&A, NULL);      /* its holder is not in this process */
+      pthread_join(spawn(b_only, NULL), NULL);
+      take2(&B, &A);
+      exit(0);
+   }
+   sem_post(&may_release);
+   pthread_join(t1, NULL);
+   int status;
+   waitpid(pid, &status, 0);
+}
+
 static void one_after_other(void *(*f)(void *), void *(*g)(void *))
 {
    pthread_join(spawn(f, NULL), NULL);
@@ -145,6 +219,10 @@ int main(int argc, char **argv)
       pthread_mutex_destroy(&A);
       pthread_mutex_init(&A, NULL);
       pthread_join(spawn(ba, NULL), NULL);
+   } else if (strcmp(mode, "fork_held") == 0) {
+      fork_held();
+   } else if (strcmp(mode, "exit_held") == 0) {
+      exit_held();
    }
    printf("done\n");
    return 0;
