@@ -292,6 +292,16 @@ class LinkTimeOptimisation(unittest.TestCase):
                                       "--sched-seed=%d" % seed)
                     self.assertEqual((r.errors, r.contexts), (1, 1), r)
 
+    def test_all(self):
+        """--atomic-fns=all: each inlined copy is a region of its own
+        function (before: every unnamed copy was one function,
+        "UnknownInlinedFun", for the report and for inference)."""
+        r = valgrind(self.exes["O2"], "--atomic-fns=all", args=["bug"])
+        self.assertGreaterEqual(r.atomicity, 1, r)
+        self.assertRegex(r.text, BEGAN % ("withdraw", "withdraw", "inline_bank.c", "teller",
+                                          "inline_bank.c"))
+        self.assertNotIn("call of UnknownInlinedFun", r.text)
+
     def test_helper_runs_once_for_the_program_only(self):
         """Run lazily, once, for the object with unnamed frames (not libc,
         not the preloads): --stats counts one object."""
