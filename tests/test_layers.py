@@ -29,6 +29,7 @@ LAYERS = [
     ["ag_errors", "ag_record"],                             # reports, traces
     ["ag_lockerrors"],                                      # deadlock and lock-order reports
     ["ag_cycles"],                                          # reports' cycles, drawn
+    ["ag_stacks"],                                          # reports' stacks, -flto's inlined frames named
     ["ag_instances"],                                       # inlined instances of atomic functions
     ["ag_fnspec"],                                          # which functions are atomic
     ["ag_objects", "ag_options", "ag_syncinfo", "ag_history",

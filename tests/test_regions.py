@@ -15,6 +15,7 @@ import re
 import subprocess
 import tempfile
 import unittest
+from xml.etree import ElementTree
 
 from agtest import OUT, PROGS, REPO, compile_prog, tool_built, valgrind
 
@@ -219,10 +220,9 @@ def compile_cxx(name, extra, suffix):
     return exe
 
 
-# the region's stack: Valgrind prints the inlined frame itself, as
-# UnknownInlinedFun under -flto (its reader cannot follow the name)
+# the region names the inlined function and, on the next line, its caller
 BEGAN = (r"The atomic region \(call of %s\) of thread #2 began at\n"
-         r"\s+at 0x[0-9A-F]+: (%s|UnknownInlinedFun) \(%s:\d+\)\n"
+         r"\s+at 0x[0-9A-F]+: %s \(%s:\d+\)\n"
          r"\s+by 0x[0-9A-F]+: %s \(%s:\d+\)")
 
 
@@ -291,6 +291,25 @@ class LinkTimeOptimisation(unittest.TestCase):
                     r = self.run_mode("O2", "bug", "fns", "--sched=" + sched,
                                       "--sched-seed=%d" % seed)
                     self.assertEqual((r.errors, r.contexts), (1, 1), r)
+
+    def test_stacks_name_the_frames(self):
+        """Every stack of the report, in text and in XML, names the inlined
+        frames (Valgrind's own printer says UnknownInlinedFun: ag_stacks.c
+        prints these stacks); the thread announcement's spawn too."""
+        r = self.run_mode("O2", "bug")
+        self.assertNotIn("UnknownInlinedFun (", r.text)
+        self.assertRegex(r.text, r"by 0x[0-9A-F]+: spawn \(common.h:\d+\)\n"
+                                 r"\s+by 0x[0-9A-F]+: main \(inline_bank.c:\d+\)")
+        self.assertRegex(r.text, r"Atomicity violation: .*\n\s+at 0x[0-9A-F]+: withdraw "
+                                 r"\(inline_bank.c:\d+\)\n\s+by 0x[0-9A-F]+: teller ")
+        with tempfile.NamedTemporaryFile("r", suffix=".xml") as xf:
+            valgrind(self.exes["O2"], "--atomic-fns=withdraw", "--xml=yes",
+                     "--xml-file=" + xf.name, args=["bug"])
+            xml = xf.read()
+        ElementTree.fromstring(xml)
+        self.assertEqual(xml.count("<error>"), 1, xml)
+        self.assertEqual(xml.count("<fn>withdraw</fn>"), 2, xml)
+        self.assertNotIn("UnknownInlinedFun", xml)
 
     def test_all(self):
         """--atomic-fns=all: each inlined copy is a region of its own
