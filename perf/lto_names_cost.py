@@ -62,7 +62,7 @@ def main():
             m = re.search(r"regions: \d+ marked, \d+ call\(s\) of atomic functions, (\d+) inlined", err)
             cpu[name].append(c)
             wall[name].append(w)
-            n = re.search(r"inline names: .*, (\d+) frame\(s\) named", err)
+            n = re.search(r"inline names: .*, (\d+) frame\(s\) named, \d+ not", err)
             print("%d %-11s rc=%d cpu %.2f s wall %.2f s inlined regions %s, frames named %s"
                   % (rep, name, rc, c, w, m.group(1) if m else "-", n.group(1) if n else "-"),
                   flush=True)

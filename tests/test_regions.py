@@ -328,7 +328,7 @@ class LinkTimeOptimisation(unittest.TestCase):
         self.assertEqual(r.text.count("atomgrind: naming the inlined functions of "), 1, r)
         self.assertRegex(r.text, r"(?m)^atomgrind: naming the inlined functions of \S+inline_bank-lto ")
         self.assertRegex(r.text, r"(?m)^atomgrind: inline names: 1 of 1 object\(s\) read by "
-                                 r"atomgrind-inlines, \d+ range\(s\), [1-9]\d* frame\(s\) named$")
+                                 r"atomgrind-inlines, \d+ range\(s\), [1-9]\d* frame\(s\) named, 0 not$")
 
     def test_not_run_without_lto(self):
         """A program built without -flto has no unnamed frame: the helper

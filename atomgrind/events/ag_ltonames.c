@@ -43,7 +43,7 @@ typedef struct {
 static ag_ln_obj *ag_ln_objs;
 static UInt ag_ln_nobjs, ag_ln_cap;
 static HChar ag_ln_why[512];     /* the first failure, as a clause */
-static ULong ag_ln_named;
+static ULong ag_ln_named, ag_ln_missed;   /* frames named, not named (--stats) */
 
 static void ag_ln_fail(const HChar *fmt, const HChar *a, const HChar *b)
 {
@@ -187,11 +187,13 @@ const HChar *ag_lto_name(Addr ip, Int depth, Int call_line)
       if (r->depth < depth || (r->depth == depth && r->lo <= a)) { found = mid; lo = mid + 1; }
       else hi = mid - 1;
    }
-   if (found < 0) return NULL;
-   const ag_ln_range *r = &o->r[found];
-   if (r->depth != depth || a >= r->hi) return NULL;
+   const ag_ln_range *r = found < 0 ? NULL : &o->r[found];
    /* the frames are matched by depth: the call's line confirms it */
-   if (call_line > 0 && r->line > 0 && r->line != call_line) return NULL;
+   if (!r || r->depth != depth || a >= r->hi
+       || (call_line > 0 && r->line > 0 && r->line != call_line)) {
+      ag_ln_missed++;
+      return NULL;
+   }
    ag_ln_named++;
    return r->name;
 }
@@ -207,5 +209,6 @@ void ag_lto_fini(void)
       ranges += ag_ln_objs[i].n;
    }
    VG_(umsg)("atomgrind: inline names: %u of %u object(s) read by %s, %u range(s), "
-             "%llu frame(s) named\n", ok, ag_ln_nobjs, AG_LN_HELPER, ranges, ag_ln_named);
+             "%llu frame(s) named, %llu not\n", ok, ag_ln_nobjs, AG_LN_HELPER, ranges,
+             ag_ln_named, ag_ln_missed);
 }
