@@ -11,11 +11,12 @@
  *
  *   LO HI DEPTH CALL_LINE NAME
  *
- * and "end" after the last.  LO and HI (hex, HI excluded) are the object's own (unrelocated)
- * addresses; DEPTH counts the inlined instances around this one in its
- * function (0: inlined straight into the function); CALL_LINE is the line
- * of the inlined call (0 when unknown); NAME is the abstract origin's
- * DW_AT_name, the form Valgrind gives inlined frames it can name.
+ * and "end" after the last.  LO and HI (hex, HI excluded) are the
+ * object's own (unrelocated) addresses; DEPTH counts the inlined instances
+ * around this one in its function (0: inlined straight into the
+ * function); CALL_LINE is the line of the inlined call (0 when unknown);
+ * NAME is the abstract origin's DW_AT_name, the form Valgrind gives the
+ * inlined frames it can name.
  * The debug information may be in the object or in a separate file
  * (.gnu_debuglink, /usr/lib/debug/.build-id).  Exit status: 0 done,
  * 1 no debug information, 2 usage or unreadable object.
@@ -25,7 +26,7 @@
 #include <elfutils/libdwfl.h>    /* Dwfl: finds separate debug files */
 #include <inttypes.h>            /* PRIx64 */
 #include <stdio.h>               /* printf */
-#include <string.h>              /* strcmp */
+#include <string.h>              /* strchr */
 
 /* every address range of one inlined instance */
 static void print_ranges(Dwarf_Die *die, int depth)
