@@ -85,8 +85,8 @@ Int ag_inline_frames(Addr ip, const HChar **names, const HChar **wheres, Int max
          }
          unknown |= VG_(strcmp)(names[n], AG_LTO_UNKNOWN) == 0;
          n++;
-      } else if (len > 0) {
-         cut = True;
+      } else {
+         cut = True;     /* a frame left out: depths no longer line up */
       }
    } while (VG_(next_IIPC)(iipc));
    VG_(delete_IIPC)(iipc);
