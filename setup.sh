@@ -8,8 +8,9 @@ cd "$(dirname "$0")"
 SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# libdw-dev: atomgrind-inlines reads the names Valgrind cannot (-flto)
 # chromium: the test suite opens atomgrind-trace's HTML pictures in a headless browser
-$SUDO apt-get install -y -qq gcc g++ make autoconf automake pkg-config valgrind python3 \
+$SUDO apt-get install -y -qq gcc g++ make autoconf automake pkg-config valgrind libdw-dev python3 \
     chromium >/dev/null
 ./autogen.sh
 mkdir -p build

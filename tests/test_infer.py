@@ -130,6 +130,19 @@ class InlinedFunctions(unittest.TestCase):
         self.assertGreaterEqual(r.atomicity, 1, r)
 
 
+class InlinedFunctionsLto(InlinedFunctions):
+    """The same with -flto, where Valgrind cannot name the inlined copies
+    (UnknownInlinedFun) and atomgrind-inlines does: withdraw is dropped by
+    its name, deposit stays checked (with the helper off, the first run
+    dropped '!UnknownInlinedFun', every inlined copy at once)."""
+
+    @classmethod
+    def setUpClass(cls):
+        from test_regions import defined_functions
+        cls.exe = compile_prog("inline_bank", extra=["-flto", "-O2"], suffix="-lto")
+        assert "withdraw" not in defined_functions(cls.exe)
+
+
 class Outcomes(unittest.TestCase):
     def test_only_predicted_reports(self):
         # predictions drop nothing (the inference drops on observed

@@ -30,10 +30,12 @@ LAYERS = [
     ["ag_errors", "ag_record"],                             # reports, traces
     ["ag_lockerrors"],                                      # deadlock and lock-order reports
     ["ag_cycles"],                                          # reports' cycles, drawn
+    ["ag_stacks"],                                          # reports' stacks, -flto's inlined frames named
     ["ag_instances"],                                       # inlined instances of atomic functions
     ["ag_fnspec"],                                          # which functions are atomic
     ["ag_objects", "ag_options", "ag_syncinfo", "ag_history",
      "ag_locksets", "ag_blocks", "ag_threadinfo", "ag_defsupp", "ag_callsite", "ag_inline"], # facts everyone reads
+    ["ag_ltonames"],                                        # names of inlined code Valgrind cannot read (-flto)
     ["ag_threadrec"],                                       # one record per thread
     ["engine"],                                             # atomgrind/engine/*.c
     ["ag_shim_vg"],                                         # the engines' Valgrind shim

@@ -3,9 +3,10 @@
  * part between the address and the trailing "(file:line)" or "(in obj)". */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"    /* VG_(new_IIPC), VG_(describe_IP) */
-#include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strncpy), VG_(strcpy) */
+#include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strncpy), VG_(strcpy), VG_(strtoll10) */
 #include "pub_tool_options.h"      /* VG_(clo_xml): describe_IP's format */
 #include "ag_inline.h"
+#include "ag_ltonames.h"           /* names Valgrind cannot read (-flto) */
 
 #define AG_IN_BUF 4096
 
@@ -39,8 +40,31 @@ Int ag_inline_chain(Addr ip, const HChar **names, Int max)
    return ag_inline_frames(ip, names, NULL, max);
 }
 
+/* The line number in a "(file:line)" location, 0 when none. */
+static Int ag_in_line(const HChar *where)
+{
+   const HChar *colon = VG_(strrchr)(where, ':');
+   if (where[0] != '(' || VG_(strncmp)(where, "(in ", 4) == 0 || !colon) return 0;
+   return (Int)VG_(strtoll10)(colon + 1, NULL);
+}
+
+/* Names the frames Valgrind calls UnknownInlinedFun (the chain of n is
+   whole): frame i has n - 2 - i inlined frames around it, and frame i + 1
+   gives the line it was called from. */
+static void ag_in_name_unknown(Addr ip, const HChar **names, const HChar **wheres, Int n)
+{
+   for (Int i = 0; i + 1 < n; i++) {
+      if (VG_(strcmp)(names[i], AG_LTO_UNKNOWN) != 0) continue;
+      const HChar *name = ag_lto_name(ip, n - 2 - i, ag_in_line(wheres[i + 1]));
+      if (name) names[i] = name;
+   }
+}
+
 Int ag_inline_frames(Addr ip, const HChar **names, const HChar **wheres, Int max)
 {
+   const HChar *own[AG_INLINE_MAX];
+   Bool cut = False, unknown = False;
+   if (!wheres && max <= AG_INLINE_MAX) wheres = own;   /* to name unknown frames */
    DiEpoch ep = VG_(current_DiEpoch)();
    /* describe_IP writes XML frames under --xml=yes: ask for text */
    Bool xml = VG_(clo_xml);
@@ -59,10 +83,14 @@ Int ag_inline_frames(Addr ip, const HChar **names, const HChar **wheres, Int max
             wheres[n] = ag_in_buf + used;
             used += wlen + 1;
          }
+         unknown |= VG_(strcmp)(names[n], AG_LTO_UNKNOWN) == 0;
          n++;
+      } else {
+         cut = True;     /* a frame left out: depths no longer line up */
       }
    } while (VG_(next_IIPC)(iipc));
    VG_(delete_IIPC)(iipc);
    VG_(clo_xml) = xml;
+   if (unknown && !cut && wheres) ag_in_name_unknown(ip, names, wheres, n);
    return n;
 }

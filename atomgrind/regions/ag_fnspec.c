@@ -22,6 +22,7 @@
 #include "pub_tool_options.h"      /* VG_(clo_verbosity) */
 #include "pub_tool_seqmatch.h"     /* VG_(string_match) */
 #include "ag_fnspec.h"
+#include "ag_ltonames.h"           /* why unnamed inlined frames stayed so */
 #include "ag_map.h"                /* name -> function, site -> function */
 #include "ag_options.h"            /* --atomic-fns, --atomic-spec, ... */
 
@@ -525,8 +526,9 @@ static void ag_fs_report_patterns(void)
             VG_(umsg)("atomgrind: %s: '%s' checked nothing: no such function among those "
                       "the debug info names; some code that ran is inlined from functions "
                       "whose names Valgrind cannot read (link-time optimisation keeps them "
-                      "in another unit): build without -flto, or mark the region in the "
-                      "source\n", p->from, p->pat);
+                      "in another unit)%s%s: build without -flto, or mark the region in the "
+                      "source\n", p->from, p->pat, *ag_lto_failure() ? " and " : "",
+                      ag_lto_failure());
          else
             VG_(umsg)("atomgrind: %s: '%s' checked nothing: no such function\n",
                       p->from, p->pat);

@@ -22,7 +22,8 @@ const HChar *ag_fnspec_name(Int fn);
 void ag_fnspec_entered(Int fn, ULong site);  /* a call of fn opened a region (at site; 0: nested) */
 void ag_fnspec_start_routine(Int fn);   /* fn was seen as a thread's start routine */
 /* Code ran inlined from a function the debug info names in another unit
-   (-flto), which Valgrind 3.19 does not read: the exit says so. */
+   (-flto), which Valgrind 3.19 does not read, and atomgrind-inlines could
+   not name it either (ag_ltonames.h): the exit says so, and why. */
 void ag_fnspec_unnamed_inline(void);
 /* The function whose call opened the region that began at site, or AG_NO_FN
    (a region from source markers). */

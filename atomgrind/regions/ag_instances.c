@@ -17,6 +17,7 @@
 #include "ag_fnspec.h"             /* which functions are atomic */
 #include "ag_inline.h"             /* the inline chain at an address */
 #include "ag_instances.h"
+#include "ag_ltonames.h"           /* AG_LTO_UNKNOWN, its --stats */
 #include "ag_map.h"                /* hash -> id */
 
 static Bool ag_is_on;
@@ -87,8 +88,9 @@ UInt ag_inst_at(Addr ip)
       the others are inlined instances, outermost last */
    for (Int i = n - 2; i >= 0; i--) {
       /* Valgrind's name for an inlined function whose DWARF is in
-         another unit (link-time optimisation): no pattern can match it */
-      if (VG_(strcmp)(names[i], "UnknownInlinedFun") == 0) ag_fnspec_unnamed_inline();
+         another unit (link-time optimisation) that atomgrind-inlines
+         could not name either: no pattern can match it */
+      if (VG_(strcmp)(names[i], AG_LTO_UNKNOWN) == 0) ag_fnspec_unnamed_inline();
       Int fn = ag_fnspec_match_name(names[i], ip);
       if (fn == AG_NO_FN) continue;
       c.fn[c.n] = fn;
@@ -107,6 +109,7 @@ const ag_inst_chain *ag_inst_chain_of(UInt chain)
 
 void ag_instances_fini(void)
 {
+   ag_lto_fini();
    if (ag_is_on && VG_(clo_stats))
       VG_(umsg)("atomgrind: inline: %llu instruction(s) looked up, %u instance(s) of "
                 "atomic functions in %u chain(s)\n",

@@ -1,7 +1,7 @@
 /* ag_errors.c -- atomgrind's errors through Valgrind's error manager:
  * printing (text and XML), de-duplication, suppressions. */
 #include "pub_tool_basics.h"
-#include "pub_tool_execontext.h"   /* stacks: VG_(pp_ExeContext), VG_(eq_ExeContext) */
+#include "pub_tool_execontext.h"   /* stacks: VG_(eq_ExeContext) */
 #include "pub_tool_xarray.h"       /* (needed by pub_tool_addrinfo.h) */
 #include "pub_tool_debuginfo.h"    /* VG_(current_DiEpoch) */
 #include "pub_tool_addrinfo.h"     /* describing an address */
@@ -14,6 +14,7 @@
 #include "pub_tool_tooliface.h"    /* VG_(needs_tool_errors) */
 #include "ag_errors.h"
 #include "ag_cycles.h"             /* the cycle of a report, drawn */
+#include "ag_stacks.h"             /* stacks, with -flto's inlined frames named */
 #include "ag_fd.h"                 /* descriptors' made-up addresses (inline only) */
 #include "ag_fnspec.h"             /* regions that are calls; --infer-spec */
 #include "ag_options.h"            /* --trace-reports */
@@ -258,7 +259,7 @@ static Bool ag_announce_thread(ag_tid t, Bool xml)
    ExeContext *ec = ag_threadinfo_creation(t);
    if (xml) {
       VG_(printf_xml)("<announcethread>\n  <hthreadid>%u</hthreadid>\n", t + 1);
-      if (ec) VG_(pp_ExeContext)(ec);
+      if (ec) ag_stacks_pp(ec);
       else if (t == 0) VG_(printf_xml)("  <isrootthread></isrootthread>\n");
       VG_(printf_xml)("</announcethread>\n\n");
       return True;
@@ -266,7 +267,7 @@ static Bool ag_announce_thread(ag_tid t, Bool xml)
    VG_(umsg)("---Thread-Announcement------------------------------------------\n\n");
    if (ec) {
       VG_(umsg)("Thread #%u was created\n", t + 1);
-      VG_(pp_ExeContext)(ec);
+      ag_stacks_pp(ec);
    } else if (t == 0) {
       VG_(umsg)("Thread #%u is the program's root thread\n", t + 1);
    } else {
@@ -329,10 +330,10 @@ static void ag_pp_region(const HChar *who, ExeContext *ec, Bool xml)
 {
    if (xml) {
       VG_(printf_xml)("  <auxwhat>%s</auxwhat>\n", who);
-      if (ec) VG_(pp_ExeContext)(ec);
+      if (ec) ag_stacks_pp(ec);
    } else {
       VG_(umsg)("%s\n", who);
-      if (ec) VG_(pp_ExeContext)(ec);
+      if (ec) ag_stacks_pp(ec);
    }
 }
 
@@ -349,7 +350,7 @@ static void ag_pp_ip(ULong ip, Bool xml);
 static void ag_pp_access_at(ExeContext *ec, ag_site site, Bool xml)
 {
    Addr ip = (Addr)ag_site_code_of(site);
-   if (ec) VG_(pp_ExeContext)(ec);
+   if (ec) ag_stacks_pp(ec);
    else if (ip) ag_pp_ip(ip, xml);
 }
 
@@ -475,7 +476,7 @@ static void ag_pp_end_way(UInt who, UInt whom, ULong event, ag_site site, Addr a
       VG_(snprintf)(line + n, sizeof line - n, "join of a thread");
    ag_aux(xml, line);
    if (size) ag_pp_access_at(ec, site, xml);
-   else if (ag_site_ec(site)) VG_(pp_ExeContext)(ag_site_ec(site));
+   else if (ag_site_ec(site)) ag_stacks_pp(ag_site_ec(site));
    if (size && ai) VG_(pp_addrinfo)(addr, ai);
    if (!xml) VG_(umsg)("\n");
 }
@@ -499,7 +500,7 @@ static void ag_pp_end_ways(const ag_err_extra *x, Bool xml)
 static void ag_pp_stack(const HChar *line, ExeContext *ec, Bool xml)
 {
    ag_aux(xml, line);
-   VG_(pp_ExeContext)(ec);
+   ag_stacks_pp(ec);
 }
 
 /* Where the other thread took and released the lock (a condition
@@ -570,10 +571,10 @@ static void ag_pp_atomicity(const Error *err, const ag_err_extra *x, Bool xml)
                     v->tid + 1, other);
    if (xml) {
       VG_(printf_xml)("  <kind>Atomicity</kind>\n  <what>%pS</what>\n", what);
-      VG_(pp_ExeContext)(VG_(get_error_where)(err));
+      ag_stacks_pp(VG_(get_error_where)(err));
    } else {
       VG_(umsg)("%s\n", what);
-      VG_(pp_ExeContext)(VG_(get_error_where)(err));
+      ag_stacks_pp(VG_(get_error_where)(err));
       VG_(umsg)("\n");
    }
    /* the other thread's access this one conflicts with, when the engine
@@ -638,7 +639,7 @@ static void ag_pp_predicted(const Error *err, const ag_err_extra *x, Bool xml)
       VG_(printf_xml)("  <kind>PredictedAtomicity</kind>\n  <what>%pS</what>\n", what);
    else
       VG_(umsg)("%s\n", what);
-   VG_(pp_ExeContext)(VG_(get_error_where)(err));
+   ag_stacks_pp(VG_(get_error_where)(err));
    if (!xml) VG_(umsg)("\n");
    VG_(snprintf)(line, sizeof line, "Thread #%u's first access, a %s, was", t, ag_rw(v->e1_flags));
    ag_pp_line_at(line, v->e1_site, xml);
@@ -695,7 +696,7 @@ static void ag_pp_lock_origin(Addr lock, Bool xml)
       VG_(snprintf)(line, sizeof line, "The %s at %#lx: where it was first acquired is "
                     "not known", name, (unsigned long)lock);
    ag_aux(xml, line);
-   if (ec) VG_(pp_ExeContext)(ec);
+   if (ec) ag_stacks_pp(ec);
    AddrInfo ai;
    VG_(describe_addr)(VG_(current_DiEpoch)(), lock, &ai);
    VG_(pp_addrinfo)(lock, &ai);
@@ -743,7 +744,7 @@ static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
    ExeContext *other_ec = ag_site_ec_stack(v->other_site);
    if (xml) {
       VG_(printf_xml)("  <kind>Race</kind>\n  <what>%pS</what>\n", what);
-      VG_(pp_ExeContext)(VG_(get_error_where)(err));
+      ag_stacks_pp(VG_(get_error_where)(err));
       ag_pp_locks_held(v->site, xml);
       ag_aux(xml, prev);
       ag_pp_access_at(other_ec, v->other_site, xml);
@@ -751,7 +752,7 @@ static void ag_pp_race(const Error *err, const ag_err_extra *x, Bool xml)
    } else {
       VG_(umsg)("%s\n", what);
       ag_pp_locks_held(v->site, xml);
-      VG_(pp_ExeContext)(VG_(get_error_where)(err));
+      ag_stacks_pp(VG_(get_error_where)(err));
       VG_(umsg)("\n%s\n", prev);
       ag_pp_locks_held(v->other_site, xml);
       ag_pp_access_at(other_ec, v->other_site, xml);
@@ -775,7 +776,7 @@ static void ag_pp_Error(const Error *err)
       } else {
          VG_(umsg)("%s\n", x->msg);
       }
-      VG_(pp_ExeContext)(VG_(get_error_where)(err));
+      ag_stacks_pp(VG_(get_error_where)(err));
       break;
    default:
       VG_(umsg)("atomgrind: unknown error kind\n");

@@ -5,12 +5,13 @@
 #include "pub_tool_xarray.h"       /* (needed by pub_tool_addrinfo.h) */
 #include "pub_tool_debuginfo.h"    /* VG_(current_DiEpoch) */
 #include "pub_tool_addrinfo.h"     /* what a lock's address is */
-#include "pub_tool_execontext.h"   /* VG_(pp_ExeContext), VG_(apply_ExeContext) */
+#include "pub_tool_execontext.h"   /* VG_(apply_ExeContext) */
 #include "pub_tool_libcbase.h"     /* VG_(strlen) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(printf_xml) */
 #include "pub_tool_options.h"      /* VG_(clo_xml) */
 #include "ag_lockerrors.h"
 #include "ag_syncinfo.h"           /* what kind of object a lock address is */
+#include "ag_stacks.h"             /* stacks, with -flto's inlined frames named */
 
 void ag_lockerr_deadlock(ThreadId vgtid, const ag_dl_report *r)
 {
@@ -87,7 +88,7 @@ static void ag_le_aux(Bool xml, const HChar *text)
 static void ag_le_stack(Bool xml, const HChar *text, ExeContext *ec)
 {
    ag_le_aux(xml, text);
-   if (ec) VG_(pp_ExeContext)(ec);
+   if (ec) ag_stacks_pp(ec);
    if (!xml) VG_(umsg)("\n");
 }
 
@@ -173,7 +174,7 @@ static void ag_le_pp_deadlock(const Error *err, const ag_dl_report *r, Bool xml)
                     "woken by one that runs; the run cannot go on");
    if (xml) VG_(printf_xml)("  <kind>Deadlock</kind>\n  <what>%pS</what>\n", what);
    else VG_(umsg)("%s\n", what);
-   VG_(pp_ExeContext)(VG_(get_error_where)(err));
+   ag_stacks_pp(VG_(get_error_where)(err));
    if (!xml) VG_(umsg)("\n");
    for (UInt i = 0; i < r->n; i++) {
       const ag_dl_entry *e = &r->e[i];
@@ -225,7 +226,7 @@ static void ag_le_pp_order(const Error *err, const ag_lo_report *r, Bool xml)
                  (unsigned long)o->from);
    if (xml) VG_(printf_xml)("  <kind>LockOrder</kind>\n  <what>%pS</what>\n", what);
    else VG_(umsg)("%s\n", what);
-   VG_(pp_ExeContext)(VG_(get_error_where)(err));
+   ag_stacks_pp(VG_(get_error_where)(err));
    if (!xml) VG_(umsg)("\n");
    ag_le_pp_orderstep(o, "Observed (incorrect) order", xml);
    for (UInt i = 0; i < r->n; i++)

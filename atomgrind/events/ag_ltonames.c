@@ -1,0 +1,214 @@
+/* ag_ltonames.c -- see ag_ltonames.h.
+ *
+ * The helper prints "LO HI DEPTH CALL_LINE NAME" per range of each inlined
+ * instance of the object, then "end" (VG_(system) does not give the exit
+ * status: a missing "end" is a failure).  It runs at most once per object,
+ * and only for an object where an unnamed inlined frame was met, so
+ * programs built without -flto never pay for it.  The ranges are kept
+ * sorted by (depth, start): the instances of one depth do not overlap, so
+ * a binary search finds the one at an address. */
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"    /* VG_(find_DebugInfo), VG_(DebugInfo_get_text_bias) */
+#include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strtoull16), VG_(ssort) */
+#include "pub_tool_libcfile.h"     /* VG_(open), VG_(read), VG_(fstat), VG_(unlink) */
+#include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(snprintf) */
+#include "pub_tool_libcproc.h"     /* VG_(system), VG_(libdir), VG_(getenv) */
+#include "pub_tool_mallocfree.h"   /* VG_(malloc), VG_(free) */
+#include "pub_tool_options.h"      /* VG_(clo_verbosity), VG_(clo_stats) */
+#include "ag_ltonames.h"
+
+/* the core's (pub_core_libcfile.h), exported but not in the tool headers:
+   a new file in the temporary directory, its path in fullname */
+extern Int VG_(mkstemp)(const HChar *part_of_name, HChar *fullname);
+extern SizeT VG_(mkstemp_fullname_bufsz)(SizeT part_of_name_len);
+
+#define AG_LN_HELPER "atomgrind-inlines"
+#define AG_LN_ENV "ATOMGRIND_INLINES"      /* the helper's path; "": do not run it */
+
+typedef struct {
+   Addr lo, hi;                  /* the object's own addresses, hi excluded */
+   Int depth, line;
+   const HChar *name;            /* into the object's text */
+} ag_ln_range;
+
+typedef struct {
+   HChar *file;                  /* the object's path */
+   PtrdiffT bias;                /* its addresses -> the run's */
+   HChar *text;                  /* the helper's output, lines cut at '\0' */
+   ag_ln_range *r;               /* sorted by (depth, lo) */
+   UInt n;
+   Bool ok;
+} ag_ln_obj;
+
+static ag_ln_obj *ag_ln_objs;
+static UInt ag_ln_nobjs, ag_ln_cap;
+static HChar ag_ln_why[512];     /* the first failure, as a clause */
+static ULong ag_ln_named, ag_ln_missed;   /* frames named, not named (--stats) */
+
+static void ag_ln_fail(const HChar *fmt, const HChar *a, const HChar *b)
+{
+   if (!ag_ln_why[0]) VG_(snprintf)(ag_ln_why, sizeof ag_ln_why, fmt, a, b);
+}
+
+/* The helper's path, or NULL (then ag_ln_why says why). */
+static const HChar *ag_ln_helper(void)
+{
+   static HChar path[1024];
+   const HChar *env = VG_(getenv)(AG_LN_ENV);
+   if (env && !*env) {
+      ag_ln_fail("%s is set empty, so %s was not run", AG_LN_ENV, AG_LN_HELPER);
+      return NULL;
+   }
+   if (env) VG_(snprintf)(path, sizeof path, "%s", env);
+   else VG_(snprintf)(path, sizeof path, "%s/%s", VG_(libdir), AG_LN_HELPER);
+   struct vg_stat st;
+   if (sr_isError(VG_(stat)(path, &st))) {
+      ag_ln_fail("%s, which reads those names, is not installed (%s)", AG_LN_HELPER, path);
+      return NULL;
+   }
+   return path;
+}
+
+/* The whole of file fd, '\0'-terminated, or NULL. */
+static HChar *ag_ln_slurp(Int fd)
+{
+   struct vg_stat st;
+   if (VG_(fstat)(fd, &st) != 0 || st.size < 0 || st.size > (1L << 30)) return NULL;
+   HChar *buf = VG_(malloc)("ag.ltonames.text", st.size + 1);
+   Long got = 0;
+   while (got < st.size) {
+      Int r = VG_(read)(fd, buf + got, st.size - got > (1 << 20) ? (1 << 20) : st.size - got);
+      if (r <= 0) break;
+      got += r;
+   }
+   buf[got] = 0;
+   return buf;
+}
+
+static Int ag_ln_cmp(const void *a, const void *b)
+{
+   const ag_ln_range *x = a, *y = b;
+   if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+   return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : 0;
+}
+
+/* Parses o->text into o->r; False when it does not end with "end". */
+static Bool ag_ln_parse(ag_ln_obj *o)
+{
+   UInt cap = 0;
+   HChar *s = o->text;
+   for (HChar *p = s; *p; p++) cap += *p == '\n';
+   o->r = VG_(malloc)("ag.ltonames.ranges", (cap + 1) * sizeof *o->r);
+   while (*s) {
+      HChar *nl = VG_(strchr)(s, '\n'), *e;
+      if (!nl) return False;                         /* cut short */
+      *nl = 0;
+      if (VG_(strcmp)(s, "end") == 0) break;
+      ag_ln_range *r = &o->r[o->n];
+      r->lo = VG_(strtoull16)(s, &e);
+      r->hi = VG_(strtoull16)(e, &e);
+      r->depth = VG_(strtoll10)(e, &e);
+      r->line = VG_(strtoll10)(e, &e);
+      if (*e != ' ' || r->hi <= r->lo || r->depth < 0) return False;
+      r->name = e + 1;
+      o->n++;
+      s = nl + 1;
+   }
+   if (!*s) return False;                            /* no "end" */
+   VG_(ssort)(o->r, o->n, sizeof *o->r, ag_ln_cmp);
+   return True;
+}
+
+/* Runs the helper on o->file. */
+static void ag_ln_load(ag_ln_obj *o)
+{
+   const HChar *helper = ag_ln_helper();
+   if (!helper) return;
+   if (VG_(strchr)(helper, '\'') || VG_(strchr)(o->file, '\'')) {
+      ag_ln_fail("%s could not be run on %s (a quote in a path)", AG_LN_HELPER, o->file);
+      return;
+   }
+   HChar tmp[VG_(mkstemp_fullname_bufsz)(sizeof "ag-inlines")];
+   Int fd = VG_(mkstemp)("ag-inlines", tmp);
+   if (fd < 0) {
+      ag_ln_fail("%s could not be run (no temporary file)%s", AG_LN_HELPER, "");
+      return;
+   }
+   SizeT len = VG_(strlen)(helper) + VG_(strlen)(o->file) + VG_(strlen)(tmp) + 32;
+   HChar *cmd = VG_(malloc)("ag.ltonames.cmd", len);
+   VG_(snprintf)(cmd, len, "'%s' '%s' >'%s' 2>/dev/null", helper, o->file, tmp);
+   if (VG_(clo_verbosity) > 1)
+      VG_(umsg)("atomgrind: naming the inlined functions of %s (link-time optimisation): %s\n",
+                o->file, cmd);
+   Int rc = VG_(system)(cmd);
+   VG_(free)(cmd);
+   o->text = rc == 0 ? ag_ln_slurp(fd) : NULL;
+   VG_(close)(fd);
+   VG_(unlink)(tmp);
+   o->ok = o->text && ag_ln_parse(o);
+   if (!o->ok)
+      ag_ln_fail("%s could not read the debug information of %s", AG_LN_HELPER, o->file);
+   else if (VG_(clo_verbosity) > 1)
+      VG_(umsg)("atomgrind: %s: %u inlined range(s)\n", o->file, o->n);
+}
+
+/* The object at ip, read on first use; NULL when it has no file. */
+static ag_ln_obj *ag_ln_obj_at(Addr ip)
+{
+   DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ip);
+   const HChar *file = di ? VG_(DebugInfo_get_filename)(di) : NULL;
+   if (!file) return NULL;
+   PtrdiffT bias = VG_(DebugInfo_get_text_bias)(di);
+   for (UInt i = 0; i < ag_ln_nobjs; i++)
+      if (ag_ln_objs[i].bias == bias && VG_(strcmp)(ag_ln_objs[i].file, file) == 0)
+         return &ag_ln_objs[i];
+   if (ag_ln_nobjs == ag_ln_cap) {
+      ag_ln_cap = ag_ln_cap ? 2 * ag_ln_cap : 4;
+      ag_ln_objs = VG_(realloc)("ag.ltonames.objs", ag_ln_objs, ag_ln_cap * sizeof *ag_ln_objs);
+   }
+   ag_ln_obj *o = &ag_ln_objs[ag_ln_nobjs++];
+   VG_(memset)(o, 0, sizeof *o);
+   o->file = VG_(strdup)("ag.ltonames.file", file);
+   o->bias = bias;
+   ag_ln_load(o);
+   return o;
+}
+
+const HChar *ag_lto_name(Addr ip, Int depth, Int call_line)
+{
+   ag_ln_obj *o = ag_ln_obj_at(ip);
+   if (!o || !o->ok) return NULL;
+   Addr a = ip - o->bias;
+   /* the last range of this depth starting at or before a */
+   Int lo = 0, hi = (Int)o->n - 1, found = -1;
+   while (lo <= hi) {
+      Int mid = lo + (hi - lo) / 2;
+      const ag_ln_range *r = &o->r[mid];
+      if (r->depth < depth || (r->depth == depth && r->lo <= a)) { found = mid; lo = mid + 1; }
+      else hi = mid - 1;
+   }
+   const ag_ln_range *r = found < 0 ? NULL : &o->r[found];
+   /* the frames are matched by depth: the call's line confirms it */
+   if (!r || r->depth != depth || a >= r->hi
+       || (call_line > 0 && r->line > 0 && r->line != call_line)) {
+      ag_ln_missed++;
+      return NULL;
+   }
+   ag_ln_named++;
+   return r->name;
+}
+
+const HChar *ag_lto_failure(void) { return ag_ln_why; }
+
+void ag_lto_fini(void)
+{
+   if (!VG_(clo_stats) || ag_ln_nobjs == 0) return;
+   UInt ok = 0, ranges = 0;
+   for (UInt i = 0; i < ag_ln_nobjs; i++) {
+      ok += ag_ln_objs[i].ok;
+      ranges += ag_ln_objs[i].n;
+   }
+   VG_(umsg)("atomgrind: inline names: %u of %u object(s) read by %s, %u range(s), "
+             "%llu frame(s) named, %llu not\n", ok, ag_ln_nobjs, AG_LN_HELPER, ranges,
+             ag_ln_named, ag_ln_missed);
+}
