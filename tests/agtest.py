@@ -128,22 +128,45 @@ def engine_sources(host_shim=True):
 
 def host_binary(name, srcs, libs=(), opt="-O1", includes=(), defines=()):
     """Build a host C program from srcs with the sanitizers (again only when
-    a source changed) and return its path."""
-    os.makedirs(HOST_OUT, exist_ok=True)
+    a source changed) and return its path.  Each source is compiled once
+    per set of flags and kept (tests-host/obj): the engine's sources are in
+    many of the host tests."""
+    os.makedirs(os.path.join(HOST_OUT, "obj"), exist_ok=True)
     exe = os.path.join(HOST_OUT, name)
     headers = [os.path.join(d, f) for d in (ENGINE_DIR, CTESTS, *includes)
                for f in os.listdir(d) if f.endswith(".h")]
-    if os.path.exists(exe) and all(os.path.getmtime(s) <= os.path.getmtime(exe)
-                                   for s in list(srcs) + headers):
+    newest_header = max((os.path.getmtime(h) for h in headers), default=0)
+    objs = [host_object(src, opt, includes, defines, headers, newest_header) for src in srcs]
+    if os.path.exists(exe) and all(os.path.getmtime(o) <= os.path.getmtime(exe) for o in objs):
         return exe
-    cmd = [os.environ.get("CC", "cc"), "-std=gnu99", opt, "-g", *SANITIZE,
-           "-I", ENGINE_DIR, "-I", CTESTS, *("-I" + i for i in includes),
-           *("-D" + d for d in defines),
-           *srcs, "-o", exe, *libs]
+    host_cc(name, ["-o", exe, *SANITIZE, *objs, *libs])
+    return exe
+
+
+def host_object(src, opt, includes, defines, headers, newest_header):
+    """src compiled with these flags (only the defines it or a header
+    names), again only when it or a header changed."""
+    import hashlib
+    with open(src) as f:
+        text = f.read()
+    used = [d for d in defines
+            if d.split("=")[0] in text or any(d.split("=")[0] in open(h).read() for h in headers)]
+    flags = ["-std=gnu99", opt, "-g", *SANITIZE, "-I", ENGINE_DIR, "-I", CTESTS,
+             *("-I" + i for i in includes), *("-D" + d for d in used)]
+    key = hashlib.sha1(("\0".join([os.path.abspath(src)] + flags)).encode()).hexdigest()[:12]
+    obj = os.path.join(HOST_OUT, "obj", "%s-%s.o" % (os.path.splitext(os.path.basename(src))[0], key))
+    if not os.path.exists(obj) or os.path.getmtime(obj) < max(os.path.getmtime(src), newest_header):
+        tmp = "%s.%d.%d" % (obj, os.getpid(), threading.get_ident())   # (tests in threads)
+        host_cc(src, ["-c", *flags, src, "-o", tmp])
+        os.replace(tmp, obj)
+    return obj
+
+
+def host_cc(what, args):
+    cmd = [os.environ.get("CC", "cc"), *args]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
-        raise AssertionError("cannot build %s:\n%s\n%s" % (name, " ".join(cmd), p.stdout))
-    return exe
+        raise AssertionError("cannot build %s:\n%s\n%s" % (what, " ".join(cmd), p.stdout))
 
 
 def run_host(exe, *args, timeout=600):
