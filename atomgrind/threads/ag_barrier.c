@@ -118,6 +118,8 @@ static void ag_bar_waiters(ThreadId vgtid, Addr b, ag_barrier *g, const HChar *f
    else if (th->valid) ag_an_sync_rmw(th->tid, b);
 }
 
+/* Is a in some thread's stack (a frame's barrier: a new object at each
+   call of the function)? */
 static Bool ag_bar_on_a_stack(Addr a)
 {
    ThreadId t;
