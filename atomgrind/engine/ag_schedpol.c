@@ -2,6 +2,7 @@
  * the choice of the next holder (see ag_schedpol.h): plain C, its state
  * in one struct. */
 #include "ag_schedpol.h"
+#include "ag_schedrace.h"   /* postponed threads: not chosen while others can run */
 
 void ag_sp_init(ag_schedpol *p, unsigned long long seed)
 {
@@ -125,6 +126,7 @@ void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen)
    th->rare = 0;
    th->run = 0;
    th->held_until = 0;
+   ag_sr_runs(p, t);           /* (a fork child's gone threads: not postponed) */
    th->depth = 0;              /* (not recounted in in_regions either) */
    th->damp = 1;
    th->points = th->begin_own = th->accesses = 0;
@@ -230,8 +232,17 @@ void ag_sp_parks(ag_schedpol *p, unsigned t, int kind)
 
 void ag_sp_runs(ag_schedpol *p, unsigned t) { ag_sp_rare(p, t, 0); }
 
-void ag_sp_took(ag_schedpol *p, unsigned t) { p->th[t].run = 0; }
-void ag_sp_kept(ag_schedpol *p, unsigned t) { p->th[t].run++; }
+void ag_sp_took(ag_schedpol *p, unsigned t)
+{
+   p->th[t].run = 0;
+   ag_sr_runs(p, t);
+}
+
+void ag_sp_kept(ag_schedpol *p, unsigned t)
+{
+   p->th[t].run++;
+   ag_sr_runs(p, t);
+}
 
 int ag_sp_rare_first(const ag_schedpol *p, unsigned t)
 {
@@ -241,22 +252,32 @@ int ag_sp_rare_first(const ag_schedpol *p, unsigned t)
 static int ag_sp_held(const ag_schedpol *p, unsigned t) { return p->th[t].held_until > p->points; }
 
 /* A random enabled thread other than self; threads held back are chosen
-   only if nobody else is enabled. */
-unsigned ag_sp_random_other(ag_schedpol *p, unsigned self)
+   only if nobody else is enabled; one released at a race comes first.
+   Postponed ones wait while self can run on: if nobody else is there, one
+   is released only when self leaves or blocks (release) or is postponed
+   itself. */
+static unsigned ag_sp_other(ag_schedpol *p, unsigned self, int release)
 {
+   unsigned rel = p->race.release;
+   if (rel != 0 && rel != self && p->th[rel].enabled) return rel;
    unsigned n = 0, free = 0;
    for (unsigned t = 1; t < p->nth; t++)
-      if (t != self && p->th[t].enabled) {
+      if (t != self && p->th[t].enabled && !ag_sr_postponed(p, t)) {
          n++;
          free += !ag_sp_held(p, t);
       }
-   if (n == 0) return 0;
+   if (n == 0)
+      return release || ag_sr_postponed(p, self) ? ag_sr_release_one(p, self) : 0;
    int any = free == 0;
    unsigned i = (unsigned)(ag_sp_rand(p) % (any ? n : free));
    for (unsigned t = 1; t < p->nth; t++)
-      if (t != self && p->th[t].enabled && (any || !ag_sp_held(p, t)) && i-- == 0) return t;
+      if (t != self && p->th[t].enabled && !ag_sr_postponed(p, t)
+          && (any || !ag_sp_held(p, t)) && i-- == 0)
+         return t;
    return 0;
 }
+
+unsigned ag_sp_random_other(ag_schedpol *p, unsigned self) { return ag_sp_other(p, self, 0); }
 
 /* A random thread parked at a rare region's BEGIN (rare_parked > 0). */
 static unsigned ag_sp_rare_other(ag_schedpol *p, unsigned self)
@@ -309,6 +330,8 @@ unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch)
    int others = p->enabled > 0;
    int starving = others && p->th[self].run >= AG_SP_MAX_RUN;
    if (p->pct) return ag_sp_choose_pct(p, self, kind, starving);
+   /* a spin loop may wait for a postponed thread: it runs again */
+   if (kind == AG_SP_PT_BLOCKS || kind == AG_SP_PT_YIELD || starving) ag_sr_release_all(p);
    if (kind == AG_SP_PT_BLOCKS)          /* ran its budget out: another runs */
       return others ? ag_sp_random_other(p, self) : self;
    if (kind == AG_SP_PT_SHARED)          /* decided at the access */
@@ -327,7 +350,7 @@ unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch)
 
 unsigned ag_sp_pass(ag_schedpol *p, unsigned self)
 {
-   return p->pct ? ag_sp_highest(p, self, 0) : ag_sp_random_other(p, self);
+   return p->pct ? ag_sp_highest(p, self, 0) : ag_sp_other(p, self, 1);
 }
 
 void ag_sp_switched(ag_schedpol *p, unsigned self)

@@ -67,6 +67,38 @@ enum {
 #define AG_SP_TRY            128
 #define AG_SP_BOTH           255
 
+/* Race-directed postponement (ag_schedrace.h): its sizes and state. */
+/* The learned set: at most AG_SR_MAX sites (a hash set of AG_SR_SLOTS). */
+#define AG_SR_SLOTS        1024
+#define AG_SR_MAX           512
+/* The last access to a location, per hashed granule of 8 bytes. */
+#define AG_SR_LAST         4096
+/* A run postpones at most AG_SR_PER_SITE times per site and AG_SR_PER_RUN
+   times in all: a hot site (a compressor's shared counter) costs a few
+   switches, not one per access. */
+#define AG_SR_PER_SITE        4
+#define AG_SR_PER_RUN       256
+/* A postponed thread runs again after at most this many points of others. */
+#define AG_SR_HOLD         1024
+
+typedef struct {
+   unsigned long addr;     /* granule address (a >> 3), 0: none */
+   unsigned long ip;       /* the site of the last access */
+   unsigned char tag;      /* by whom */
+   unsigned char write;
+} ag_sr_last;
+
+struct ag_sr_state {
+   unsigned long site[AG_SR_SLOTS];       /* learned sites, 0: empty */
+   unsigned char used[AG_SR_SLOTS];       /* postponements at each this run */
+   unsigned nsites;
+   unsigned learned;                      /* sites added this run */
+   unsigned postponed;                    /* postponements this run */
+   unsigned npost;                        /* threads postponed now */
+   unsigned release;                      /* the thread chosen next (0: none) */
+   ag_sr_last last[AG_SR_LAST];
+};
+
 /* What the policy knows of one thread (indexed by thread id, 0 unused). */
 typedef struct {
    unsigned char enabled;        /* may be handed the turn */
@@ -79,6 +111,9 @@ typedef struct {
    unsigned long long accesses;  /* accesses since then (random) */
    unsigned long long prio;      /* PCT: the higher runs */
    unsigned long long held_until;  /* random: not chosen before this point number */
+   unsigned long post_addr;      /* postponed before an access to this granule (0: not) */
+   unsigned long long post_until;  /* ... until this point number */
+   unsigned long post_ip;        /* ... at this site */
 } ag_sp_thread;
 
 typedef struct {
@@ -100,6 +135,7 @@ typedef struct {
    unsigned long long points;               /* scheduling points so far */
    unsigned long long low_prio;             /* PCT: next priority for a change point */
    unsigned long long outside;              /* random: points outside regions */
+   struct ag_sr_state race;                 /* random: learned sites, postponements */
 } ag_schedpol;
 
 void ag_sp_init(ag_schedpol *p, unsigned long long seed);
