@@ -330,14 +330,13 @@ unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch)
    int others = p->enabled > 0;
    int starving = others && p->th[self].run >= AG_SP_MAX_RUN;
    if (p->pct) return ag_sp_choose_pct(p, self, kind, starving);
-   /* a spin loop may wait for a postponed thread: it runs again */
-   if (kind == AG_SP_PT_BLOCKS || kind == AG_SP_PT_YIELD || starving) ag_sr_release_all(p);
-   if (kind == AG_SP_PT_BLOCKS)          /* ran its budget out: another runs */
-      return others ? ag_sp_random_other(p, self) : self;
+   /* ran its budget out, yields or starves the others: another runs, a
+      postponed one if nobody else can (a spin loop may wait for it) */
+   if (kind == AG_SP_PT_BLOCKS) return others ? ag_sp_other(p, self, 1) : self;
    if (kind == AG_SP_PT_SHARED)          /* decided at the access */
       return stop_switch && others ? ag_sp_random_other(p, self) : self;
    if (!others) return self;
-   if (starving || kind == AG_SP_PT_YIELD) return ag_sp_random_other(p, self);
+   if (starving || kind == AG_SP_PT_YIELD) return ag_sp_other(p, self, 1);
    int in_region = p->th[self].depth > 0 || kind == AG_SP_PT_END;
    if (in_region && ag_sp_rare_first(p, self))
       return kind == AG_SP_PT_PREEMPT ? ag_sp_rare_other(p, self) : self;

@@ -73,11 +73,6 @@ void ag_sr_runs(ag_schedpol *p, unsigned t)
    if (p->race.release == t) p->race.release = 0;
 }
 
-void ag_sr_release_all(ag_schedpol *p)
-{
-   for (unsigned t = 1; t < p->nth && p->race.npost > 0; t++) ag_sr_runs(p, t);
-}
-
 /* A postponed thread other than self waiting at granule g, at another
    site than ip (0: none); several: a random one.  Two threads at one
    site (the same store in two threads) are the same race either way

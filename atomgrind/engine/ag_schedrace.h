@@ -10,8 +10,9 @@
  * file).  Postponing: a thread about to make an access at a learned site
  * is stopped and others run, until another thread reaches an access to
  * the same location (then their order is drawn at random), the
- * postponement runs out (AG_SR_HOLD points), a thread yields or runs its
- * budget out, or nobody else can run.  A thread created later thus gets
+ * postponement runs out (AG_SR_HOLD points), or nobody else can run (the
+ * holder blocks, leaves, is postponed itself, or yields, starves others or
+ * runs its budget out with no other thread to hand the turn).  A thread created later thus gets
  * to meet one stopped between its paired accesses. */
 #ifndef AG_SCHEDRACE_H
 #define AG_SCHEDRACE_H
@@ -36,8 +37,6 @@ int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long i
 int ag_sr_postponed(const ag_schedpol *p, unsigned t);
 /* t runs on (it took or kept the turn): no longer postponed. */
 void ag_sr_runs(ag_schedpol *p, unsigned t);
-/* Every postponed thread may run again (a yield, a budget run out). */
-void ag_sr_release_all(ag_schedpol *p);
 /* A random postponed thread other than self, released (0: none). */
 unsigned ag_sr_release_one(ag_schedpol *p, unsigned self);
 

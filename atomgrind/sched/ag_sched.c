@@ -115,6 +115,7 @@ typedef struct {
    Addr stop_ip;         /* the shared access a stop was asked before (0: none) */
    Bool stop_switch;     /* ... to switch (else only to wait for the turn) */
    Addr resume_ip;       /* the access the last stop was taken before */
+   Addr lock_next;       /* the lock its next SYNC_PRE point waits for */
 } ag_sc_thread;
 
 static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
@@ -414,9 +415,36 @@ void ag_sched_begin(ThreadId vgtid, Addr site)
    ag_sched_point(vgtid, AG_PT_BEGIN);
 }
 
+/* Random: the holder is about to wait for a lock learned as a race site:
+   is it postponed there (as at an access, ag_sched_shared)? */
+static Bool ag_sc_lock_postponed(ThreadId vgtid, Addr lock)
+{
+   if (lock == 0 || ag_clo_sched != AG_SCHED_RANDOM
+       || !ag_sr_shared(&ag_sc_pol, vgtid, lock, lock, ag_sr_has(&ag_sc_pol, lock)))
+      return False;
+   ag_sc_postponed++;
+   return True;
+}
+
+void ag_sched_lock_wait(ThreadId vgtid, Addr lock)
+{
+   if (ag_sc_th) ag_sc_th[vgtid].lock_next = lock;
+}
+
+void ag_sched_lock_acquired(ThreadId vgtid, Addr lock)
+{
+   if (!ag_sc_th || ag_clo_sched != AG_SCHED_RANDOM) return;
+   ag_sr_access(&ag_sc_pol, lock, lock, (UChar)(1 + vgtid % AG_SP_TAGS), 1);
+}
+
 void ag_sched_point(ThreadId vgtid, ag_point kind)
 {
    ag_sc_count(vgtid, kind);
+   Addr lock = 0;
+   if (ag_sc_th && kind == AG_PT_SYNC_PRE) {
+      lock = ag_sc_th[vgtid].lock_next;
+      ag_sc_th[vgtid].lock_next = 0;
+   }
    if (!ag_sc_on() || ag_sc_draining || ag_sc_th[vgtid].state == AG_SC_GONE) return;
    if (ag_sc_is_enabled(vgtid)) ag_sc_set_state(vgtid, AG_SC_RUNNING);
    if (ag_sc_turn != vgtid && ag_sc_holder_active()) {
@@ -426,7 +454,9 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
    }
    ag_sc_turn = vgtid;
    if (ag_sc_wk.woke) ag_sc_settle(vgtid);
-   ThreadId next = ag_sc_choose(vgtid, kind);
+   ThreadId next = ag_sc_lock_postponed(vgtid, lock)
+                   ? ag_sp_choose(&ag_sc_pol, vgtid, AG_SP_PT_SHARED, 1)
+                   : ag_sc_choose(vgtid, kind);
    if (next == vgtid || next == VG_INVALID_THREADID) {
       ag_sp_kept(&ag_sc_pol, vgtid);
       ag_sc_epoch++;

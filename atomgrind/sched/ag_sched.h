@@ -79,6 +79,11 @@ void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a);
    (ag_shared.c): race sites are learned here; is ip one (the access must
    then be a point)? */
 Bool ag_sched_race_site(Addr a, Addr ip, UChar me, Bool write);
+/* Locks as race sites: vgtid's next synchronisation call (its SYNC_PRE
+   point) blocks to acquire lock; vgtid acquired it (learned when another
+   thread held it last). */
+void ag_sched_lock_wait(ThreadId vgtid, Addr lock);
+void ag_sched_lock_acquired(ThreadId vgtid, Addr lock);
 
 /* An owner-table slot's value after an access by the thread tagged me
    (ag_shared.c); *point: the access is a scheduling point.  A slot one
