@@ -96,6 +96,7 @@ struct ag_sr_state {
    unsigned postponed;                    /* postponements this run */
    unsigned npost;                        /* threads postponed now */
    unsigned release;                      /* the thread chosen next (0: none) */
+   int active;                            /* this seed postpones (else it only learns) */
    ag_sr_last last[AG_SR_LAST];
 };
 

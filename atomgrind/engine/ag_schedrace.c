@@ -17,6 +17,14 @@ static unsigned ag_sr_find(const struct ag_sr_state *r, unsigned long ip)
    return i;
 }
 
+void ag_sr_activate(ag_schedpol *p, unsigned long long seed)
+{
+   unsigned long long z = seed * 0xbf58476d1ce4e5b9ULL + 0x94d049bb133111ebULL;
+   z ^= z >> 31;
+   z *= 0x9e3779b97f4a7c15ULL;
+   p->race.active = (int)(z >> 63);
+}
+
 int ag_sr_has(const ag_schedpol *p, unsigned long ip)
 {
    const struct ag_sr_state *r = &p->race;
@@ -47,7 +55,7 @@ int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned cha
    l->ip = ip;
    l->tag = tag;
    l->write = (unsigned char)!!write;
-   return ag_sr_has(p, ip);
+   return r->active && ag_sr_has(p, ip);
 }
 
 int ag_sr_postponed(const ag_schedpol *p, unsigned t)
@@ -128,6 +136,7 @@ int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long i
 {
    struct ag_sr_state *r = &p->race;
    unsigned long g = a >> 3 | 1UL << 63;
+   if (!r->active) return 0;
    if (r->npost > 0) {
       unsigned u = ag_sr_waiting_at(p, self, g, ip);
       if (u != 0) {

@@ -21,13 +21,17 @@
 
 /* Its sizes and state (struct ag_sr_state) are in ag_schedpol.h. */
 
+/* Half the seeds postpone, drawn from the seed apart from the choices'
+   stream: the others run as without postponement (learning all the
+   same), so bugs that postponing hides still show in them. */
+void ag_sr_activate(ag_schedpol *p, unsigned long long seed);
 /* Is ip a learned site?  Add one (1: it was new; 0: known or full). */
 int ag_sr_has(const ag_schedpol *p, unsigned long ip);
 int ag_sr_add(ag_schedpol *p, unsigned long ip);
 /* An access by the thread tagged `tag` to address a at ip (write: a
    store) that reached the shared-access check: learns the pair if the
    location's last access was another thread's and one of the two writes.
-   Returns: ip is a learned site. */
+   Returns: ip is a learned site and this seed postpones. */
 int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned char tag, int write);
 /* The holder self is about to access a at ip (learned: ip is a site):
    1 if it is to stop and another thread run instead (p->race.release

@@ -894,6 +894,7 @@ void ag_sched_init(void)
 {
    if (!ag_clo_sched_seed_given) ag_clo_sched_seed = ag_sc_fresh_seed();
    ag_sp_init(&ag_sc_pol, ag_clo_sched_seed);
+   ag_sr_activate(&ag_sc_pol, ag_clo_sched_seed);
    if (ag_sc_on()) ag_sc_refill();
    ag_sc_th = VG_(calloc)("ag.sched", VG_N_THREADS, sizeof(ag_sc_thread));
    ag_sc_pth = VG_(calloc)("ag.sched.policy", VG_N_THREADS, sizeof(ag_sp_thread));
@@ -955,9 +956,11 @@ void ag_sched_fini(void)
       VG_(umsg)("atomgrind: scheduler: %llu preemption(s) after accesses, "
                 "%llu takeover(s) after a timeout, %llu wait(s) for woken threads "
                 "(%llu ms), %llu hand-over(s) woken on the preempted thread's CPU, "
-                "%llu postponement(s) at %u race site(s) (%u learned in this run)\n",
+                "%llu postponement(s) at %u race site(s) (%u learned in this run; "
+                "this seed %s)\n",
                 ag_sc_preempts, ag_sc_timeouts, ag_sc_settles, ag_sc_settle_ms_total,
-                ag_sc_narrows, ag_sc_postponed, ag_sc_pol.race.nsites, ag_sc_pol.race.learned);
+                ag_sc_narrows, ag_sc_postponed, ag_sc_pol.race.nsites, ag_sc_pol.race.learned,
+                ag_sc_pol.race.active ? "postpones" : "only learns");
    if (ag_sc_regions > 0 && ag_sc_overlapped == 0 && ag_sc_threads_seen > 1)
       VG_(umsg)("WARNING: no atomic region overlapped another thread's work: "
                 "this check was vacuous\n");

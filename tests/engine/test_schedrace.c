@@ -4,7 +4,7 @@
  * run, two threads at one location have their order drawn (both orders
  * occur), two at one site wait together, a postponed thread is released
  * when the holder leaves, or yields or runs its budget out with nobody
- * else to run, and the caps. */
+ * else to run, the caps, and seeds that only learn. */
 #include <stdio.h>
 #include <string.h>
 #include "ag_schedpol.h"
@@ -19,6 +19,7 @@
 static void learning(void)
 {
    setup(1, 0, 3);
+   pol.race.active = 1;
    ag_sr_access(&pol, A, X, 1, 1);
    ag_sr_access(&pol, A, X + 4, 1, 1);             /* the same thread again */
    CHECK(pol.race.nsites == 0, "one thread's accesses learned %u", pol.race.nsites);
@@ -36,6 +37,7 @@ static void learning(void)
 static void postponed_holder(unsigned long long seed)
 {
    setup(seed, 0, 3);
+   pol.race.active = 1;
    ag_sr_add(&pol, X);
    ag_sp_enable(&pol, 2, 1);
    ag_sp_enable(&pol, 3, 1);
@@ -113,8 +115,25 @@ static void caps(void)
    CHECK(n == AG_SR_PER_SITE, "postponed %d times at one site", n);
 }
 
+/* Half the seeds postpone; the others learn but never postpone. */
+static void activation(void)
+{
+   int on = 0;
+   for (unsigned long long seed = 1; seed <= 200; seed++) {
+      ag_sr_activate(&pol, seed);
+      on += pol.race.active;
+   }
+   CHECK(on > 70 && on < 130, "%d of 200 seeds postpone", on);
+   postponed_holder(11);
+   pol.race.active = 0;
+   unsigned h = th[2].enabled ? 3 : 2;
+   CHECK(!ag_sr_shared(&pol, h, A + 128, X, 1), "postponed in a seed that only learns");
+   CHECK(!ag_sr_access(&pol, A, X, 4, 1) && ag_sr_has(&pol, X), "a site reported in it");
+}
+
 int main(void)
 {
+   activation();
    learning();
    postponing();
    races();
