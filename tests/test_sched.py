@@ -324,7 +324,7 @@ class NoHang(unittest.TestCase):
 @unittest.skipUnless(tool_built(), "atomgrind not built")
 class Options(unittest.TestCase):
     def test_bad_values_refused(self):
-        for opt in ("--sched=fair", "--sched-depth=0", "--sched-seed=x"):
+        for opt in ("--sched=fair", "--sched-depth=0", "--sched-seed=x", "--sched-races="):
             with self.subTest(opt=opt):
                 p = vg_in_place("--tool=atomgrind", opt, "/bin/true")
                 self.assertNotEqual(p.returncode, 0, p.stdout)

@@ -2,7 +2,6 @@
  * the choice of the next holder (see ag_schedpol.h): plain C, its state
  * in one struct. */
 #include "ag_schedpol.h"
-#include "ag_schedrace.h"   /* postponed threads: not chosen while others can run */
 
 void ag_sp_init(ag_schedpol *p, unsigned long long seed)
 {
@@ -126,7 +125,7 @@ void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen)
    th->rare = 0;
    th->run = 0;
    th->held_until = 0;
-   ag_sr_runs(p, t);           /* (a fork child's gone threads: not postponed) */
+   ag_sp_unpost(p, t);           /* (a fork child's gone threads: not postponed) */
    th->depth = 0;              /* (not recounted in in_regions either) */
    th->damp = 1;
    th->points = th->begin_own = th->accesses = 0;
@@ -140,6 +139,58 @@ void ag_sp_enable(ag_schedpol *p, unsigned t, int on)
    p->th[t].enabled = !!on;
    if (on) p->enabled++;
    else p->enabled--;
+}
+
+/* ---- postponed threads (ag_schedrace.c postpones them) ---- */
+
+int ag_sp_postponed(const ag_schedpol *p, unsigned t)
+{
+   const ag_sp_thread *th = &p->th[t];
+   return th->post_addr != 0 && th->post_until > p->points;
+}
+
+void ag_sp_unpost(ag_schedpol *p, unsigned t)
+{
+   ag_sp_thread *th = &p->th[t];
+   if (th->post_addr != 0) p->race.npost--;
+   th->post_addr = 0;
+   if (p->race.release == t) p->race.release = 0;
+}
+
+/* Released when nobody else can run: a random site among those threads
+   wait at, then a random thread there -- several threads at one store
+   (the same code) count as one, so a lone reader gets its turn as often
+   as they do. */
+unsigned ag_sp_release_postponed(ag_schedpol *p, unsigned self)
+{
+   unsigned sites = 0, pick = 0;
+   for (unsigned t = 1; t < p->nth; t++) {
+      const ag_sp_thread *th = &p->th[t];
+      if (t == self || !th->enabled || th->post_addr == 0) continue;
+      unsigned first = 1, n = 0, here = 0;     /* t first at its site? how many there */
+      for (unsigned u = 1; u < p->nth; u++) {
+         const ag_sp_thread *o = &p->th[u];
+         if (u == self || !o->enabled || o->post_addr == 0 || o->post_ip != th->post_ip) continue;
+         if (u < t) first = 0;
+         n++;
+         if (u <= t) here = n;
+      }
+      (void)here;
+      if (first && ag_sp_rand(p) % ++sites == 0) {
+         /* this site: a random thread of its n */
+         unsigned k = (unsigned)(ag_sp_rand(p) % n);
+         for (unsigned u = 1; u < p->nth; u++) {
+            const ag_sp_thread *o = &p->th[u];
+            if (u != self && o->enabled && o->post_addr != 0 && o->post_ip == th->post_ip
+                && k-- == 0) {
+               pick = u;
+               break;
+            }
+         }
+      }
+   }
+   if (pick) ag_sp_unpost(p, pick);
+   return pick;
 }
 
 /* ---- regions: counting and damping ---- */
@@ -235,13 +286,13 @@ void ag_sp_runs(ag_schedpol *p, unsigned t) { ag_sp_rare(p, t, 0); }
 void ag_sp_took(ag_schedpol *p, unsigned t)
 {
    p->th[t].run = 0;
-   ag_sr_runs(p, t);
+   ag_sp_unpost(p, t);
 }
 
 void ag_sp_kept(ag_schedpol *p, unsigned t)
 {
    p->th[t].run++;
-   ag_sr_runs(p, t);
+   ag_sp_unpost(p, t);
 }
 
 int ag_sp_rare_first(const ag_schedpol *p, unsigned t)
@@ -262,16 +313,16 @@ static unsigned ag_sp_other(ag_schedpol *p, unsigned self, int release)
    if (rel != 0 && rel != self && p->th[rel].enabled) return rel;
    unsigned n = 0, free = 0;
    for (unsigned t = 1; t < p->nth; t++)
-      if (t != self && p->th[t].enabled && !ag_sr_postponed(p, t)) {
+      if (t != self && p->th[t].enabled && !ag_sp_postponed(p, t)) {
          n++;
          free += !ag_sp_held(p, t);
       }
    if (n == 0)
-      return release || ag_sr_postponed(p, self) ? ag_sr_release_one(p, self) : 0;
+      return release || ag_sp_postponed(p, self) ? ag_sp_release_postponed(p, self) : 0;
    int any = free == 0;
    unsigned i = (unsigned)(ag_sp_rand(p) % (any ? n : free));
    for (unsigned t = 1; t < p->nth; t++)
-      if (t != self && p->th[t].enabled && !ag_sr_postponed(p, t)
+      if (t != self && p->th[t].enabled && !ag_sp_postponed(p, t)
           && (any || !ag_sp_held(p, t)) && i-- == 0)
          return t;
    return 0;

@@ -58,12 +58,6 @@ int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned cha
    return r->active && ag_sr_has(p, ip);
 }
 
-int ag_sr_postponed(const ag_schedpol *p, unsigned t)
-{
-   const ag_sp_thread *th = &p->th[t];
-   return th->post_addr != 0 && th->post_until > p->points;
-}
-
 static void ag_sr_post(ag_schedpol *p, unsigned t, unsigned long g, unsigned long ip)
 {
    ag_sp_thread *th = &p->th[t];
@@ -71,14 +65,6 @@ static void ag_sr_post(ag_schedpol *p, unsigned t, unsigned long g, unsigned lon
    th->post_addr = g;
    th->post_ip = ip;
    th->post_until = p->points + AG_SR_HOLD;
-}
-
-void ag_sr_runs(ag_schedpol *p, unsigned t)
-{
-   ag_sp_thread *th = &p->th[t];
-   if (th->post_addr != 0) p->race.npost--;
-   th->post_addr = 0;
-   if (p->race.release == t) p->race.release = 0;
 }
 
 /* A postponed thread other than self waiting at granule g, at another
@@ -90,45 +76,9 @@ static unsigned ag_sr_waiting_at(ag_schedpol *p, unsigned self, unsigned long g,
    unsigned n = 0, pick = 0;
    for (unsigned t = 1; t < p->nth; t++)
       if (t != self && p->th[t].enabled && p->th[t].post_addr == g && p->th[t].post_ip != ip
-          && ag_sr_postponed(p, t)
+          && ag_sp_postponed(p, t)
           && ag_sp_rand(p) % ++n == 0)
          pick = t;
-   return pick;
-}
-
-/* Released when nobody else can run: a random site among those threads
-   wait at, then a random thread there -- several threads at one store
-   (the same code) count as one, so a lone reader gets its turn as often
-   as they do. */
-unsigned ag_sr_release_one(ag_schedpol *p, unsigned self)
-{
-   unsigned sites = 0, pick = 0;
-   for (unsigned t = 1; t < p->nth; t++) {
-      const ag_sp_thread *th = &p->th[t];
-      if (t == self || !th->enabled || th->post_addr == 0) continue;
-      unsigned first = 1, n = 0, here = 0;     /* t first at its site? how many there */
-      for (unsigned u = 1; u < p->nth; u++) {
-         const ag_sp_thread *o = &p->th[u];
-         if (u == self || !o->enabled || o->post_addr == 0 || o->post_ip != th->post_ip) continue;
-         if (u < t) first = 0;
-         n++;
-         if (u <= t) here = n;
-      }
-      (void)here;
-      if (first && ag_sp_rand(p) % ++sites == 0) {
-         /* this site: a random thread of its n */
-         unsigned k = (unsigned)(ag_sp_rand(p) % n);
-         for (unsigned u = 1; u < p->nth; u++) {
-            const ag_sp_thread *o = &p->th[u];
-            if (u != self && o->enabled && o->post_addr != 0 && o->post_ip == th->post_ip
-                && k-- == 0) {
-               pick = u;
-               break;
-            }
-         }
-      }
-   }
-   if (pick) ag_sr_runs(p, pick);
    return pick;
 }
 
@@ -143,7 +93,7 @@ int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long i
          /* the race is here: which of the two goes first is drawn */
          if (ag_sp_one_in(p, 2)) return 0;        /* self; u stays postponed */
          ag_sr_post(p, self, g, ip);
-         ag_sr_runs(p, u);
+         ag_sp_unpost(p, u);
          r->release = u;
          return 1;
       }

@@ -37,11 +37,4 @@ int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned cha
    1 if it is to stop and another thread run instead (p->race.release
    names it when a postponed one is released). */
 int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long ip, int learned);
-/* Is t postponed (and not yet run out)? */
-int ag_sr_postponed(const ag_schedpol *p, unsigned t);
-/* t runs on (it took or kept the turn): no longer postponed. */
-void ag_sr_runs(ag_schedpol *p, unsigned t);
-/* A random postponed thread other than self, released (0: none). */
-unsigned ag_sr_release_one(ag_schedpol *p, unsigned self);
-
 #endif

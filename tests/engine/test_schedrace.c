@@ -42,7 +42,7 @@ static void postponed_holder(unsigned long long seed)
    ag_sp_enable(&pol, 2, 1);
    ag_sp_enable(&pol, 3, 1);
    CHECK(ag_sr_shared(&pol, 1, A, X, 1), "not postponed at a learned site");
-   CHECK(ag_sr_postponed(&pol, 1), "1 not marked");
+   CHECK(ag_sp_postponed(&pol, 1), "1 not marked");
    unsigned next = ag_sp_choose(&pol, 1, AG_SP_PT_SHARED, 1);
    CHECK(next == 2 || next == 3, "chose %u", next);
    ag_sp_enable(&pol, 1, 1);                       /* it parks */
@@ -66,7 +66,7 @@ static void postponing(void)
    ag_sp_enable(&pol, 5 - h, 0);
    CHECK(ag_sp_random_other(&pol, h) == 0, "released while the holder runs on");
    CHECK(ag_sp_pass(&pol, h) == 1, "not released when the holder blocks");
-   CHECK(!ag_sr_postponed(&pol, 1) && pol.race.npost == 0, "still postponed");
+   CHECK(!ag_sp_postponed(&pol, 1) && pol.race.npost == 0, "still postponed");
    /* a yield or a budget run out hands the turn to a free thread while
       one can run, else to the postponed one (a spin loop may wait for it) */
    postponed_holder(4);
@@ -86,11 +86,11 @@ static void races(void)
       postponed_holder(seed);
       unsigned h = th[2].enabled ? 3 : 2;
       if (ag_sr_shared(&pol, h, A + 2, Y, 1)) {
-         CHECK(pol.race.release == 1 && ag_sr_postponed(&pol, h), "swap not made");
+         CHECK(pol.race.release == 1 && ag_sp_postponed(&pol, h), "swap not made");
          CHECK(ag_sp_choose(&pol, h, AG_SP_PT_SHARED, 1) == 1, "the released one not chosen");
          first[1]++;
       } else {
-         CHECK(ag_sr_postponed(&pol, 1), "1 released though the other went first");
+         CHECK(ag_sp_postponed(&pol, 1), "1 released though the other went first");
          first[0]++;
       }
    }
@@ -108,9 +108,9 @@ static void caps(void)
    unsigned h = th[2].enabled ? 3 : 2;
    int n = 1;
    for (int i = 0; i < 10; i++) {
-      ag_sr_runs(&pol, 1);
+      ag_sp_unpost(&pol, 1);
       n += ag_sr_shared(&pol, h, A + 128, X, 1);
-      ag_sr_runs(&pol, h);
+      ag_sp_unpost(&pol, h);
    }
    CHECK(n == AG_SR_PER_SITE, "postponed %d times at one site", n);
 }
