@@ -265,11 +265,14 @@ class Seeds(unittest.TestCase):
         # the reloader's pace, and on a loaded machine it reloads after the
         # workers are done), and its rare region gets the turn inside a
         # worker's damped one.  Before both: 0 of these 6 seeds reported it.
+        # (Seed 5 postpones at race sites and interleaves both ways round: a
+        # reload's region broken by a worker's read, as in the other seeds,
+        # and a worker's region broken by a reload -- two real cycles.)
         exe = corpus_exe("config_reload")
         for seed in range(1, 7):
             r = valgrind(exe, "--sched-seed=%d" % seed, "--sched-timeout=10000")
             with self.subTest(seed=seed):
-                self.assertEqual(r.atomicity, 1, r)
+                self.assertIn(r.atomicity, (1, 2), r)
 
     def test_other_seed_other_schedule(self):
         exe = corpus_exe("lazy_init")
