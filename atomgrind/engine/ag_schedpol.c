@@ -167,15 +167,13 @@ unsigned ag_sp_release_postponed(ag_schedpol *p, unsigned self)
    for (unsigned t = 1; t < p->nth; t++) {
       const ag_sp_thread *th = &p->th[t];
       if (t == self || !th->enabled || th->post_addr == 0) continue;
-      unsigned first = 1, n = 0, here = 0;     /* t first at its site? how many there */
+      unsigned first = 1, n = 0;      /* t first at its site? how many there */
       for (unsigned u = 1; u < p->nth; u++) {
          const ag_sp_thread *o = &p->th[u];
          if (u == self || !o->enabled || o->post_addr == 0 || o->post_ip != th->post_ip) continue;
          if (u < t) first = 0;
          n++;
-         if (u <= t) here = n;
       }
-      (void)here;
       if (first && ag_sp_rand(p) % ++sites == 0) {
          /* this site: a random thread of its n */
          unsigned k = (unsigned)(ag_sp_rand(p) % n);

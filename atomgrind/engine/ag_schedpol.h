@@ -3,8 +3,9 @@
  * tests/engine/test_schedpol*.c): the seeded random source, who owns an
  * owner-table slot after an access, whether a shared access preempts,
  * budgets of instructions, PCT's change points and priorities, the
- * damping of regions and the rule for rare ones, and which thread holds
- * the turn after a point.  All state is in one ag_schedpol
+ * damping of regions and the rule for rare ones, which thread holds the
+ * turn after a point, and which postponed threads wait (race sites and
+ * postponing: ag_schedrace.c).  All state is in one ag_schedpol
  * passed explicitly; the mechanism (ag_sched.c) tells it which threads
  * are enabled and applies its answers. */
 #ifndef AG_SCHEDPOL_H
