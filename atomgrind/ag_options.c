@@ -19,6 +19,7 @@ ULong ag_clo_sched_seed = 0;
 Bool  ag_clo_sched_seed_given = False;
 UInt  ag_clo_sched_depth = 3;
 UInt  ag_clo_sched_timeout_ms = 20;
+const HChar *ag_clo_sched_races = NULL;   /* NULL: auto, none with --sched-seed */
 static Bool ag_clo_yield_given = False;  /* --yield-at-regions (deprecated) */
 Bool ag_clo_sample_rpt = False;
 Int  ag_clo_rpt_epsilon_ppm = 10000;      /* 0.01 */
@@ -95,6 +96,10 @@ Bool ag_process_cmd_line_option(const HChar *arg)
       ag_clo_sched_seed_given = True;
    else if VG_BINT_CLO(arg, "--sched-depth", ag_clo_sched_depth, 1, 17) {}
    else if VG_BINT_CLO(arg, "--sched-timeout", ag_clo_sched_timeout_ms, 1, 10000) {}
+   else if VG_STR_CLO(arg, "--sched-races", ag_clo_sched_races) {
+      if (!*ag_clo_sched_races)
+         VG_(fmsg_bad_option)(arg, "--sched-races wants auto, none or a file\n");
+   }
    else if VG_XACT_CLO(arg, "--yield-at-regions=yes", ag_clo_yield_given, True) {}
    else if VG_XACT_CLO(arg, "--yield-at-regions=no", ag_clo_yield_given, True)
       ag_clo_sched = AG_SCHED_NATIVE;
@@ -167,6 +172,10 @@ void ag_print_usage(void)
 "                              native with --check=races]\n"
 "    --sched-seed=N            seed of the scheduler's choices [from the clock]\n"
 "    --sched-depth=D           PCT: bug depth, D-1 priority changes [3]\n"
+"    --sched-races=auto|none|FILE  random: postpone threads at race sites\n"
+"                              learned by earlier runs of the command (auto),\n"
+"                              none, or those in FILE (an exit line names it)\n"
+"                              [auto; none with --sched-seed]\n"
 "    --sample=none|rpt         analyse the whole run, or RPT random windows [none]\n"
 "    --rpt-epsilon=E --rpt-delta=D  RPT parameters [0.01, 0.1]\n"
 "    --sample-seed=N           seed for the choice of RPT windows [0]\n"

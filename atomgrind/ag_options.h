@@ -18,6 +18,7 @@ extern ULong ag_clo_sched_seed;           /* --sched-seed= */
 extern Bool  ag_clo_sched_seed_given;
 extern UInt  ag_clo_sched_depth;          /* --sched-depth= (PCT's d) */
 extern UInt  ag_clo_sched_timeout_ms;     /* --sched-timeout= (debug) */
+extern const HChar *ag_clo_sched_races;   /* --sched-races= (NULL: the default) */
 extern Bool ag_clo_sample_rpt;            /* --sample=rpt */
 extern Int  ag_clo_rpt_epsilon_ppm, ag_clo_rpt_delta_ppm;
 extern ULong ag_clo_sample_seed;

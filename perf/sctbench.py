@@ -25,7 +25,10 @@ exit status (a Deadlock report ends the run with 1).  A hang (killed at
 the timeout) or a run whose only finding is an atomgrind report
 (violation, race, lock order) does not show the bug, but
 atomgrind-explore -n N counts both: the "explore" total is the programs
-for which seeds 1..n (explore's own) had a failing run of any kind.  Python 3 standard library only."""
+for which seeds 1..n (explore's own) had a failing run of any kind.
+A given --sched-seed alone starts from no learned race sites; pass
+--vg-opts=--sched-races=auto to have each run start from those the runs
+before it learned, as a run without a seed and atomgrind-explore do.  Python 3 standard library only."""
 
 import argparse
 import os

@@ -25,6 +25,7 @@ LAYERS = [
     ["ag_threads"],                                         # threads
     ["ag_shared"],                                          # which accesses are points
     ["ag_sched"],                                           # who runs next
+    ["ag_schedlearn"],                                      # race sites kept between runs
     ["ag_analysis"],                                        # engines and their events
     ["ag_dcl", "ag_stdio"],                                 # check-lock-recheck's held loads, stdio's locks
     ["ag_errors", "ag_record"],                             # reports, traces
@@ -47,6 +48,7 @@ ENGINE_LAYERS = [
     ["ag_registry"],                                        # the engines there are, by name
     ["ag_aerodrome", "ag_atomsan", "ag_velodrome", "ag_fasttrack", "ag_predict"],  # engines
     ["ag_engine"],                                          # the dispatcher, which engines report through
+    ["ag_schedrace"],                                       # the scheduler's race-directed postponement
     ["ag_explain_core", "ag_sampler", "ag_tracefmt", "ag_schedpol", "ag_schedwake"],  # explanations, RPT, traces, the scheduler's policy and wake accounting
     ["ag_shadow"],                                          # shadow memory
     ["ag_map", "ag_slab"],                                  # tables, allocation

@@ -15,7 +15,7 @@ import sys
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 
-from agtest import BUILD, REPO, build_corpus, compile_prog, tool_built, valgrind, vg_in_place
+from agtest import BUILD, OUT, REPO, build_corpus, compile_prog, tool_built, valgrind, vg_in_place
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs"))
 import corpus  # noqa: E402
@@ -148,6 +148,36 @@ class Seeds(unittest.TestCase):
                 self.assertTrue(traces[0] == traces[1], "%s: traces differ" % name)
                 self.assertIn("repeat with --sched-seed=%d" % seed, runs[0].text)
 
+    def test_learned_race_sites_repeat(self):
+        # a run that started from race sites learned before (--sched-races=auto,
+        # the default without --sched-seed) names a snapshot of them in its
+        # exit line; that line repeats it exactly -- postponements and all --
+        # even after the command's record is gone
+        import glob
+        import tempfile
+        os.makedirs(os.path.join(OUT, "bugs"), exist_ok=True)
+        exe = compile_prog("bugs/reorder_once")
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {"TMPDIR": tmp}
+            valgrind(exe, "--sched-seed=1000", "--sched-races=auto", env=env)   # learns
+            paths = [os.path.join(tmp, "t%d" % i) for i in range(2)]
+            first = valgrind(exe, "-v", "--sched-seed=5", "--sched-races=auto", "--sched-timeout=10000",
+                             "--record-trace=" + paths[0], env=env)
+            m = re.search(r"repeat with (--sched-seed=5 --sched-races=(\S+))\)", first.text)
+            self.assertTrue(m, first.text)
+            for f in glob.glob(os.path.join(tmp, "atomgrind-races-*")):
+                if f != m.group(2):
+                    os.unlink(f)
+            again = valgrind(exe, "-v", *m.group(1).split(), "--sched-timeout=10000",
+                             "--record-trace=" + paths[1], env=env)
+            post = [re.search(r"(\d+) postponement\(s\)", r.text).group(1) for r in (first, again)]
+            self.assertEqual(post[0], post[1])
+            self.assertGreater(int(post[0]), 0)
+            self.assertEqual(self.events(paths[0]), self.events(paths[1]))
+            # a given seed alone starts from none: it repeats by itself
+            alone = valgrind(exe, "--sched-seed=5", env=env)
+            self.assertIn("(repeat with --sched-seed=5)", alone.text)
+
     def test_exit_hands_over_by_the_seed(self):
         # exit_handover: a thread exits while main joins it and another is
         # in a long region; the exit wakes main in the kernel.  Each of 12
@@ -235,11 +265,14 @@ class Seeds(unittest.TestCase):
         # the reloader's pace, and on a loaded machine it reloads after the
         # workers are done), and its rare region gets the turn inside a
         # worker's damped one.  Before both: 0 of these 6 seeds reported it.
+        # (Seed 5 postpones at race sites and interleaves both ways round: a
+        # reload's region broken by a worker's read, as in the other seeds,
+        # and a worker's region broken by a reload -- two real cycles.)
         exe = corpus_exe("config_reload")
         for seed in range(1, 7):
             r = valgrind(exe, "--sched-seed=%d" % seed, "--sched-timeout=10000")
             with self.subTest(seed=seed):
-                self.assertEqual(r.atomicity, 1, r)
+                self.assertIn(r.atomicity, (1, 2), r)
 
     def test_other_seed_other_schedule(self):
         exe = corpus_exe("lazy_init")
@@ -294,7 +327,7 @@ class NoHang(unittest.TestCase):
 @unittest.skipUnless(tool_built(), "atomgrind not built")
 class Options(unittest.TestCase):
     def test_bad_values_refused(self):
-        for opt in ("--sched=fair", "--sched-depth=0", "--sched-seed=x"):
+        for opt in ("--sched=fair", "--sched-depth=0", "--sched-seed=x", "--sched-races="):
             with self.subTest(opt=opt):
                 p = vg_in_place("--tool=atomgrind", opt, "/bin/true")
                 self.assertNotEqual(p.returncode, 0, p.stdout)

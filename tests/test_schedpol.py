@@ -5,7 +5,8 @@ change points and seed repeats on synthetic sequences
 priorities and demotions on synthetic runs of points, blocks and wake-ups
 (tests/engine/test_schedpol_choice.c); region counting, the damping curve,
 the rates it divides and rare regions (tests/engine/test_schedpol_regions.c);
-the accounting of futex wakes (engine/ag_schedwake.c,
+race-directed postponement: the sites learned, who waits and who is
+released (tests/engine/test_schedrace.c); the accounting of futex wakes (engine/ag_schedwake.c,
 tests/engine/test_schedwake.c)."""
 import os
 import unittest
@@ -14,9 +15,11 @@ from agtest import CTESTS, ENGINE_DIR, host_binary, run_host
 
 
 def run_test(name, module):
-    """Build tests/engine/NAME.c with engine/MODULE.c and run it."""
-    exe = host_binary(name, [os.path.join(ENGINE_DIR, module + ".c"),
-                             os.path.join(CTESTS, name + ".c")])
+    """Build tests/engine/NAME.c with engine/MODULE.c (the policy: with its
+    race-directed part) and run it."""
+    mods = [module] + (["ag_schedrace"] if module == "ag_schedpol" else [])
+    exe = host_binary(name, [os.path.join(ENGINE_DIR, m + ".c") for m in mods]
+                      + [os.path.join(CTESTS, name + ".c")])
     return run_host(exe)
 
 
@@ -34,6 +37,9 @@ class SchedPolicy(unittest.TestCase):
 
     def test_regions(self):
         self.check("test_schedpol_regions")
+
+    def test_race_postponement(self):
+        self.check("test_schedrace")
 
     def test_wakes(self):
         self.check("test_schedwake", "ag_schedwake")

@@ -133,6 +133,7 @@ void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen)
    ag_sp_rare(p, t, 0);
    th->run = 0;
    th->held_until = 0;
+   ag_sp_unpost(p, t);           /* (a fork child's gone threads: not postponed) */
    th->depth = 0;              /* (not recounted in in_regions either) */
    th->damp = 1;
    th->points = th->begin_own = th->accesses = 0;
@@ -146,6 +147,56 @@ void ag_sp_enable(ag_schedpol *p, unsigned t, int on)
    p->th[t].enabled = !!on;
    if (on) p->enabled++;
    else p->enabled--;
+}
+
+/* ---- postponed threads (ag_schedrace.c postpones them) ---- */
+
+int ag_sp_postponed(const ag_schedpol *p, unsigned t)
+{
+   const ag_sp_thread *th = &p->th[t];
+   return th->post_addr != 0 && th->post_until > p->points;
+}
+
+void ag_sp_unpost(ag_schedpol *p, unsigned t)
+{
+   ag_sp_thread *th = &p->th[t];
+   if (th->post_addr != 0) p->race.npost--;
+   th->post_addr = 0;
+   if (p->race.release == t) p->race.release = 0;
+}
+
+/* Released when nobody else can run: a random site among those threads
+   wait at, then a random thread there -- several threads at one store
+   (the same code) count as one, so a lone reader gets its turn as often
+   as they do. */
+unsigned ag_sp_release_postponed(ag_schedpol *p, unsigned self)
+{
+   unsigned sites = 0, pick = 0;
+   for (unsigned t = 1; t < p->nth; t++) {
+      const ag_sp_thread *th = &p->th[t];
+      if (t == self || !th->enabled || th->post_addr == 0) continue;
+      unsigned first = 1, n = 0;      /* t first at its site? how many there */
+      for (unsigned u = 1; u < p->nth; u++) {
+         const ag_sp_thread *o = &p->th[u];
+         if (u == self || !o->enabled || o->post_addr == 0 || o->post_ip != th->post_ip) continue;
+         if (u < t) first = 0;
+         n++;
+      }
+      if (first && ag_sp_rand(p) % ++sites == 0) {
+         /* this site: a random thread of its n */
+         unsigned k = (unsigned)(ag_sp_rand(p) % n);
+         for (unsigned u = 1; u < p->nth; u++) {
+            const ag_sp_thread *o = &p->th[u];
+            if (u != self && o->enabled && o->post_addr != 0 && o->post_ip == th->post_ip
+                && k-- == 0) {
+               pick = u;
+               break;
+            }
+         }
+      }
+   }
+   if (pick) ag_sp_unpost(p, pick);
+   return pick;
 }
 
 /* ---- regions: counting and damping ---- */
@@ -236,8 +287,17 @@ void ag_sp_parks(ag_schedpol *p, unsigned t, int kind)
 
 void ag_sp_runs(ag_schedpol *p, unsigned t) { ag_sp_rare(p, t, 0); }
 
-void ag_sp_took(ag_schedpol *p, unsigned t) { p->th[t].run = 0; }
-void ag_sp_kept(ag_schedpol *p, unsigned t) { p->th[t].run++; }
+void ag_sp_took(ag_schedpol *p, unsigned t)
+{
+   p->th[t].run = 0;
+   ag_sp_unpost(p, t);
+}
+
+void ag_sp_kept(ag_schedpol *p, unsigned t)
+{
+   p->th[t].run++;
+   ag_sp_unpost(p, t);
+}
 
 int ag_sp_rare_first(const ag_schedpol *p, unsigned t)
 {
@@ -247,22 +307,32 @@ int ag_sp_rare_first(const ag_schedpol *p, unsigned t)
 static int ag_sp_held(const ag_schedpol *p, unsigned t) { return p->th[t].held_until > p->points; }
 
 /* A random enabled thread other than self; threads held back are chosen
-   only if nobody else is enabled. */
-unsigned ag_sp_random_other(ag_schedpol *p, unsigned self)
+   only if nobody else is enabled; one released at a race comes first.
+   Postponed ones wait while self can run on: if nobody else is there, one
+   is released only when self leaves or blocks (release) or is postponed
+   itself. */
+static unsigned ag_sp_other(ag_schedpol *p, unsigned self, int release)
 {
+   unsigned rel = p->race.release;
+   if (rel != 0 && rel != self && p->th[rel].enabled) return rel;
    unsigned n = 0, free = 0;
    for (unsigned t = 1; t < p->nth; t++)
-      if (t != self && p->th[t].enabled) {
+      if (t != self && p->th[t].enabled && !ag_sp_postponed(p, t)) {
          n++;
          free += !ag_sp_held(p, t);
       }
-   if (n == 0) return 0;
+   if (n == 0)
+      return release || ag_sp_postponed(p, self) ? ag_sp_release_postponed(p, self) : 0;
    int any = free == 0;
    unsigned i = (unsigned)(ag_sp_rand(p) % (any ? n : free));
    for (unsigned t = 1; t < p->nth; t++)
-      if (t != self && p->th[t].enabled && (any || !ag_sp_held(p, t)) && i-- == 0) return t;
+      if (t != self && p->th[t].enabled && !ag_sp_postponed(p, t)
+          && (any || !ag_sp_held(p, t)) && i-- == 0)
+         return t;
    return 0;
 }
+
+unsigned ag_sp_random_other(ag_schedpol *p, unsigned self) { return ag_sp_other(p, self, 0); }
 
 /* A random thread parked at a rare region's BEGIN (rare_parked > 0). */
 static unsigned ag_sp_rare_other(ag_schedpol *p, unsigned self)
@@ -315,12 +385,13 @@ unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch)
    int others = p->enabled > 0;
    int starving = others && p->th[self].run >= AG_SP_MAX_RUN;
    if (p->pct) return ag_sp_choose_pct(p, self, kind, starving);
-   if (kind == AG_SP_PT_BLOCKS)          /* ran its budget out: another runs */
-      return others ? ag_sp_random_other(p, self) : self;
+   /* ran its budget out, yields or starves the others: another runs, a
+      postponed one if nobody else can (a spin loop may wait for it) */
+   if (kind == AG_SP_PT_BLOCKS) return others ? ag_sp_other(p, self, 1) : self;
    if (kind == AG_SP_PT_SHARED)          /* decided at the access */
       return stop_switch && others ? ag_sp_random_other(p, self) : self;
    if (!others) return self;
-   if (starving || kind == AG_SP_PT_YIELD) return ag_sp_random_other(p, self);
+   if (starving || kind == AG_SP_PT_YIELD) return ag_sp_other(p, self, 1);
    int in_region = p->th[self].depth > 0 || kind == AG_SP_PT_END;
    if (in_region && ag_sp_rare_first(p, self))
       return kind == AG_SP_PT_PREEMPT ? ag_sp_rare_other(p, self) : self;
@@ -333,7 +404,7 @@ unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch)
 
 unsigned ag_sp_pass(ag_schedpol *p, unsigned self)
 {
-   return p->pct ? ag_sp_highest(p, self, 0) : ag_sp_random_other(p, self);
+   return p->pct ? ag_sp_highest(p, self, 0) : ag_sp_other(p, self, 1);
 }
 
 void ag_sp_switched(ag_schedpol *p, unsigned self)

@@ -3,8 +3,9 @@
  * tests/engine/test_schedpol*.c): the seeded random source, who owns an
  * owner-table slot after an access, whether a shared access preempts,
  * budgets of instructions, PCT's change points and priorities, the
- * damping of regions and the rule for rare ones, and which thread holds
- * the turn after a point.  All state is in one ag_schedpol
+ * damping of regions and the rule for rare ones, which thread holds the
+ * turn after a point, and which postponed threads wait (race sites and
+ * postponing: ag_schedrace.c).  All state is in one ag_schedpol
  * passed explicitly; the mechanism (ag_sched.c) tells it which threads
  * are enabled and applies its answers. */
 #ifndef AG_SCHEDPOL_H
@@ -67,6 +68,39 @@ enum {
 #define AG_SP_TRY            128
 #define AG_SP_BOTH           255
 
+/* Race-directed postponement (ag_schedrace.h): its sizes and state. */
+/* The learned set: at most AG_SR_MAX sites (a hash set of AG_SR_SLOTS). */
+#define AG_SR_SLOTS        1024
+#define AG_SR_MAX           512
+/* The last access to a location, per hashed granule of 8 bytes. */
+#define AG_SR_LAST         4096
+/* A run postpones at most AG_SR_PER_SITE times per site and AG_SR_PER_RUN
+   times in all: a hot site (a compressor's shared counter) costs a few
+   switches, not one per access. */
+#define AG_SR_PER_SITE        4
+#define AG_SR_PER_RUN       256
+/* A postponed thread runs again after at most this many points of others. */
+#define AG_SR_HOLD         1024
+
+typedef struct {
+   unsigned long addr;     /* granule address (a >> 3), 0: none */
+   unsigned long ip;       /* the site of the last access */
+   unsigned char tag;      /* by whom */
+   unsigned char write;
+} ag_sr_last;
+
+struct ag_sr_state {
+   unsigned long site[AG_SR_SLOTS];       /* learned sites, 0: empty */
+   unsigned char used[AG_SR_SLOTS];       /* postponements at each this run */
+   unsigned nsites;
+   unsigned learned;                      /* sites added this run */
+   unsigned postponed;                    /* postponements this run */
+   unsigned npost;                        /* threads postponed now */
+   unsigned release;                      /* the thread chosen next (0: none) */
+   int active;                            /* this seed postpones (else it only learns) */
+   ag_sr_last last[AG_SR_LAST];
+};
+
 /* What the policy knows of one thread (indexed by thread id, 0 unused). */
 typedef struct {
    unsigned char enabled;        /* may be handed the turn */
@@ -79,6 +113,9 @@ typedef struct {
    unsigned long long accesses;  /* accesses since then (random) */
    unsigned long long prio;      /* PCT: the higher runs */
    unsigned long long held_until;  /* random: not chosen before this point number */
+   unsigned long post_addr;      /* postponed before an access to this granule (0: not) */
+   unsigned long long post_until;  /* ... until this point number */
+   unsigned long post_ip;        /* ... at this site */
 } ag_sp_thread;
 
 typedef struct {
@@ -100,6 +137,7 @@ typedef struct {
    unsigned long long points;               /* scheduling points so far */
    unsigned long long low_prio;             /* PCT: next priority for a change point */
    unsigned long long outside;              /* random: points outside regions */
+   struct ag_sr_state race;                 /* random: learned sites, postponements */
 } ag_schedpol;
 
 void ag_sp_init(ag_schedpol *p, unsigned long long seed);
@@ -166,6 +204,12 @@ void ag_sp_switched(ag_schedpol *p, unsigned self);
 /* PCT at a shared access of the holder: a change point demotes it; does
    another enabled thread now outrank it? */
 int ag_sp_pct_shared(ag_schedpol *p, unsigned self);
+/* Postponed threads (race-directed postponement, ag_schedrace.h): is t
+   one (and not yet run out)?  t runs on (it took or kept the turn): no
+   longer.  A random one other than self, released (0: none). */
+int ag_sp_postponed(const ag_schedpol *p, unsigned t);
+void ag_sp_unpost(ag_schedpol *p, unsigned t);
+unsigned ag_sp_release_postponed(ag_schedpol *p, unsigned self);
 /* Some chosen thread (tests): random_other, highest. */
 unsigned ag_sp_random_other(ag_schedpol *p, unsigned self);
 unsigned ag_sp_highest(const ag_schedpol *p, unsigned self, int self_too);

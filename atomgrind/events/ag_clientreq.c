@@ -101,6 +101,7 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
          its own entry point, which enters our wrapper again). */
       if (th->ignore == 0) {
          ag_sync_lock_acquired(vgtid, arg[1], (UInt)arg[2], (UInt)arg[3]);
+         ag_sched_lock_acquired(vgtid, arg[1]);
          ag_deadlock_done(vgtid);
       }
       break;
@@ -118,6 +119,7 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_WAIT:
       /* (the program's own calls only, as for AG_CR_LOCK_ACQUIRED) */
       if (th->ignore == 0) *ret = ag_deadlock_wait(vgtid, arg[1], arg[2], (UInt)arg[3]);
+      if (th->ignore == 0 && arg[1] == AG_WT_LOCK) ag_sched_lock_wait(vgtid, arg[2]);
       break;
    case AG_CR_WAIT_DONE:
       ag_deadlock_done(vgtid);

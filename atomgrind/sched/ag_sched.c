@@ -58,6 +58,8 @@
 #include "pub_tool_tooliface.h"    /* VG_(track_*), VG_(needs_syscall_wrapper) */
 #include "ag_map.h"                /* region sites -> runs */
 #include "ag_schedpol.h"           /* the policy: choices, damping, budgets, PCT */
+#include "ag_schedrace.h"          /* race sites: learned, postponed at */
+#include "ag_schedlearn.h"         /* ... kept between runs */
 #include "ag_schedwake.h"          /* the accounting of futex wakes */
 #include "ag_options.h"            /* --sched & co. */
 #include "ag_sched.h"
@@ -113,6 +115,7 @@ typedef struct {
    Addr stop_ip;         /* the shared access a stop was asked before (0: none) */
    Bool stop_switch;     /* ... to switch (else only to wait for the turn) */
    Addr resume_ip;       /* the access the last stop was taken before */
+   Addr lock_next;       /* the lock its next SYNC_PRE point waits for */
 } ag_sc_thread;
 
 static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
@@ -138,6 +141,7 @@ static ULong ag_sc_settles, ag_sc_settle_ms_total;
 static ULong ag_sc_late;                /* time bounds that ran out (settle, sleep) */
 static ULong ag_sc_narrows;             /* hand-overs woken on the preempted thread's CPU */
 static ULong ag_sc_regions, ag_sc_overlapped;
+static ULong ag_sc_postponed;          /* postponements at race sites */
 Bool ag_sched_exits;
 static ag_map *ag_sc_sites;             /* region BEGIN address -> runs (UInt) */
 static UInt ag_sc_threads_seen;
@@ -411,9 +415,36 @@ void ag_sched_begin(ThreadId vgtid, Addr site)
    ag_sched_point(vgtid, AG_PT_BEGIN);
 }
 
+/* Random: the holder is about to wait for a lock learned as a race site:
+   is it postponed there (as at an access, ag_sched_shared)? */
+static Bool ag_sc_lock_postponed(ThreadId vgtid, Addr lock)
+{
+   if (lock == 0 || ag_clo_sched != AG_SCHED_RANDOM
+       || !ag_sr_shared(&ag_sc_pol, vgtid, lock, lock, ag_sr_has(&ag_sc_pol, lock)))
+      return False;
+   ag_sc_postponed++;
+   return True;
+}
+
+void ag_sched_lock_wait(ThreadId vgtid, Addr lock)
+{
+   if (ag_sc_th) ag_sc_th[vgtid].lock_next = lock;
+}
+
+void ag_sched_lock_acquired(ThreadId vgtid, Addr lock)
+{
+   if (!ag_sc_th || ag_clo_sched != AG_SCHED_RANDOM) return;
+   ag_sr_access(&ag_sc_pol, lock, lock, (UChar)(1 + vgtid % AG_SP_TAGS), 1);
+}
+
 void ag_sched_point(ThreadId vgtid, ag_point kind)
 {
    ag_sc_count(vgtid, kind);
+   Addr lock = 0;
+   if (ag_sc_th && kind == AG_PT_SYNC_PRE) {
+      lock = ag_sc_th[vgtid].lock_next;
+      ag_sc_th[vgtid].lock_next = 0;
+   }
    if (!ag_sc_on() || ag_sc_draining || ag_sc_th[vgtid].state == AG_SC_GONE) return;
    if (ag_sc_is_enabled(vgtid)) ag_sc_set_state(vgtid, AG_SC_RUNNING);
    if (ag_sc_turn != vgtid && ag_sc_holder_active()) {
@@ -423,7 +454,9 @@ void ag_sched_point(ThreadId vgtid, ag_point kind)
    }
    ag_sc_turn = vgtid;
    if (ag_sc_wk.woke) ag_sc_settle(vgtid);
-   ThreadId next = ag_sc_choose(vgtid, kind);
+   ThreadId next = ag_sc_lock_postponed(vgtid, lock)
+                   ? ag_sp_choose(&ag_sc_pol, vgtid, AG_SP_PT_SHARED, 1)
+                   : ag_sc_choose(vgtid, kind);
    if (next == vgtid || next == VG_INVALID_THREADID) {
       ag_sp_kept(&ag_sc_pol, vgtid);
       ag_sc_epoch++;
@@ -505,7 +538,13 @@ UChar ag_sched_slot_after(UChar slot, UChar me, Bool write, Int *point)
    return after;
 }
 
-void ag_sched_shared(ThreadId vgtid, Addr ip)
+Bool ag_sched_race_site(Addr a, Addr ip, UChar me, Bool write)
+{
+   if (!ag_sc_th || ag_clo_sched != AG_SCHED_RANDOM) return False;
+   return ag_sr_access(&ag_sc_pol, a, ip, me, write);
+}
+
+void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a)
 {
    if (!ag_sc_th || ag_sc_draining || !ag_sc_on()) return;
    ag_sc_thread *t = &ag_sc_th[vgtid];
@@ -528,6 +567,9 @@ void ag_sched_shared(ThreadId vgtid, Addr ip)
    Bool stop;
    if (ag_clo_sched == AG_SCHED_PCT) {
       stop = ag_sp_pct_shared(&ag_sc_pol, vgtid);
+   } else if (ag_sr_shared(&ag_sc_pol, vgtid, a, ip, ag_sr_has(&ag_sc_pol, ip))) {
+      stop = True;                       /* postponed at a race site */
+      ag_sc_postponed++;
    } else {
       /* inside a region its accesses draw their preemptions already
          (ag_sched_access, with its damping and rare regions) */
@@ -777,7 +819,7 @@ void ag_sched_pre_clo_init(void)
 
 /* PCT's k is recorded per command (the program and its arguments, not
    atomgrind's options: other seeds share it) in $TMPDIR (else /tmp). */
-static void ag_sc_pct_path_set(void)
+static void ag_sc_cmd_path(HChar *buf, SizeT size, const HChar *kind)
 {
    ULong h = 1469598103934665603ULL;                /* FNV-1a */
    Int n = VG_(args_for_client) ? VG_(sizeXA)(VG_(args_for_client)) : 0;
@@ -789,8 +831,12 @@ static void ag_sc_pct_path_set(void)
    }
    const HChar *dir = VG_(getenv)("TMPDIR");
    if (!dir || !*dir || VG_(strlen)(dir) > 400) dir = "/tmp";
-   VG_(snprintf)(ag_sc_pct_path, sizeof ag_sc_pct_path, "%s/atomgrind-pct-%d-%016llx",
-                 dir, VG_(geteuid)(), h);
+   VG_(snprintf)(buf, size, "%s/atomgrind-%s-%d-%016llx", dir, kind, VG_(geteuid)(), h);
+}
+
+static void ag_sc_pct_path_set(void)
+{
+   ag_sc_cmd_path(ag_sc_pct_path, sizeof ag_sc_pct_path, "pct");
 }
 
 /* The points of the last run of this command, or 0. */
@@ -848,12 +894,18 @@ void ag_sched_init(void)
 {
    if (!ag_clo_sched_seed_given) ag_clo_sched_seed = ag_sc_fresh_seed();
    ag_sp_init(&ag_sc_pol, ag_clo_sched_seed);
+   ag_sr_activate(&ag_sc_pol, ag_clo_sched_seed);
    if (ag_sc_on()) ag_sc_refill();
    ag_sc_th = VG_(calloc)("ag.sched", VG_N_THREADS, sizeof(ag_sc_thread));
    ag_sc_pth = VG_(calloc)("ag.sched.policy", VG_N_THREADS, sizeof(ag_sp_thread));
    ag_sp_threads(&ag_sc_pol, ag_sc_pth, VG_N_THREADS, ag_clo_sched == AG_SCHED_PCT);
    ag_sc_sites = ag_map_new(sizeof(UInt));
    if (ag_clo_sched == AG_SCHED_PCT) ag_sc_pct_init();
+   if (ag_clo_sched == AG_SCHED_RANDOM) {
+      HChar path[512];
+      ag_sc_cmd_path(path, sizeof path, "races");
+      ag_sl_init(&ag_sc_pol, path);
+   }
    /* a stop right before an access (ag_sched_shared) resumes at that
       instruction: every guest register must be up to date there */
    if (ag_sc_on()) {
@@ -875,6 +927,7 @@ void ag_sched_init(void)
 void ag_sched_fini(void)
 {
    if (ag_clo_sched == AG_SCHED_PCT) ag_sc_pct_record();
+   if (ag_clo_sched == AG_SCHED_RANDOM) ag_sl_fini(&ag_sc_pol);
    if (VG_(clo_verbosity) < 1) return;
    const HChar *name = ag_clo_sched == AG_SCHED_PCT ? "pct"
                      : ag_clo_sched == AG_SCHED_RANDOM ? "random" : "native";
@@ -882,7 +935,11 @@ void ag_sched_fini(void)
              "%llu scheduling point(s) (%llu at shared accesses), %llu switch(es)\n",
              ag_sc_regions, ag_sc_overlapped, ag_sc_pol.points, ag_sc_pol.shared_points,
              ag_sc_switches);
-   if (ag_sc_on())
+   if (ag_sl_snapshot())
+      VG_(umsg)("Scheduler: %s, seed %llu, %u race site(s) learned before "
+                "(repeat with --sched-seed=%llu --sched-races=%s)\n",
+                name, ag_clo_sched_seed, ag_sl_loaded(), ag_clo_sched_seed, ag_sl_snapshot());
+   else if (ag_sc_on())
       VG_(umsg)("Scheduler: %s, seed %llu (repeat with --sched-seed=%llu)\n",
                 name, ag_clo_sched_seed, ag_clo_sched_seed);
    else
@@ -898,9 +955,12 @@ void ag_sched_fini(void)
    if (VG_(clo_verbosity) >= 2)
       VG_(umsg)("atomgrind: scheduler: %llu preemption(s) after accesses, "
                 "%llu takeover(s) after a timeout, %llu wait(s) for woken threads "
-                "(%llu ms), %llu hand-over(s) woken on the preempted thread's CPU\n",
+                "(%llu ms), %llu hand-over(s) woken on the preempted thread's CPU, "
+                "%llu postponement(s) at %u race site(s) (%u learned in this run; "
+                "this seed %s)\n",
                 ag_sc_preempts, ag_sc_timeouts, ag_sc_settles, ag_sc_settle_ms_total,
-                ag_sc_narrows);
+                ag_sc_narrows, ag_sc_postponed, ag_sc_pol.race.nsites, ag_sc_pol.race.learned,
+                ag_sc_pol.race.active ? "postpones" : "only learns");
    if (ag_sc_regions > 0 && ag_sc_overlapped == 0 && ag_sc_threads_seen > 1)
       VG_(umsg)("WARNING: no atomic region overlapped another thread's work: "
                 "this check was vacuous\n");

@@ -72,8 +72,18 @@ void ag_sched_access(ThreadId vgtid);
    touch (ag_shared.c): it may ask for a stop right before it -- generated
    code leaves there (ag_sched_exits) and the access runs once the thread
    has the turn back.  A thread that does not hold the turn stops there to
-   wait for it. */
-void ag_sched_shared(ThreadId vgtid, Addr ip);
+   wait for it.  a: the address; at a learned race site (--sched=random)
+   the thread may be postponed (engine/ag_schedrace.c). */
+void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a);
+/* The thread tagged me accesses a at ip and the inline check called
+   (ag_shared.c): race sites are learned here; is ip one (the access must
+   then be a point)? */
+Bool ag_sched_race_site(Addr a, Addr ip, UChar me, Bool write);
+/* Locks as race sites: vgtid's next synchronisation call (its SYNC_PRE
+   point) blocks to acquire lock; vgtid acquired it (learned when another
+   thread held it last). */
+void ag_sched_lock_wait(ThreadId vgtid, Addr lock);
+void ag_sched_lock_acquired(ThreadId vgtid, Addr lock);
 
 /* An owner-table slot's value after an access by the thread tagged me
    (ag_shared.c); *point: the access is a scheduling point.  A slot one

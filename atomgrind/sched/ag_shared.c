@@ -48,7 +48,14 @@ void ag_shared_fresh(Addr a, SizeT len)
 void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip)
 {
    UChar *slot = &ag_shared_owner[ag_shared_slot(a)];
+   UChar me = (UChar)ag_shared_tag;
+   Bool write = (flags & AG_WRITE) != 0;
    Int point;
-   *slot = ag_sched_slot_after(*slot, (UChar)ag_shared_tag, (flags & AG_WRITE) != 0, &point);
-   if (point) ag_sched_shared(vgtid, ip);
+   *slot = ag_sched_slot_after(*slot, me, write, &point);
+   /* a learned race site stays a point: its slot is not claimed */
+   if (ag_sched_race_site(a, ip, me, write) && !point) {
+      point = 1;
+      if (*slot == me) *slot = me | AG_SHARED_TRY;
+   }
+   if (point) ag_sched_shared(vgtid, ip, a);
 }

@@ -1,0 +1,110 @@
+/* ag_schedrace.c -- race-directed postponement: the learned sites and
+ * which thread waits for which (see ag_schedrace.h): plain C, its state
+ * in the policy's struct. */
+#include "ag_schedrace.h"
+
+static unsigned ag_sr_hash(unsigned long ip)
+{
+   unsigned long long h = (unsigned long long)ip * 0x9e3779b97f4a7c15ULL;
+   return (unsigned)(h >> 40) % AG_SR_SLOTS;
+}
+
+/* The slot of ip, or of the empty one where it would go. */
+static unsigned ag_sr_find(const struct ag_sr_state *r, unsigned long ip)
+{
+   unsigned i = ag_sr_hash(ip);
+   while (r->site[i] != 0 && r->site[i] != ip) i = (i + 1) % AG_SR_SLOTS;
+   return i;
+}
+
+void ag_sr_activate(ag_schedpol *p, unsigned long long seed)
+{
+   unsigned long long z = seed * 0xbf58476d1ce4e5b9ULL + 0x94d049bb133111ebULL;
+   z ^= z >> 31;
+   z *= 0x9e3779b97f4a7c15ULL;
+   p->race.active = (int)(z >> 63);
+}
+
+int ag_sr_has(const ag_schedpol *p, unsigned long ip)
+{
+   const struct ag_sr_state *r = &p->race;
+   return r->nsites > 0 && ip != 0 && r->site[ag_sr_find(r, ip)] == ip;
+}
+
+int ag_sr_add(ag_schedpol *p, unsigned long ip)
+{
+   struct ag_sr_state *r = &p->race;
+   if (ip == 0 || r->nsites >= AG_SR_MAX) return 0;
+   unsigned i = ag_sr_find(r, ip);
+   if (r->site[i] == ip) return 0;
+   r->site[i] = ip;
+   r->nsites++;
+   return 1;
+}
+
+int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned char tag, int write)
+{
+   struct ag_sr_state *r = &p->race;
+   unsigned long g = a >> 3 | 1UL << 63;          /* never 0 */
+   ag_sr_last *l = &r->last[(g ^ g >> 12) % AG_SR_LAST];
+   if (l->addr == g && l->tag != tag && (write || l->write)) {
+      r->learned += ag_sr_add(p, l->ip);
+      r->learned += ag_sr_add(p, ip);
+   }
+   l->addr = g;
+   l->ip = ip;
+   l->tag = tag;
+   l->write = (unsigned char)!!write;
+   return r->active && ag_sr_has(p, ip);
+}
+
+static void ag_sr_post(ag_schedpol *p, unsigned t, unsigned long g, unsigned long ip)
+{
+   ag_sp_thread *th = &p->th[t];
+   if (th->post_addr == 0) p->race.npost++;
+   th->post_addr = g;
+   th->post_ip = ip;
+   th->post_until = p->points + AG_SR_HOLD;
+}
+
+/* A postponed thread other than self waiting at granule g, at another
+   site than ip (0: none); several: a random one.  Two threads at one
+   site (the same store in two threads) are the same race either way
+   round: they wait together for a third. */
+static unsigned ag_sr_waiting_at(ag_schedpol *p, unsigned self, unsigned long g, unsigned long ip)
+{
+   unsigned n = 0, pick = 0;
+   for (unsigned t = 1; t < p->nth; t++)
+      if (t != self && p->th[t].enabled && p->th[t].post_addr == g && p->th[t].post_ip != ip
+          && ag_sp_postponed(p, t)
+          && ag_sp_rand(p) % ++n == 0)
+         pick = t;
+   return pick;
+}
+
+int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long ip, int learned)
+{
+   struct ag_sr_state *r = &p->race;
+   unsigned long g = a >> 3 | 1UL << 63;
+   if (!r->active) return 0;
+   if (r->npost > 0) {
+      unsigned u = ag_sr_waiting_at(p, self, g, ip);
+      if (u != 0) {
+         /* the race is here: which of the two goes first is drawn */
+         if (ag_sp_one_in(p, 2)) return 0;        /* self; u stays postponed */
+         ag_sr_post(p, self, g, ip);
+         ag_sp_unpost(p, u);
+         r->release = u;
+         return 1;
+      }
+   }
+   if (!learned || r->postponed >= AG_SR_PER_RUN || p->enabled == 0) return 0;
+   unsigned i = ag_sr_find(r, ip);
+   /* with nobody else free, a postponed one is released in its stead
+      (ag_sp_random_other): the stop swaps them */
+   if (r->site[i] != ip || r->used[i] >= AG_SR_PER_SITE) return 0;
+   r->used[i]++;
+   r->postponed++;
+   ag_sr_post(p, self, g, ip);
+   return 1;
+}

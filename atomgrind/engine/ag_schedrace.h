@@ -1,0 +1,40 @@
+/* ag_schedrace.h -- race-directed postponement (RaceFuzzer, Sen PLDI'08),
+ * part of the scheduler's policy (freestanding C, no Valgrind; used by
+ * ag_sched.c and ag_shared.c, tested on the host by
+ * tests/engine/test_schedrace.c).
+ *
+ * Learning: the code addresses ("sites") of two accesses by different
+ * threads, one a write, that followed each other at one location with no
+ * other shared access to it in between.  Sites are learned during a run
+ * and kept per command between runs (the mechanism reads and writes the
+ * file).  Postponing: a thread about to make an access at a learned site
+ * is stopped and others run, until another thread reaches an access to
+ * the same location (then their order is drawn at random), the
+ * postponement runs out (AG_SR_HOLD points), or nobody else can run (the
+ * holder blocks, leaves, is postponed itself, or yields, starves others or
+ * runs its budget out with no other thread to hand the turn).  A thread created later thus gets
+ * to meet one stopped between its paired accesses. */
+#ifndef AG_SCHEDRACE_H
+#define AG_SCHEDRACE_H
+
+#include "ag_schedpol.h"   /* ag_schedpol, ag_sp_thread */
+
+/* Its sizes and state (struct ag_sr_state) are in ag_schedpol.h. */
+
+/* Half the seeds postpone, drawn from the seed apart from the choices'
+   stream: the others run as without postponement (learning all the
+   same), so bugs that postponing hides still show in them. */
+void ag_sr_activate(ag_schedpol *p, unsigned long long seed);
+/* Is ip a learned site?  Add one (1: it was new; 0: known or full). */
+int ag_sr_has(const ag_schedpol *p, unsigned long ip);
+int ag_sr_add(ag_schedpol *p, unsigned long ip);
+/* An access by the thread tagged `tag` to address a at ip (write: a
+   store) that reached the shared-access check: learns the pair if the
+   location's last access was another thread's and one of the two writes.
+   Returns: ip is a learned site and this seed postpones. */
+int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned char tag, int write);
+/* The holder self is about to access a at ip (learned: ip is a site):
+   1 if it is to stop and another thread run instead (p->race.release
+   names it when a postponed one is released). */
+int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long ip, int learned);
+#endif

@@ -1,0 +1,142 @@
+/* test_schedrace.c -- race-directed postponement
+ * (atomgrind/engine/ag_schedrace.c) on constructed accesses: which pairs
+ * are learned, a thread at a learned site is postponed while another can
+ * run, two threads at one location have their order drawn (both orders
+ * occur), two at one site wait together, a postponed thread is released
+ * when the holder leaves, or yields or runs its budget out with nobody
+ * else to run, the caps, and seeds that only learn. */
+#include <stdio.h>
+#include <string.h>
+#include "ag_schedpol.h"
+#include "ag_schedrace.h"
+#include "ag_sp_check.h"        /* CHECK, the verdict */
+#include "ag_sp_table.h"        /* the policy, its thread table, setup() */
+
+#define A 0x10c06cUL            /* a location */
+#define X 0x109598UL            /* a store to it */
+#define Y 0x1095bfUL            /* a load of it */
+
+static void learning(void)
+{
+   setup(1, 0, 3);
+   pol.race.active = 1;
+   ag_sr_access(&pol, A, X, 1, 1);
+   ag_sr_access(&pol, A, X + 4, 1, 1);             /* the same thread again */
+   CHECK(pol.race.nsites == 0, "one thread's accesses learned %u", pol.race.nsites);
+   ag_sr_access(&pol, A + 64, Y, 1, 0);
+   ag_sr_access(&pol, A + 64, Y + 4, 2, 0);        /* two reads */
+   CHECK(pol.race.nsites == 0, "read-read learned");
+   CHECK(ag_sr_access(&pol, A, Y, 2, 0), "Y not a site once its pair is seen");
+   CHECK(ag_sr_has(&pol, X + 4) && ag_sr_has(&pol, Y) && !ag_sr_has(&pol, X),
+         "the adjacent pair (X+4, Y) is learned, nothing else");
+   CHECK(pol.race.learned == 2, "learned %u", pol.race.learned);
+   CHECK(ag_sr_access(&pol, A, Y, 3, 0), "a learned site is reported so");
+}
+
+/* Thread 1 holds the turn at site X, learned; 2 and 3 enabled. */
+static void postponed_holder(unsigned long long seed)
+{
+   setup(seed, 0, 3);
+   pol.race.active = 1;
+   ag_sr_add(&pol, X);
+   ag_sp_enable(&pol, 2, 1);
+   ag_sp_enable(&pol, 3, 1);
+   CHECK(ag_sr_shared(&pol, 1, A, X, 1), "not postponed at a learned site");
+   CHECK(ag_sp_postponed(&pol, 1), "1 not marked");
+   unsigned next = ag_sp_choose(&pol, 1, AG_SP_PT_SHARED, 1);
+   CHECK(next == 2 || next == 3, "chose %u", next);
+   ag_sp_enable(&pol, 1, 1);                       /* it parks */
+   ag_sp_enable(&pol, next, 0);
+   ag_sp_took(&pol, next);
+}
+
+static void postponing(void)
+{
+   postponed_holder(3);
+   CHECK(!ag_sr_shared(&pol, 2, A + 64, Y, 0), "postponed at an unlearned site");
+   /* the holder preempted: the other free thread, never the postponed one */
+   for (int i = 0; i < 50; i++) {
+      unsigned h = th[2].enabled ? 3 : 2;
+      unsigned n = ag_sp_random_other(&pol, h);
+      CHECK(n != 1, "a postponed thread was chosen while %u could run", 5 - h);
+   }
+   /* only the postponed one left besides the holder: it keeps the turn,
+      and gets it when it blocks */
+   unsigned h = th[2].enabled ? 3 : 2;
+   ag_sp_enable(&pol, 5 - h, 0);
+   CHECK(ag_sp_random_other(&pol, h) == 0, "released while the holder runs on");
+   CHECK(ag_sp_pass(&pol, h) == 1, "not released when the holder blocks");
+   CHECK(!ag_sp_postponed(&pol, 1) && pol.race.npost == 0, "still postponed");
+   /* a yield or a budget run out hands the turn to a free thread while
+      one can run, else to the postponed one (a spin loop may wait for it) */
+   postponed_holder(4);
+   h = th[2].enabled ? 3 : 2;
+   CHECK(ag_sp_choose(&pol, h, AG_SP_PT_YIELD, 0) == 5 - h && pol.race.npost == 1,
+         "a yield released the postponed thread while another could run");
+   ag_sp_enable(&pol, 5 - h, 0);
+   CHECK(ag_sp_choose(&pol, h, AG_SP_PT_BLOCKS, 0) == 1 && pol.race.npost == 0,
+         "a budget run out with nobody else kept the postponed thread waiting");
+}
+
+/* 1 postponed at X (a store to A); 2 or 3 reaches A at Y: both orders occur. */
+static void races(void)
+{
+   int first[2] = { 0, 0 };
+   for (unsigned long long seed = 1; seed <= 40; seed++) {
+      postponed_holder(seed);
+      unsigned h = th[2].enabled ? 3 : 2;
+      if (ag_sr_shared(&pol, h, A + 2, Y, 1)) {
+         CHECK(pol.race.release == 1 && ag_sp_postponed(&pol, h), "swap not made");
+         CHECK(ag_sp_choose(&pol, h, AG_SP_PT_SHARED, 1) == 1, "the released one not chosen");
+         first[1]++;
+      } else {
+         CHECK(ag_sp_postponed(&pol, 1), "1 released though the other went first");
+         first[0]++;
+      }
+   }
+   CHECK(first[0] > 5 && first[1] > 5, "orders drawn %d / %d", first[0], first[1]);
+   /* the same store in another thread does not race it: both wait */
+   postponed_holder(7);
+   unsigned h = th[2].enabled ? 3 : 2;
+   CHECK(ag_sr_shared(&pol, h, A, X, 1) && pol.race.release == 0 && pol.race.npost == 2,
+         "two threads at one site raced each other");
+}
+
+static void caps(void)
+{
+   postponed_holder(9);
+   unsigned h = th[2].enabled ? 3 : 2;
+   int n = 1;
+   for (int i = 0; i < 10; i++) {
+      ag_sp_unpost(&pol, 1);
+      n += ag_sr_shared(&pol, h, A + 128, X, 1);
+      ag_sp_unpost(&pol, h);
+   }
+   CHECK(n == AG_SR_PER_SITE, "postponed %d times at one site", n);
+}
+
+/* Half the seeds postpone; the others learn but never postpone. */
+static void activation(void)
+{
+   int on = 0;
+   for (unsigned long long seed = 1; seed <= 200; seed++) {
+      ag_sr_activate(&pol, seed);
+      on += pol.race.active;
+   }
+   CHECK(on > 70 && on < 130, "%d of 200 seeds postpone", on);
+   postponed_holder(11);
+   pol.race.active = 0;
+   unsigned h = th[2].enabled ? 3 : 2;
+   CHECK(!ag_sr_shared(&pol, h, A + 128, X, 1), "postponed in a seed that only learns");
+   CHECK(!ag_sr_access(&pol, A, X, 4, 1) && ag_sr_has(&pol, X), "a site reported in it");
+}
+
+int main(void)
+{
+   activation();
+   learning();
+   postponing();
+   races();
+   caps();
+   return sp_verdict();
+}
