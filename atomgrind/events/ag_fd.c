@@ -276,6 +276,15 @@ static void ag_fd_signal_sent(ThreadId vgtid, UInt sysno, const UWord *args)
    ag_an_order(th->tid, AG_FD_KEY_SIGNAL(sig), True);
 }
 
+/* glibc's SIGSETXID (SIGRTMIN + 1): its handler is glibc's own, which
+   no program can replace; it works on the command in the setuid() caller's
+   frame and wakes it with a futex, a protocol whose waiting side reads a
+   plain word (the count its handlers decrement).  Its accesses are glibc's
+   internals, as a pthread call's are (without this, the caller's later
+   frames there raced with the handler's last accesses: race_signal
+   setuid, in a quarter of runs). */
+#define AG_FD_SIGSETXID 33
+
 static void ag_fd_pre_deliver_signal(ThreadId vgtid, Int sig, Bool alt_stack)
 {
    (void)alt_stack;
@@ -284,6 +293,13 @@ static void ag_fd_pre_deliver_signal(ThreadId vgtid, Int sig, Bool alt_stack)
    if (!th->valid) return;
    ag_an_running(vgtid);
    ag_an_order(th->tid, AG_FD_KEY_SIGNAL(sig), False);
+   if (sig == AG_FD_SIGSETXID) th->ignore++;
+}
+
+static void ag_fd_post_deliver_signal(ThreadId vgtid, Int sig)
+{
+   ag_thread *th = ag_thread_of(vgtid);
+   if (sig == AG_FD_SIGSETXID && th->valid && th->ignore > 0) th->ignore--;
 }
 
 void ag_fd_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args)
@@ -313,4 +329,5 @@ void ag_fd_init(void)
    VG_(track_pre_mem_read_asciiz)(ag_fd_pre_mem_read_asciiz);
    VG_(track_post_mem_write)(ag_fd_post_mem_write);
    VG_(track_pre_deliver_signal)(ag_fd_pre_deliver_signal);
+   VG_(track_post_deliver_signal)(ag_fd_post_deliver_signal);
 }
