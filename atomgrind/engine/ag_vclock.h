@@ -18,9 +18,10 @@
 #include <stdint.h>
 #include "ag_shim.h"           /* ag_realloc, ag_free, ag_memzero */
 
-/* get and tick are inline as FastTrack's were (get is on every access);
-   grow, join, clear and free are left to the compiler, as they were, and
-   marked unused so an engine may instantiate more than it calls. */
+/* get is inline (FastTrack calls it on every access), tick too (it is
+   small); grow, join, clear and free are left to the compiler, as the
+   engines' own copies were, and marked unused so an engine may
+   instantiate more than it calls. */
 #define AG_VCLOCK(type, prefix, entry)                                     \
 typedef struct { uint32_t n; entry *c; } type;                             \
                                                                            \
