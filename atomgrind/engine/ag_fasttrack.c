@@ -89,46 +89,11 @@
 #include "ag_map.h"
 #include "ag_shim.h"
 #include "ag_slab.h"           /* read sets */
+#include "ag_vclock.h"         /* ag_vc: C_t, lock clocks, inflated read sets */
 
-/* ---- vector clocks ----------------------------------------------- */
+/* ---- vector clocks: 64-bit entries, for the 40-bit epoch clocks ---- */
 
-typedef struct { uint32_t n; uint64_t *c; } ag_vc;   /* absent entries: 0 */
-
-static inline uint64_t ft_vc_get(const ag_vc *v, ag_tid u)
-{
-   return u < v->n ? v->c[u] : 0;
-}
-
-static void ft_vc_grow(ag_vc *v, uint32_t n)
-{
-   if (n <= v->n) return;
-   uint32_t cap = v->n ? v->n : 4;
-   while (cap < n) cap *= 2;
-   v->c = ag_realloc(v->c, cap * sizeof(uint64_t));
-   ag_memzero(v->c + v->n, (cap - v->n) * sizeof(uint64_t));
-   v->n = cap;
-}
-
-static void ft_vc_join(ag_vc *d, const ag_vc *s)
-{
-   uint32_t n = s->n;
-   while (n && s->c[n - 1] == 0) n--;
-   ft_vc_grow(d, n);
-   for (uint32_t i = 0; i < n; i++)
-      if (s->c[i] > d->c[i]) d->c[i] = s->c[i];
-}
-
-static void ft_vc_clear(ag_vc *v)
-{
-   for (uint32_t i = 0; i < v->n; i++) v->c[i] = 0;
-}
-
-static void ft_vc_free(ag_vc *v)
-{
-   ag_free(v->c);
-   v->c = NULL;
-   v->n = 0;
-}
+AG_VCLOCK(ag_vc, ft_vc, uint64_t)
 
 /* ---- epochs: clock << 24 | tid; clock 0 is "no access" ----------- */
 
@@ -627,6 +592,8 @@ static inline ag_vc *ft_thr(ag_ft *f, ag_tid t)
    return ft_thr_slow(f, t);
 }
 
+/* Not ft_vc_tick: C_t always has entry t (ft_thr), so no growth check,
+   and the tick stays small enough to inline into every release. */
 static void ft_tick(ag_vc *c, ag_tid t)
 {
    c->c[t]++;

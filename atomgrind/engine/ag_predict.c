@@ -68,38 +68,14 @@
 #include "ag_map.h"
 #include "ag_shim.h"
 #include "ag_slab.h"           /* further entries of a location */
+#include "ag_vclock.h"         /* pd_vc: threads' and sync objects' clocks */
 
 #define PD_MAXENT 4       /* threads remembered per location */
 #define PD_MAXPEND 4      /* predictions waiting for a region's end */
 
-/* ---- vector clocks ----------------------------------------------- */
+/* ---- vector clocks: 32-bit entries (a thread's releases) -------- */
 
-typedef struct { uint32_t n; uint32_t *c; } pd_vc;
-
-static inline uint32_t pd_vc_get(const pd_vc *v, ag_tid u) { return u < v->n ? v->c[u] : 0; }
-
-static void pd_vc_grow(pd_vc *v, uint32_t n)
-{
-   if (n <= v->n) return;
-   uint32_t cap = v->n ? v->n : 4;
-   while (cap < n) cap *= 2;
-   v->c = ag_realloc(v->c, cap * sizeof(uint32_t));
-   ag_memzero(v->c + v->n, (cap - v->n) * sizeof(uint32_t));
-   v->n = cap;
-}
-
-static void pd_vc_join(pd_vc *d, const pd_vc *s)
-{
-   pd_vc_grow(d, s->n);
-   for (uint32_t i = 0; i < s->n; i++)
-      if (s->c[i] > d->c[i]) d->c[i] = s->c[i];
-}
-
-static void pd_vc_tick(pd_vc *v, ag_tid t)
-{
-   pd_vc_grow(v, t + 1);
-   v->c[t]++;
-}
+AG_VCLOCK(pd_vc, pd_vc, uint32_t)
 
 /* ---- interned locksets ------------------------------------------- */
 
