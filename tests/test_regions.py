@@ -86,7 +86,32 @@ def regions_line(r):
     return tuple(int(g) for g in m.groups()) if m else None
 
 
-class InlinedAtomicFunctions(unittest.TestCase):
+class InlineBankChecks:
+    """What holds for inline_bank however it was built (the classes below
+    give exes, {opt: binary}, and run_mode(opt, mode, via, *opts)): the
+    clean modes are clean with one region each, and the bug is reported
+    at every seed under both schedulers."""
+
+    def test_clean_variants(self):
+        for opt in self.exes:
+            for via in ("fns", "spec"):
+                for mode in ("ok", "ok_ai"):
+                    with self.subTest(opt=opt, via=via, mode=mode):
+                        r = self.run_mode(opt, mode, via)
+                        self.assertEqual((r.errors, r.atomicity), (0, 0), r)
+                        self.assertEqual(checked(r), (1, 1), r)
+                        self.assertEqual(regions_line(r), (0, 0, 1), r)
+
+    def test_every_seed(self):
+        for seed in (1, 2, 3):
+            for sched in ("random", "pct"):
+                with self.subTest(seed=seed, sched=sched):
+                    r = self.run_mode("O2", "bug", "fns", "--sched=" + sched,
+                                      "--sched-seed=%d" % seed)
+                    self.assertEqual((r.errors, r.contexts), (1, 1), r)
+
+
+class InlinedAtomicFunctions(InlineBankChecks, unittest.TestCase):
     """inline_bank built with Debian's flags (-O2), at -O3 and -O1: withdraw and
     deposit (always_inline) leave no symbol, and each inlined instance is a
     region: the interleaved write is reported in every run, the clean
@@ -132,24 +157,6 @@ class InlinedAtomicFunctions(unittest.TestCase):
                                          % (fn, fn, thread_fn))
                         self.assertEqual(regions_line(r), (0, 0, 1), r)
                         self.assertNotIn("depths disagree", r.text)
-
-    def test_clean_variants(self):
-        for opt in self.exes:
-            for via in ("fns", "spec"):
-                for mode in ("ok", "ok_ai"):
-                    with self.subTest(opt=opt, via=via, mode=mode):
-                        r = self.run_mode(opt, mode, via)
-                        self.assertEqual((r.errors, r.atomicity), (0, 0), r)
-                        self.assertEqual(checked(r), (1, 1), r)
-                        self.assertEqual(regions_line(r), (0, 0, 1), r)
-
-    def test_every_seed(self):
-        for seed in (1, 2, 3):
-            for sched in ("random", "pct"):
-                with self.subTest(seed=seed, sched=sched):
-                    r = self.run_mode("O2", "bug", "fns", "--sched=" + sched,
-                                      "--sched-seed=%d" % seed)
-                    self.assertEqual((r.errors, r.contexts), (1, 1), r)
 
     def test_xml(self):
         with tempfile.NamedTemporaryFile("r", suffix=".xml") as xf:
@@ -226,7 +233,7 @@ BEGAN = (r"The atomic region \(call of %s\) of thread #2 began at\n"
          r"\s+by 0x[0-9A-F]+: %s \(%s:\d+\)")
 
 
-class LinkTimeOptimisation(unittest.TestCase):
+class LinkTimeOptimisation(InlineBankChecks, unittest.TestCase):
     """inline_bank built with -flto at -O2 and -O3: GCC keeps the inlined
     functions' DWARF in the compile-time unit and refers to it from the
     link-time one, which Valgrind 3.19's reader does not follow (its
@@ -273,24 +280,6 @@ class LinkTimeOptimisation(unittest.TestCase):
                         self.assertEqual(regions_line(r), (0, 0, 1), r)
                         self.assertNotIn("cannot read", r.text)
                         self.assertNotIn("depths disagree", r.text)
-
-    def test_clean_variants(self):
-        for opt in self.exes:
-            for via in ("fns", "spec"):
-                for mode in ("ok", "ok_ai"):
-                    with self.subTest(opt=opt, via=via, mode=mode):
-                        r = self.run_mode(opt, mode, via)
-                        self.assertEqual((r.errors, r.atomicity), (0, 0), r)
-                        self.assertEqual(checked(r), (1, 1), r)
-                        self.assertEqual(regions_line(r), (0, 0, 1), r)
-
-    def test_every_seed(self):
-        for seed in (1, 2, 3):
-            for sched in ("random", "pct"):
-                with self.subTest(seed=seed, sched=sched):
-                    r = self.run_mode("O2", "bug", "fns", "--sched=" + sched,
-                                      "--sched-seed=%d" % seed)
-                    self.assertEqual((r.errors, r.contexts), (1, 1), r)
 
     def test_stacks_name_the_frames(self):
         """Every stack of the report, in text and in XML, names the inlined
