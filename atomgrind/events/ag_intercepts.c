@@ -266,6 +266,25 @@ static void ag_cancelled_pop(void *unused)
 
 extern void _exit(int) __attribute__((noreturn));
 
+/* A call of one argument that the tool is told of first (code, with the
+   argument), then made with its internals ignored.  A shape, as the
+   families below are: a helper function would show as a frame of its
+   own in reports. */
+#define AG_TOLD_FIRST(tag, zfn, cname, T, code)                           \
+   AG_INLINE int ag_##cname(T arg)                                        \
+   {                                                                      \
+      int ret;                                                            \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      AG_REQ(code, arg, 0, 0);                                            \
+      AG_PUSH();                                                          \
+      CALL_FN_W_W(ret, fn, arg);                                          \
+      AG_POP();                                                           \
+      AG_TRACE(fn, #cname, arg, 0, ret);                                  \
+      return ret;                                                         \
+   }                                                                      \
+   AG_WRAP(tag, zfn, int, ag_##cname, (T arg), (arg))
+
 /* A call that may block until another thread acts is announced first.
    The tool answers 0, or -- when every thread it depends on is itself
    blocked for good: a deadlock, reported already -- the exit status with
@@ -452,20 +471,7 @@ AG_WRAP(70010, pthreadZucreate, int, ag_pthread_create,
    joined), but its internals -- the target's cancel bits, loading
    libgcc_s for unwinding -- are glibc's.  The tool is told first: the
    target may leave a wait because of it, so it is not blocked for good. */
-AG_INLINE int ag_pthread_cancel(pthread_t thread)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_REQ(AG_CR_CANCEL, thread, 0, 0);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, thread);
-   AG_POP();
-   AG_TRACE(fn, "pthread_cancel", thread, 0, ret);
-   return ret;
-}
-AG_WRAP(70090, pthreadZucancel, int, ag_pthread_cancel,
-        (pthread_t thread), (thread))
+AG_TOLD_FIRST(70090, pthreadZucancel, pthread_cancel, pthread_t, AG_CR_CANCEL)
 
 /* cleanup of a cancelled join or semaphore wait: close the bracket; the
    announced wait is over */
@@ -553,20 +559,7 @@ AG_JOIN(70050, pthreadZuclockjoinZunp, pthread_clockjoin_np, AG_ACQ_TIMED, CT)
 
 /* Reported before the real call: once detached, a thread that has already
    ended is freed by the call and its pthread_t may be reused at once. */
-AG_INLINE int ag_pthread_detach(pthread_t thread)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_REQ(AG_CR_THREAD_DETACHED, thread, 0, 0);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, thread);
-   AG_POP();
-   AG_TRACE(fn, "pthread_detach", thread, 0, ret);
-   return ret;
-}
-AG_WRAP(70060, pthreadZudetach, int, ag_pthread_detach,
-        (pthread_t thread), (thread))
+AG_TOLD_FIRST(70060, pthreadZudetach, pthread_detach, pthread_t, AG_CR_THREAD_DETACHED)
 
 /* ------------------------------------------------------------------ */
 /* pthread_once                                                         */
@@ -917,19 +910,8 @@ AG_INLINE int ag_sem_destroy(sem_t *s)
 }
 AG_WRAP(70620, semZudestroy, int, ag_sem_destroy, (sem_t *s), (s))
 
-AG_INLINE int ag_sem_post(sem_t *s)
-{
-   int ret;
-   OrigFn fn;
-   VALGRIND_GET_ORIG_FN(fn);
-   AG_REQ(AG_CR_SEM_POST, s, 0, 0);
-   AG_PUSH();
-   CALL_FN_W_W(ret, fn, s);
-   AG_POP();
-   AG_TRACE(fn, "sem_post", s, 0, ret);
-   return ret;
-}
-AG_WRAP(70630, semZupost, int, ag_sem_post, (sem_t *s), (s))
+/* Told before the real post: the waiter it wakes may run at once. */
+AG_TOLD_FIRST(70630, semZupost, sem_post, sem_t *, AG_CR_SEM_POST)
 
 /* sem_wait waits in slices of a second (the real clockwait, without
    redirection), asking the tool after each whether the program is
