@@ -14,7 +14,7 @@
 #include "pub_tool_tooliface.h"    /* VG_(needs_tool_errors) */
 #include "ag_errors.h"
 #include "ag_cycles.h"             /* the cycle of a report, drawn */
-#include "ag_stacks.h"             /* stacks, with -flto's inlined frames named */
+#include "ag_stacks.h"             /* stacks (-flto's inlined frames named), where one starts */
 #include "ag_fd.h"                 /* descriptors' made-up addresses (inline only) */
 #include "ag_fnspec.h"             /* regions that are calls; --infer-spec */
 #include "ag_options.h"            /* --trace-reports */
@@ -188,20 +188,6 @@ void ag_error_misuse(ThreadId vgtid, const HChar *fmt, ...)
 
 /* ---- error manager callbacks ------------------------------------ */
 
-static void ag_first_ip(UInt n, DiEpoch ep, Addr ip, void *opaque)
-{
-   (void)ep;
-   if (n == 0) *(Addr *)opaque = ip;
-}
-
-/* The code address an ExeContext starts at (0 for none). */
-static Addr ag_ec_top(ExeContext *ec)
-{
-   Addr ip = 0;
-   if (ec) VG_(apply_ExeContext)(ag_first_ip, &ip, ec);
-   return ip;
-}
-
 /* A race engine's site: the earlier access's stack, if it carries one
    (--history-level=full, ag_site.h) ... */
 static ExeContext *ag_site_ec_stack(ag_site site)
@@ -214,7 +200,7 @@ static ExeContext *ag_site_ec_stack(ag_site site)
 static Addr ag_site_ip(ag_site site)
 {
    ExeContext *ec = ag_site_ec_stack(site);
-   return ec ? ag_ec_top(ec) : (Addr)ag_site_code_of(site);
+   return ec ? ag_stacks_top(ec) : (Addr)ag_site_code_of(site);
 }
 
 static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
@@ -229,7 +215,7 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
          region or which call path it took are not part of it): where the
          region began and, for a cycle closed by an access, the other
          thread's access it conflicts with. */
-      return ag_ec_top(a->begin_ec) == ag_ec_top(b->begin_ec)
+      return ag_stacks_top(a->begin_ec) == ag_stacks_top(b->begin_ec)
           && a->v.at_end == b->v.at_end
           && (a->v.size ? a->v.other_site : 0) == (b->v.size ? b->v.other_site : 0);
    case AG_ERR_RACE:
@@ -242,7 +228,7 @@ static Bool ag_eq_Error(VgRes res, const Error *e1, const Error *e2)
       return ag_lockerr_eq(VG_(get_error_kind)(e1), a, b);
    case AG_ERR_PREDICTED:
       /* one report per (region begin, the three accesses' code) */
-      return ag_ec_top(a->begin_ec) == ag_ec_top(b->begin_ec)
+      return ag_stacks_top(a->begin_ec) == ag_stacks_top(b->begin_ec)
           && a->v.e1_site == b->v.e1_site && a->v.e2_site == b->v.e2_site
           && a->v.other_site == b->v.other_site;
    default:

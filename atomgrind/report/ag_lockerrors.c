@@ -11,7 +11,7 @@
 #include "pub_tool_options.h"      /* VG_(clo_xml) */
 #include "ag_lockerrors.h"
 #include "ag_syncinfo.h"           /* what kind of object a lock address is */
-#include "ag_stacks.h"             /* stacks, with -flto's inlined frames named */
+#include "ag_stacks.h"             /* stacks (-flto's inlined frames named), where one starts */
 
 void ag_lockerr_deadlock(ThreadId vgtid, const ag_dl_report *r)
 {
@@ -28,19 +28,6 @@ SizeT ag_lockerr_size(ErrorKind kind)
    return kind == AG_ERR_DEADLOCK ? sizeof(ag_dl_report) : sizeof(ag_lo_report);
 }
 
-static void ag_le_first_ip(UInt n, DiEpoch ep, Addr ip, void *opaque)
-{
-   (void)ep;
-   if (n == 0) *(Addr *)opaque = ip;
-}
-
-static Addr ag_le_top(ExeContext *ec)
-{
-   Addr ip = 0;
-   if (ec) VG_(apply_ExeContext)(ag_le_first_ip, &ip, ec);
-   return ip;
-}
-
 /* The core has compared where each was reported.  A deadlock ends the
    run: there is one.  An inversion is one bug per pair of code sites that
    took the two locks in the observed order, whichever lock instances. */
@@ -48,8 +35,8 @@ Bool ag_lockerr_eq(ErrorKind kind, const void *a, const void *b)
 {
    if (kind == AG_ERR_DEADLOCK) return True;
    const ag_lo_report *x = a, *y = b;
-   return ag_le_top(x->observed.from_ec) == ag_le_top(y->observed.from_ec)
-       && ag_le_top(x->observed.to_ec) == ag_le_top(y->observed.to_ec);
+   return ag_stacks_top(x->observed.from_ec) == ag_stacks_top(y->observed.from_ec)
+       && ag_stacks_top(x->observed.to_ec) == ag_stacks_top(y->observed.to_ec);
 }
 
 static void ag_le_add(ag_tid *out, UInt *n, UInt max, ag_tid t)

@@ -83,3 +83,16 @@ void ag_stacks_pp(ExeContext *ec)
    VG_(apply_ExeContext)(ag_sk_frame, NULL, ec);
    if (VG_(clo_xml)) VG_(printf_xml)("  </stack>\n");
 }
+
+static void ag_stacks_first_ip(UInt n, DiEpoch ep, Addr ip, void *opaque)
+{
+   (void)ep;
+   if (n == 0) *(Addr *)opaque = ip;
+}
+
+Addr ag_stacks_top(ExeContext *ec)
+{
+   Addr ip = 0;
+   if (ec) VG_(apply_ExeContext)(ag_stacks_first_ip, &ip, ec);
+   return ip;
+}

@@ -10,5 +10,8 @@
    UnknownInlinedFun is printed with its function's name when
    atomgrind-inlines can read it. */
 void ag_stacks_pp(ExeContext *ec);
+/* The code address ec starts at (0 for none): reports compare where
+   they were made by it. */
+Addr ag_stacks_top(ExeContext *ec);
 
 #endif
