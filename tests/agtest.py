@@ -169,6 +169,17 @@ def host_cc(what, args):
         raise AssertionError("cannot build %s:\n%s\n%s" % (what, " ".join(cmd), p.stdout))
 
 
+def assert_engine_test(case, name, c_files, *args, passed=", 0 failed"):
+    """Build tests/engine's c_files with the engine and the test shim that
+    counts allocations (ag_test_shim.c), run it with args: it must exit 0
+    and print `passed`."""
+    exe = host_binary(name, engine_sources(host_shim=False) + [
+        os.path.join(CTESTS, f) for f in ("ag_test_shim.c", *c_files)])
+    p = run_host(exe, *args)
+    case.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+    case.assertIn(passed, p.stdout, p.stdout + p.stderr)
+
+
 def run_host(exe, *args, timeout=600):
     """Run a host test; returns the CompletedProcess."""
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
