@@ -39,13 +39,21 @@ static void ag_note_kind(const UWord *arg)
 static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret);
 
 /* Is the function at fn its symbol's default version ("name@@VERSION",
-   or unversioned), not a compatibility one ("name@VERSION")? */
+   or unversioned), not a compatibility one ("name@VERSION")?  Asked at
+   every untimed condvar wait, of one or two functions: the last answer
+   is kept rather than searching the symbols each time. */
 static Bool ag_default_version(Addr fn)
 {
+   static Addr known;
+   static Bool answer;
+   if (fn == known && fn != 0) return answer;
    const HChar *name;
-   if (!VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), fn, &name)) return False;
-   const HChar *at = VG_(strchr)(name, '@');
-   return at == NULL || at[1] == '@';
+   const HChar *at = NULL;
+   Bool found = VG_(get_fnname_if_entry)(VG_(current_DiEpoch)(), fn, &name);
+   if (found) at = VG_(strchr)(name, '@');
+   known = fn;
+   answer = found && (at == NULL || at[1] == '@');
+   return answer;
 }
 
 /* The core allows discarding translations while any thread is in a client
