@@ -19,6 +19,7 @@
 #include "ag_regions.h"            /* a thread's regions end with it */
 #include "ag_replace_malloc.h"     /* ag_replace_malloc_*: the heap */
 #include "ag_sched.h"              /* ag_sched_* set-up, exit line, syscalls */
+#include "ag_shared.h"             /* ag_shared_fini: --stats */
 #include "ag_spec.h"               /* regions from function specs, frames */
 #include "ag_sync.h"               /* ag_sync_init */
 #include "ag_threads.h"            /* ag_threads_init */
@@ -79,6 +80,7 @@ static void ag_fini(Int exitcode)
    ag_analysis_fini();
    ag_record_fini();
    ag_sched_fini();
+   ag_shared_fini();
    ag_replace_malloc_fini();
 }
 

@@ -267,6 +267,8 @@ def configs(args):
     # the defaults and ag:every without prediction (--predict is on by default)
     cs.append(("ag:nopredict", "atomgrind", ["--predict=no"]))
     cs.append(("ag:every-nopredict", "atomgrind", ["--predict=no", "--skip-quiescent=no"]))
+    # the defaults without the scheduler's perturbation: what it costs
+    cs.append(("ag:native", "atomgrind", ["--sched=native"]))
     out = []
     for name, kind, extra in cs:
         if args.configs and name not in args.configs and not (
@@ -319,7 +321,7 @@ def main():
                     help="comma list: stress,pigz,pbzip2,xz,zstd,lbzip2,7z")
     ap.add_argument("-c", "--configs", type=lambda s: s.split(","), default=None,
                     help="comma list: native,none,helgrind,drd,atomgrind,ag:ENGINE,ag:races,ag:rpt,ag:every,"
-                         "ag:nopredict,ag:every-nopredict"
+                         "ag:nopredict,ag:every-nopredict,ag:native"
                          " (ag:* = every ag: one)")
     ap.add_argument("--size", type=int, default=None, help="input bytes (default 3 MiB, --quick 512 KiB)")
     ap.add_argument("--build", default=os.environ.get("AG_BUILD", os.path.join(ROOT, "build")),

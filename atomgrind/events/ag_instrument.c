@@ -62,11 +62,17 @@ static void ag_h_access_rpt(Addr a, UWord szfl, Addr ip, Addr sp)
    if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
 }
 
-/* An access whose slot is not the running thread's own (ag_emit_shared). */
-static VG_REGPARM(3) void ag_h_shared(Addr a, UWord flags, Addr ip)
+/* An access whose slot is not the running thread's own (ag_emit_shared).
+   With AG_H_EXIT (an exit follows, before the instruction's first access):
+   1 if the thread is to stop there, noted as the stop exit (ag_sched.h);
+   anything else goes on. */
+#define AG_H_EXIT 0x10000u
+static VG_REGPARM(3) UWord ag_h_shared(Addr a, UWord flags, Addr ip, ag_shared_sb *b)
 {
-   if (ag_cur->ignore) return;
-   ag_shared_access(VG_(get_running_tid)(), a, (UInt)flags, ip);
+   if (!ag_cur->ignore) ag_shared_access(VG_(get_running_tid)(), a, (UInt)flags & 0xffff, ip, b);
+   if (!(flags & AG_H_EXIT) || !ag_sched_stop) return 0;
+   ag_sched_stopping = 1;
+   return 1;
 }
 
 /* An atomic access when races are checked with --sample=rpt: called
@@ -96,6 +102,7 @@ typedef struct {
    Bool may_exit;        /* the IR may leave before the next access, to
                             resume at ip (ag_exit_safe) */
    Bool shared;          /* accesses are tested for points (ag_emit_shared) */
+   ag_shared_sb *sb;     /* the superblock's record, with shared */
 } ag_ir;
 
 static IRTemp ag_tmp(ag_ir *ir, IRType ty, IRExpr *e)
@@ -142,14 +149,21 @@ static void ag_emit_shared(ag_ir *ir, IRExpr *addr, UInt flags, IRExpr *guard,
                     IRExpr_RdTmp(own), IRExpr_Const(IRConst_U64(AG_SHARED_READ))))));
    if (off_stack) cond = ag_and(ir, cond, off_stack);
    if (guard) cond = ag_and(ir, cond, guard);
-   IRDirty *di = unsafeIRDirty_0_N(3, "ag_h_shared", VG_(fnptr_to_fnentry)(ag_h_shared),
-                                   mkIRExprVec_3(addr, mkIRExpr_HWord(flags),
-                                                 mkIRExpr_HWord(ir->ip)));
+   IRTemp ret = newIRTemp(ir->out->tyenv, Ity_I64);
+   IRDirty *di = unsafeIRDirty_1_N(ret, 3, "ag_h_shared", VG_(fnptr_to_fnentry)(ag_h_shared),
+                                   mkIRExprVec_4(addr,
+                                                 mkIRExpr_HWord(flags | (ir->may_exit ? AG_H_EXIT : 0)),
+                                                 mkIRExpr_HWord(ir->ip), mkIRExpr_HWord((HWord)ir->sb)));
    di->guard = cond;
    addStmtToIRSB(ir->out, IRStmt_Dirty(di));
    if (ir->may_exit) {
-      IRTemp stop = ag_nonzero(ir->out, &ag_sched_stop);
-      ag_emit_yield(ir->out, stop, stop, ir->offset_IP, ir->ip);
+      /* the helper said so (not called: 0x55..55, not 1); it noted the
+         stop exit itself, so no guarded store here: a compare per
+         instruction is all a shared-tested access pays */
+      IRTemp stop = ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(ret),
+                                                    IRExpr_Const(IRConst_U64(1))));
+      addStmtToIRSB(ir->out, IRStmt_Exit(IRExpr_RdTmp(stop), Ijk_Yield,
+                                         IRConst_U64(ir->ip), ir->offset_IP));
       ir->may_exit = False;
    }
 }
@@ -284,6 +298,31 @@ static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here, UInt insns)
    addStmtToIRSB(out, IRStmt_WrTmp(stop, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(set),
                                                        IRExpr_RdTmp(out_of))));
    ag_emit_yield(out, stop, stop, offset_IP, here);
+}
+
+/* A superblock's run, counted down towards the verdict on its quiet
+   (ag_shared.c): a load, a store and a compare; the helper at zero. */
+static VG_REGPARM(1) void ag_h_quiet(ag_shared_sb *b)
+{
+   ag_shared_sb_expired(b);
+}
+
+static void ag_emit_quiet_count(IRSB *out, ag_shared_sb *b)
+{
+   IRExpr *at = mkIRExpr_HWord((HWord)&b->left);
+   IRTemp left = newIRTemp(out->tyenv, Ity_I32);
+   addStmtToIRSB(out, IRStmt_WrTmp(left, IRExpr_Load(Iend_LE, Ity_I32, at)));
+   IRTemp now = newIRTemp(out->tyenv, Ity_I32);
+   addStmtToIRSB(out, IRStmt_WrTmp(now, IRExpr_Binop(Iop_Sub32, IRExpr_RdTmp(left),
+                                                      IRExpr_Const(IRConst_U32(1)))));
+   addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, IRExpr_RdTmp(now)));
+   IRTemp zero = newIRTemp(out->tyenv, Ity_I1);
+   addStmtToIRSB(out, IRStmt_WrTmp(zero, IRExpr_Binop(Iop_CmpEQ32, IRExpr_RdTmp(now),
+                                                       IRExpr_Const(IRConst_U32(0)))));
+   IRDirty *di = unsafeIRDirty_0_N(1, "ag_h_quiet", VG_(fnptr_to_fnentry)(ag_h_quiet),
+                                   mkIRExprVec_1(mkIRExpr_HWord((HWord)b)));
+   di->guard = IRExpr_RdTmp(zero);
+   addStmtToIRSB(out, IRStmt_Dirty(di));
 }
 
 /* An atomic function's entry in code translated without accesses (the
@@ -484,7 +523,11 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    ir.offset_IP = layout->offset_IP;
    ir.tag = IRTemp_INVALID;
    ir.may_exit = False;
-   ir.shared = ag_shared_on && !ag_object_system((Addr)vge->base[0]);
+   /* the program's code counts its instructions for the scheduler's
+      budget, and tests its accesses for points unless it is quiet */
+   Bool counted = ag_shared_on && !ag_object_system((Addr)vge->base[0]);
+   ir.sb = counted ? ag_shared_sb_of((Addr)vge->base[0], vge->len[0]) : NULL;
+   ir.shared = counted && !ir.sb->quiet;
    ir.ip = 0;
    ir.len = 0;
    ir.touched = False;
@@ -531,7 +574,8 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
             make code instrumented: ag_analysis.c) ask for stops */
          if (ag_clo_sched != AG_SCHED_NATIVE && (ag_an_instrument_accesses || ag_shared_on))
             ag_emit_stop(ir.out, layout->offset_IP, (Addr)vge->base[0],
-                         ir.shared ? ag_count_insns(bb) : 0);
+                         counted ? ag_count_insns(bb) : 0);
+         if (ir.shared) ag_emit_quiet_count(ir.out, ir.sb);
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
          if (ir.accesses) ag_emit_gate(&ir);
          /* the stack test inline, except with RPT (ag_h_access_rpt) */

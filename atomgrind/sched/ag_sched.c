@@ -529,11 +529,15 @@ void ag_sched_stopped(ThreadId vgtid)
    t->stop_switch = False;
 }
 
+Bool ag_sched_others(void)
+{
+   return ag_sc_th && ag_sc_on() && ag_sc_pol.enabled > 0;
+}
+
 UChar ag_sched_slot_after(UChar slot, UChar me, Bool write, Int *point)
 {
    int p;
-   Bool others = ag_sc_th && ag_sc_on() && ag_sc_pol.enabled > 0;
-   UChar after = ag_sp_slot_after(&ag_sc_pol, slot, me, write, others, &p);
+   UChar after = ag_sp_slot_after(&ag_sc_pol, slot, me, write, ag_sched_others(), &p);
    *point = p;
    return after;
 }

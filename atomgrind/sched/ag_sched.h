@@ -90,6 +90,8 @@ void ag_sched_lock_acquired(ThreadId vgtid, Addr lock);
    thread alone touched becomes private to it at once if no other thread
    waits to run, else by a draw (engine/ag_schedpol.c). */
 UChar ag_sched_slot_after(UChar slot, UChar me, Bool write, Int *point);
+/* Another thread is waiting to run: the scheduler may switch. */
+Bool ag_sched_others(void);
 
 /* Generated code may leave right before an instruction's first access
    (all guest registers are up to date there: set at ag_sched_init). */

@@ -9,9 +9,13 @@
  * call here. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
-#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
+#include "pub_tool_aspacemgr.h"    /* VG_(am_shadow_alloc) */
+#include "pub_tool_libcprint.h"    /* VG_(umsg) */
+#include "pub_tool_options.h"      /* VG_(clo_stats) */
+#include "pub_tool_mallocfree.h"   /* VG_(out_of_memory_NORETURN) */
 #include "ag_options.h"            /* --sched */
-#include "ag_sched.h"              /* ag_sched_shared: the point */
+#include "ag_map.h"                /* superblocks' records */
+#include "ag_sched.h"              /* ag_sched_shared: the point; others running */
 #include "ag_shared.h"
 
 UChar *ag_shared_owner;
@@ -22,8 +26,11 @@ void ag_shared_init(void)
 {
    ag_shared_on = ag_clo_sched != AG_SCHED_NATIVE;
    if (!ag_shared_on) return;
-   /* 8 MB of address space, touched only where the program's data hash */
-   ag_shared_owner = VG_(calloc)("ag.shared", AG_SHARED_MASK + 1, 1);
+   /* 64 MB of address space, mapped and zeroed by the kernel: only the
+      pages where the program's data hash are ever touched (calloc would
+      touch them all) */
+   ag_shared_owner = VG_(am_shadow_alloc)(AG_SHARED_MASK + 1);
+   if (!ag_shared_owner) VG_(out_of_memory_NORETURN)("ag.shared", AG_SHARED_MASK + 1);
 }
 
 void ag_shared_running(ag_tid t)
@@ -45,7 +52,7 @@ void ag_shared_fresh(Addr a, SizeT len)
    for (Addr p = a & ~(Addr)7; p < a + len; p += 8) ag_shared_owner[ag_shared_slot(p)] = 0;
 }
 
-void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip)
+void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, ag_shared_sb *b)
 {
    UChar *slot = &ag_shared_owner[ag_shared_slot(a)];
    UChar me = (UChar)ag_shared_tag;
@@ -57,5 +64,71 @@ void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip)
       point = 1;
       if (*slot == me) *slot = me | AG_SHARED_TRY;
    }
-   if (point) ag_sched_shared(vgtid, ip, a);
+   if (!point) return;
+   b->points++;
+   ag_sched_shared(vgtid, ip, a);
+}
+
+/* Quiet code.  Testing every access of code that does not touch shared
+   data is most of what the points cost (a compressor's inner loops: the
+   test alone doubled --sched=native's time).  As LiteRace samples code
+   less the hotter it is (Marino et al., PLDI 2009: bugs hide in cold
+   code), a superblock that has run AG_SHARED_QUIET times with fewer than
+   one point in AG_SHARED_RARE runs, while another thread could run, is
+   translated again without the tests: its later accesses are no points.
+   Code whose accesses meet shared data at almost every run (a counter
+   updated in a loop, a queue's ends) keeps them.  What is lost is points,
+   never a report: the analysis of regions and races is not touched.
+   Counted only while others can run, so code of a program's
+   single-threaded start keeps its tests. */
+static ag_map *ag_sh_sbs;            /* base -> ag_shared_sb */
+#define AG_SH_PENDING 64
+static ag_shared_sb *ag_sh_pending[AG_SH_PENDING];   /* to drop, between runs */
+static UInt ag_sh_npending;
+static ULong ag_sh_nquiet;
+
+ag_shared_sb *ag_shared_sb_of(Addr base, UInt len)
+{
+   if (!ag_sh_sbs) ag_sh_sbs = ag_map_new(sizeof(ag_shared_sb));
+   Int created = 0;
+   ag_shared_sb *b = ag_map_lookup(ag_sh_sbs, base, &created);
+   if (created) {
+      b->base = base;
+      b->left = AG_SHARED_QUIET;
+   }
+   b->len = len;
+   return b;
+}
+
+void ag_shared_sb_expired(ag_shared_sb *b)
+{
+   if (b->quiet) return;
+   UInt points = b->points;
+   b->points = 0;
+   if (points > AG_SHARED_QUIET / AG_SHARED_RARE || !ag_sched_others()
+       || ag_sh_npending == AG_SH_PENDING) {
+      b->left = AG_SHARED_QUIET;          /* not quiet (yet): count again */
+      return;
+   }
+   b->quiet = True;
+   ag_sh_pending[ag_sh_npending++] = b;
+}
+
+/* The core's discard (as ag_analysis.c's): between runs of generated
+   code, none of it in use. */
+extern void VG_(discard_translations)(Addr start, ULong range, const HChar *who);
+
+void ag_shared_stopped(void)
+{
+   for (UInt i = 0; i < ag_sh_npending; i++)
+      VG_(discard_translations)(ag_sh_pending[i]->base, ag_sh_pending[i]->len, "atomgrind-quiet");
+   ag_sh_nquiet += ag_sh_npending;
+   ag_sh_npending = 0;
+}
+
+void ag_shared_fini(void)
+{
+   if (VG_(clo_stats) && ag_sh_sbs)
+      VG_(umsg)("atomgrind: shared points: %llu of %lu superblock(s) quiet, their tests dropped\n",
+                ag_sh_nquiet, (unsigned long)ag_map_count(ag_sh_sbs));
 }

@@ -36,11 +36,30 @@ extern UChar *ag_shared_owner;          /* the table (fixed once allocated) */
 extern volatile UWord ag_shared_tag;    /* the running thread's tag */
 extern Bool ag_shared_on;               /* accesses are points (read at translation) */
 
+/* A superblock's record, for quiet code (ag_shared.c): the shared tests of
+   a superblock are dropped once it has run AG_SHARED_QUIET times with
+   fewer than one point in AG_SHARED_RARE runs, while other threads could
+   run.  At a fixed address
+   (translations hold it) from its first translation to the end. */
+#define AG_SHARED_QUIET 4096
+#define AG_SHARED_RARE  256
+typedef struct {
+   Addr base;             /* the superblock's first guest byte ... */
+   UInt len;              /* ... and its first extent's length */
+   volatile UInt left;    /* runs left before the verdict (counted down inline) */
+   UInt points;           /* its accesses that were points, in these runs */
+   Bool quiet;            /* translated without shared tests from now on */
+} ag_shared_sb;
+
 void ag_shared_init(void);              /* after the options are known */
+ag_shared_sb *ag_shared_sb_of(Addr base, UInt len);  /* at translation */
+void ag_shared_sb_expired(ag_shared_sb *b);          /* its count reached 0 */
+void ag_shared_fini(void);              /* --stats */
+void ag_shared_stopped(void);           /* between runs: drop quiet code's translations */
 void ag_shared_running(ag_tid t);       /* t runs generated code next */
 void ag_shared_fresh(Addr a, SizeT len);  /* [a, a+len) is new memory: nobody's */
 /* The running thread vgtid accesses a (flags: AG_WRITE ...) at ip and the
    inline test found its slot not the thread's own. */
-void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip);
+void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, ag_shared_sb *b);
 
 #endif

@@ -38,14 +38,15 @@ static void ag_start_client_code(ThreadId vgtid, ULong bbs_done)
       ag_cur->stack_max = VG_(thread_get_stack_max)(vgtid);
 }
 
-/* After a thread's run of generated code: first the analysis (it may
-   discard translations: none is in use, and the next run looks its code
-   up afresh), then the scheduler (it may hand the turn to another). */
+/* After a thread's run of generated code: first the analysis and the
+   shared points (they may discard translations: none is in use, and the
+   next run looks its code up afresh), then the scheduler (it may hand the turn to another). */
 static void ag_stop_client_code(ThreadId vgtid, ULong bbs_done)
 {
    (void)bbs_done;
    if (ag_threads_stop_hook) ag_threads_stop_hook(vgtid);
    ag_an_stopped();
+   ag_shared_stopped();
    ag_sched_stopped(vgtid);
 }
 
