@@ -165,6 +165,23 @@ class World(unittest.TestCase):
         self.assertGreaterEqual(r.races, 1, r)
         self.assertIn('data symbol "_ZL7counter"', r.text)
 
+    def test_vtable_pointer_same_value(self):
+        # a destructor's first store writes the vtable pointer the object
+        # holds: no race with a virtual call (ThreadSanitizer's
+        # vptr_benign_race); a vtable pointer that changes races with it
+        src = os.path.join(REPO, "tests", "progs", "race_vptr.cpp")
+        for opt in ("-O1", "-O2"):
+            exe = os.path.join(OUT, "race_vptr" + opt)
+            if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+                subprocess.run(["c++", opt, "-g", "-pthread", "-o", exe, src], check=True)
+            with self.subTest(opt=opt):
+                r = valgrind(exe, "--check=races", args=["same"])
+                self.assertEqual(r.errors, 0, r)
+                r = valgrind(exe, "--check=races", args=["change"])
+                self.assertGreaterEqual(r.races, 1, r)
+                self.assertIn("during read of size 8", r.text)
+                self.assertIn("caller(void*) (race_vptr.cpp:", r.text)
+
     def test_pi_mutex_interrupted_by_signal(self):
         # the core lets the signalled waiter through while main holds the
         # mutex (ag_sync.c: the displaced holder); main's unlock was

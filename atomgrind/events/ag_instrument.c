@@ -4,6 +4,7 @@
  * is open when only atomicity is checked. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"   /* VG_(tool_panic) */
+#include "pub_tool_libcprint.h"
 #include "pub_tool_machine.h"      /* VG_(fnptr_to_fnentry) */
 #include "pub_tool_threadstate.h"  /* VG_(get_running_tid) */
 #include "pub_tool_tooliface.h"    /* IR, VG_STACK_REDZONE_SZB */
@@ -218,6 +219,37 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
       di = unsafeIRDirty_0_N(3, "ag_h_access", VG_(fnptr_to_fnentry)(ag_h_access), args);
    di->guard = cond;
    addStmtToIRSB(ir->out, IRStmt_Dirty(di));
+}
+
+/* A C++ object's vtable pointer written with the value it holds (a
+   derived class's destructor starts by storing its own vtable, which the
+   object already has) changes nothing another thread can see: such a
+   store is a read.  Told at run time by a load of the old value: the
+   store's constant points into a vtable (ag_provenance.c), and the load
+   faults where the store would. */
+static Bool ag_vptr_store(IRSB *bb, IRExpr *data, UInt size)
+{
+   if (size != 8) return False;
+   if (data->tag == Iex_RdTmp) {          /* the flat input: t = constant earlier */
+      IRTemp t = data->Iex.RdTmp.tmp;
+      data = NULL;
+      for (Int i = 0; i < bb->stmts_used && !data; i++) {
+         IRStmt *st = bb->stmts[i];
+         if (st && st->tag == Ist_WrTmp && st->Ist.WrTmp.tmp == t) data = st->Ist.WrTmp.data;
+      }
+      if (!data) return False;
+   }
+   return data->tag == Iex_Const && data->Iex.Const.con->tag == Ico_U64
+          && ag_prov_vtable((Addr)data->Iex.Const.con->Ico.U64);
+}
+
+static void ag_emit_vptr_store(ag_ir *ir, IRExpr *addr, IRExpr *data, UInt flags)
+{
+   IRTemp old = ag_tmp(ir, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, addr));
+   IRTemp same = ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, IRExpr_RdTmp(old), data));
+   IRTemp differs = ag_tmp(ir, Ity_I1, IRExpr_Unop(Iop_Not1, IRExpr_RdTmp(same)));
+   ag_emit(ir, addr, 8, flags & ~AG_WRITE, IRExpr_RdTmp(same));
+   ag_emit(ir, addr, 8, flags, IRExpr_RdTmp(differs));
 }
 
 static IRTemp ag_load64(IRSB *out, void *addr)
@@ -610,13 +642,16 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
                     | ag_typed(e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty)), NULL);
          break;
       }
-      case Ist_Store:
-         ag_emit(&ir, st->Ist.Store.addr,
-                 sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Store.data)),
-                 AG_WRITE | (atomic_insn ? AG_ATOMIC : 0) | ag_idiom_at(&idiom, ir.accesses, ir.ip, atomic_insn)
-                 | ag_typed(st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Store.data))),
-                 NULL);
+      case Ist_Store: {
+         UInt sz = sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Store.data));
+         UInt fl = AG_WRITE | (atomic_insn ? AG_ATOMIC : 0) | ag_idiom_at(&idiom, ir.accesses, ir.ip, atomic_insn)
+                   | ag_typed(st->Ist.Store.addr, sz);
+         if (ag_vptr_store(bb, st->Ist.Store.data, sz))
+            ag_emit_vptr_store(&ir, st->Ist.Store.addr, st->Ist.Store.data, fl);
+         else
+            ag_emit(&ir, st->Ist.Store.addr, sz, fl, NULL);
          break;
+      }
       case Ist_StoreG: {
          IRStoreG *sg = st->Ist.StoreG.details;
          ag_emit(&ir, sg->addr, sizeofIRType(typeOfIRExpr(bb->tyenv, sg->data)),

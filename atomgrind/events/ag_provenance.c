@@ -6,6 +6,8 @@
  * own use of them) leave no frame of their own: a plain mov they compile
  * to is the caller's, and is classified by the caller's file. */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"    /* VG_(am_is_valid_for_client) */
+#include "pub_tool_vki.h"          /* VKI_PROT_READ */
 #include "pub_tool_debuginfo.h"    /* VG_(get_filename), VG_(get_fnname), VG_(get_objname),
                                       VG_(find_DebugInfo) */
 #include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strstr), VG_(strncmp) */
@@ -137,4 +139,31 @@ UInt ag_prov_of(Addr ip, Bool rmw)
    if (atomic_h) return ag_pv_atomic_ctor(fn) ? AG_PROV_NONE : AG_PROV_ATOMIC;
    if (count_h && rmw && ag_pv_refcount_fn(fn)) return AG_PROV_REFCOUNT;
    return AG_PROV_NONE;
+}
+
+/* A word of the client's, if mapped readable. */
+static Bool ag_prov_word(Addr a, Addr *w)
+{
+   if (a % sizeof(Addr) || !VG_(am_is_valid_for_client)(a, sizeof(Addr), VKI_PROT_READ))
+      return False;
+   *w = *(const Addr *)a;
+   return True;
+}
+
+/* Valgrind reads no symbols in .data.rel.ro, where a position-independent
+   program's vtables are, so a vtable is known by its shape (the Itanium
+   C++ ABI's): an offset-to-top at v-16 (0, or minus a base's offset), the
+   type_info at v-8 -- an object whose own vtable's first function belongs
+   to a __cxxabiv1 type_info class -- and a function at v.  Read at
+   translation time, when a constant is stored. */
+Bool ag_prov_vtable(Addr v)
+{
+   Addr top, ti, ti_vt, ti_fn, fn;
+   const HChar *name;
+   if (!ag_prov_word(v - 16, &top) || !ag_prov_word(v - 8, &ti) || !ag_prov_word(v, &fn))
+      return False;
+   if ((Long)top > 0 || (Long)top < -(1L << 24) || fn == 0) return False;
+   if (!ag_prov_word(ti, &ti_vt) || !ag_prov_word(ti_vt, &ti_fn)) return False;
+   DiEpoch ep = VG_(current_DiEpoch)();
+   return VG_(get_fnname)(ep, ti_fn, &name) && VG_(strstr)(name, "type_info") != NULL;
 }

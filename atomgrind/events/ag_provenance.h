@@ -19,4 +19,8 @@
    of ip's line and the chain of functions inlined there (ag_inline.h). */
 UInt ag_prov_of(Addr ip, Bool rmw);
 
+/* v points into a C++ vtable (a data symbol _ZTV...): a constant stored
+   there is an object's vtable pointer. */
+Bool ag_prov_vtable(Addr v);
+
 #endif
