@@ -350,15 +350,18 @@ void ag_rg_fn_enter(ThreadId vgtid, Int fn, Addr sp)
 /* ---- inlined instances --------------------------------------------- */
 
 /* From the thread's chain (no gap) to `chain`: the instances both are in
-   stay open; those left close, or, if may_suspend and the code is the one
-   around them (a chain they extend), are suspended in a gap. */
+   stay open, unless `chain` begins one anew (the entry of the next copy of
+   an unrolled call: ag_instances.c); those left close, or, if may_suspend
+   and the code is the one around them (a chain they extend), are
+   suspended in a gap. */
 static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool may_suspend,
                               Bool block_start, Addr ip)
 {
    if (th->inl == chain) return;
    const ag_inst_chain *from = ag_inst_chain_of(th->inl), *to = ag_inst_chain_of(chain);
    UInt k = 0;
-   while (k < from->n && k < to->n && from->id[k] == to->id[k]) k++;
+   while (k < from->n && k < to->n && from->id[k] == to->id[k] && !(to->starts & (1u << k)))
+      k++;
    /* (not with RPT: its helpers drop an ignored thread's accesses) */
    if (may_suspend && k == to->n && th->valid && !ag_clo_sample_rpt) {
       th->inl_gap = th->inl;
@@ -391,15 +394,15 @@ void ag_rg_inline_switch(ThreadId vgtid, UInt chain, Bool block_start, Addr ip)
    if (th->inl_gap != 0) {
       /* the block the stop exit left runs again from its start: the
          same code around the instances, not a new block of it */
-      Bool again = th->inl_gap_kept && block_start && chain == th->inl_around;
+      Bool again = th->inl_gap_kept && block_start && ag_inst_continues(th->inl_around, chain);
       th->inl_gap_kept = False;
       if (again) return;
       Bool forward = ip > th->inl_gap_ip;   /* (VEX unrolls loops too) */
-      if (chain == th->inl_gap && forward) {      /* back into the suspended code */
+      if (forward && ag_inst_continues(th->inl_gap, chain)) {   /* back into the suspended code */
          ag_rg_gap_resume(th);
          return;
       }
-      if (forward && chain == th->inl_around && th->inl_gap_blocks++ == 0)
+      if (forward && ag_inst_continues(th->inl_around, chain) && th->inl_gap_blocks++ == 0)
          return;                                  /* one more block around them */
       ag_rg_gap_close(vgtid, th);
    }
