@@ -1,15 +1,21 @@
-/* atomgrind-inlines -- the inlined subroutines of an object, named.
+/* atomgrind-inlines -- the inlined subroutines of an object, named, and
+ * where each copy begins.
  *
  *   atomgrind-inlines OBJECT
  *
  * Run by the atomgrind tool (ag_ltonames.c) for an object whose inlined
- * frames Valgrind 3.19 could not name: under link-time optimisation GCC
- * keeps an inlined function's name in another compilation unit and refers
- * to it across units (DW_FORM_ref_addr), which Valgrind's reader does not
- * follow.  elfutils' libdw does.  Prints one line per address range of
- * each inlined instance:
+ * frames Valgrind 3.19 could not name, or that holds an inlined copy of an
+ * atomic function: under link-time optimisation GCC keeps an inlined
+ * function's name in another compilation unit and refers to it across
+ * units (DW_FORM_ref_addr), which Valgrind's reader does not follow; and
+ * copies of one call duplicated by the compiler (an unrolled loop) share
+ * one DWARF record, told apart only by their entries in the line table,
+ * which Valgrind does not give.  elfutils' libdw reads both.  Prints one
+ * line per address range of each inlined instance, then, per unit, one
+ * per entry of a copy (ADDR: its first instruction):
  *
  *   LO HI DEPTH CALL_LINE NAME
+ *   e ADDR DEPTH CALL_LINE NAME
  *
  * and "end" after the last.  LO and HI (hex, HI excluded) are the
  * object's own (unrelocated) addresses; DEPTH counts the inlined instances

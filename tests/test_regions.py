@@ -315,7 +315,7 @@ class LinkTimeOptimisation(InlineBankChecks, unittest.TestCase):
         not the preloads): --stats counts one object."""
         r = self.run_mode("O2", "bug", "fns", "--stats=yes")
         self.assertEqual(r.text.count("atomgrind: reading the inlined copies of "), 1, r)
-        self.assertRegex(r.text, r"(?m)^atomgrind: reading the inlined copies of \S+inline_bank-lto ")
+        self.assertRegex(r.text, r"(?m)^atomgrind: reading the inlined copies of \S+inline_bank-lto: ")
         self.assertRegex(r.text, r"(?m)^atomgrind: inline names: 1 of 1 object\(s\) read by "
                                  r"atomgrind-inlines, \d+ range\(s\), [1-9]\d* frame\(s\) named, 0 not$")
 
