@@ -552,5 +552,28 @@ class UnrolledCalls(unittest.TestCase):
         self.assertEqual(r.text.count("are told apart only by their call sites"), 1, r)
 
 
+class UnrolledByPragma(unittest.TestCase):
+    """inline_unroll_pragma: 7 calls of an inlined, locked withdraw in a
+    loop unrolled four times (#pragma GCC unroll; the trip count known at
+    run time), against 50 locked deposits: serializable at every seed, no
+    sleeps.  7 calls are 7 regions (before: 5, and a false "Atomicity
+    violation" in 17 of 20 seeds at -O2)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exes = {"O2": compile_prog("inline_unroll_pragma", extra=debian_cflags(), suffix="-deb"),
+                    "O3": compile_prog("inline_unroll_pragma", extra=["-O3"], suffix="-O3")}
+
+    def test_every_seed_clean(self):
+        for opt, exe in self.exes.items():
+            for sched, seeds in (("random", range(1, 6)), ("pct", range(1, 3))):
+                for seed in seeds:
+                    with self.subTest(opt=opt, sched=sched, seed=seed):
+                        r = valgrind(exe, "--atomic-fns=withdraw", "-v", "--sched=" + sched,
+                                     "--sched-seed=%d" % seed)
+                        self.assertEqual(r.errors, 0, r)
+                        self.assertEqual(regions_line(r), (0, 0, 7), r)
+
+
 if __name__ == "__main__":
     unittest.main()
