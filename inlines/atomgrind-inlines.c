@@ -73,14 +73,26 @@ static void print_ranges(Dwarf_Die *die, int depth)
    if (dwarf_decl_line(die, &r.decl_line) != 0 || dwarf_decl_column(die, &r.decl_col) != 0)
       r.decl_col = 0;
    r.decl_file = dwarf_decl_file(die);
-   Dwarf_Addr base;
+   Dwarf_Addr base, entry = 0, first = 0;
+   int inside = 0;
+   if (dwarf_entrypc(die, &entry) != 0) entry = 0;
    ptrdiff_t off = 0;
    while ((off = dwarf_ranges(die, off, &base, &r.lo, &r.hi)) > 0)
       if (r.hi > r.lo) {
          printf("%" PRIx64 " %" PRIx64 " %d %" PRIu64 " %s\n",
                 (uint64_t)r.lo, (uint64_t)r.hi, depth, (uint64_t)r.line, r.name);
          add_range(&r);
+         inside |= entry >= r.lo && entry < r.hi;
+         if (r.lo > entry && (first == 0 || r.lo < first)) first = r.lo;
       }
+   /* the first copy's entry (DW_AT_entry_pc): its mark may sit on the
+      caller's instruction just before the copy's code, which then begins
+      there */
+   if (entry && !inside && first && first - entry <= 64) entry = first;
+   else if (!inside) entry = 0;
+   if (entry)
+      printf("e %" PRIx64 " %d %" PRIu64 " %s\n", (uint64_t)entry, depth, (uint64_t)r.line,
+             r.name);
 }
 
 /* the inlined instances under die, depth of them around it */

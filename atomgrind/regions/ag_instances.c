@@ -9,10 +9,12 @@
  * are told apart where each begins: GCC marks a copy's entry in the line
  * table, and duplicates the mark with the code (atomgrind-inlines reads
  * them, ag_ltonames.c).  The chain of an entry's instruction has the bit
- * of that instance set in `starts`: reaching it from the copy before
- * closes that copy's region and opens the next one.  A copy whose code
- * lies in several ranges (a cold part, code scheduled around the
- * caller's) has one entry, so it stays one region.
+ * of that instance set in `starts`: reaching it from a copy that passed
+ * its own entry closes that copy's region and opens the next one (the
+ * compiler may schedule a copy's first instructions before its entry:
+ * they are the same copy).  A copy whose code lies in several ranges (a
+ * cold part, code scheduled around the caller's) has one entry, so it
+ * stays one region.
  *
  * Chains are interned by a 64-bit hash of their text; instances and chains
  * live as long as the run (a few per inlined call site). */
@@ -151,10 +153,10 @@ const ag_inst_chain *ag_inst_chain_of(UInt chain)
    return chain == 0 ? &ag_is_empty : &ag_is_chains[chain];
 }
 
-Bool ag_inst_continues(UInt a, UInt b)
+Bool ag_inst_continues(UInt a, UInt b, UInt entered)
 {
    const ag_inst_chain *x = ag_inst_chain_of(a), *y = ag_inst_chain_of(b);
-   return a == b || (a != 0 && b != 0 && x->plain == y->plain && y->starts == 0);
+   return a == b || (a != 0 && b != 0 && x->plain == y->plain && (y->starts & entered) == 0);
 }
 
 void ag_instances_fini(void)

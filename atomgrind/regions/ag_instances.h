@@ -20,8 +20,10 @@ Bool ag_instances_on(void);
 /* At translation time: the chain of matched inlined instances at ip (0: none). */
 UInt ag_inst_at(Addr ip);
 const ag_inst_chain *ag_inst_chain_of(UInt chain);   /* 0: the empty chain */
-/* Is the code at chain b the same instances as at chain a, none begun anew? */
-Bool ag_inst_continues(UInt a, UInt b);
+/* Is the code at chain b the same instances as at chain a, none begun
+   anew?  entered: which of a's instances have passed their copy's entry
+   (an entry reached before that is the copy's own, not the next one's). */
+Bool ag_inst_continues(UInt a, UInt b, UInt entered);
 void ag_instances_fini(void);        /* --stats */
 
 #endif
