@@ -575,5 +575,25 @@ class UnrolledByPragma(unittest.TestCase):
                         self.assertEqual(regions_line(r), (0, 0, 7), r)
 
 
+class CopyBeginsBeforeItsEntry(unittest.TestCase):
+    """inline_before_entry (Debian's flags): take's first instruction is
+    scheduled before its copy's entry, with the caller's code in between.
+    It is the same copy: one call, one region (an entry ends only a copy
+    that passed its own; before that rule, 2 regions)."""
+
+    def test_one_region(self):
+        exe = compile_prog("inline_before_entry", extra=debian_cflags(), suffix="-deb")
+        out = subprocess.run([os.path.join(REPO, "build", "atomgrind-inlines"), exe],
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+        take = [l.split() for l in out if l.endswith(" take")]
+        entries = {int(f[1], 16) for f in take if f[0] == "e"}
+        self.assertTrue(entries, out)
+        # (the layout this test is about: code of the copy before its entry)
+        self.assertTrue(any(f[0] != "e" and int(f[0], 16) < min(entries) for f in take), out)
+        r = valgrind(exe, "--atomic-fns=take", "-v")
+        self.assertEqual(r.errors, 0, r)
+        self.assertEqual(regions_line(r), (0, 0, 1), r)
+
+
 if __name__ == "__main__":
     unittest.main()
