@@ -1,15 +1,21 @@
-/* atomgrind-inlines -- the inlined subroutines of an object, named.
+/* atomgrind-inlines -- the inlined subroutines of an object, named, and
+ * where each copy begins.
  *
  *   atomgrind-inlines OBJECT
  *
  * Run by the atomgrind tool (ag_ltonames.c) for an object whose inlined
- * frames Valgrind 3.19 could not name: under link-time optimisation GCC
- * keeps an inlined function's name in another compilation unit and refers
- * to it across units (DW_FORM_ref_addr), which Valgrind's reader does not
- * follow.  elfutils' libdw does.  Prints one line per address range of
- * each inlined instance:
+ * frames Valgrind 3.19 could not name, or that holds an inlined copy of an
+ * atomic function: under link-time optimisation GCC keeps an inlined
+ * function's name in another compilation unit and refers to it across
+ * units (DW_FORM_ref_addr), which Valgrind's reader does not follow; and
+ * copies of one call duplicated by the compiler (an unrolled loop) share
+ * one DWARF record, told apart only by their entries in the line table,
+ * which Valgrind does not give.  elfutils' libdw reads both.  Prints one
+ * line per address range of each inlined instance, then, per unit, one
+ * per entry of a copy (ADDR: its first instruction):
  *
  *   LO HI DEPTH CALL_LINE NAME
+ *   e ADDR DEPTH CALL_LINE NAME
  *
  * and "end" after the last.  LO and HI (hex, HI excluded) are the
  * object's own (unrelocated) addresses; DEPTH counts the inlined instances
@@ -26,22 +32,67 @@
 #include <elfutils/libdwfl.h>    /* Dwfl: finds separate debug files */
 #include <inttypes.h>            /* PRIx64 */
 #include <stdio.h>               /* printf */
-#include <string.h>              /* strchr */
+#include <stdlib.h>              /* realloc, qsort */
+#include <string.h>              /* strchr, strrchr, strcmp */
+
+/* one address range of an inlined instance, and where its function is
+   declared (an entry of a copy is marked there in the line table) */
+typedef struct {
+   Dwarf_Addr lo, hi;
+   int depth;
+   Dwarf_Word line;
+   const char *name;
+   int decl_line, decl_col;     /* decl_col 0: unknown, no entries */
+   const char *decl_file;
+} copy_range;
+
+static copy_range *ranges;       /* of the current unit */
+static size_t nranges, cap;
+static int max_depth;
+
+static void add_range(const copy_range *r)
+{
+   if (nranges == cap) {
+      cap = cap ? 2 * cap : 256;
+      ranges = realloc(ranges, cap * sizeof *ranges);
+      if (!ranges) exit(2);
+   }
+   ranges[nranges++] = *r;
+   if (r->depth > max_depth) max_depth = r->depth;
+}
 
 /* every address range of one inlined instance */
 static void print_ranges(Dwarf_Die *die, int depth)
 {
    Dwarf_Attribute attr;
-   Dwarf_Word line = 0;
-   const char *name = dwarf_diename(die);   /* follows abstract_origin across units */
-   if (!name || !*name || strchr(name, '\n')) return;
-   if (dwarf_attr(die, DW_AT_call_line, &attr)) dwarf_formudata(&attr, &line);
-   Dwarf_Addr base, lo, hi;
+   copy_range r = { .depth = depth };
+   r.name = dwarf_diename(die);   /* follows abstract_origin across units */
+   if (!r.name || !*r.name || strchr(r.name, '\n')) return;
+   if (dwarf_attr(die, DW_AT_call_line, &attr)) dwarf_formudata(&attr, &r.line);
+   /* (the origin's, through DW_AT_abstract_origin) */
+   if (dwarf_decl_line(die, &r.decl_line) != 0 || dwarf_decl_column(die, &r.decl_col) != 0)
+      r.decl_col = 0;
+   r.decl_file = dwarf_decl_file(die);
+   Dwarf_Addr base, entry = 0, first = 0;
+   int inside = 0;
+   if (dwarf_entrypc(die, &entry) != 0) entry = 0;
    ptrdiff_t off = 0;
-   while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0)
-      if (hi > lo)
+   while ((off = dwarf_ranges(die, off, &base, &r.lo, &r.hi)) > 0)
+      if (r.hi > r.lo) {
          printf("%" PRIx64 " %" PRIx64 " %d %" PRIu64 " %s\n",
-                (uint64_t)lo, (uint64_t)hi, depth, (uint64_t)line, name);
+                (uint64_t)r.lo, (uint64_t)r.hi, depth, (uint64_t)r.line, r.name);
+         add_range(&r);
+         inside |= entry >= r.lo && entry < r.hi;
+         if (r.lo > entry && (first == 0 || r.lo < first)) first = r.lo;
+      }
+   /* the first copy's entry (DW_AT_entry_pc): its mark may sit on the
+      caller's instruction just before the copy's code, which then begins
+      there */
+   if (entry && !inside && first && first - entry <= 64) entry = first;
+   else if (!inside) entry = 0;
+   if (entry)
+      printf("e %" PRIx64 " %d %" PRIu64 " %s\n", (uint64_t)entry, depth, (uint64_t)r.line,
+             r.name);
 }
 
 /* the inlined instances under die, depth of them around it */
@@ -60,6 +111,70 @@ static void walk(Dwarf_Die *die, int depth)
          walk(&child, depth);        /* lexical blocks, namespaces, classes */
       }
    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static int by_depth_lo(const void *a, const void *b)
+{
+   const copy_range *x = a, *y = b;
+   if (x->depth != y->depth) return x->depth < y->depth ? -1 : 1;
+   return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* the range of depth holding addr, or NULL */
+static const copy_range *range_at(Dwarf_Addr addr, int depth)
+{
+   size_t lo = 0, hi = nranges;           /* the first range past (depth, addr) */
+   while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      const copy_range *r = &ranges[mid];
+      if (r->depth < depth || (r->depth == depth && r->lo <= addr)) lo = mid + 1;
+      else hi = mid;
+   }
+   if (lo == 0) return NULL;
+   const copy_range *r = &ranges[lo - 1];
+   return r->depth == depth && addr < r->hi ? r : NULL;
+}
+
+static const char *base_name(const char *path)
+{
+   const char *s = path ? strrchr(path, '/') : NULL;
+   return s ? s + 1 : path ? path : "";
+}
+
+/* Where each copy begins: GCC marks an inlined copy's entry in the line
+   table with the position of the function's declaration (its name's line
+   and column), and copies the mark with the code when it duplicates a copy
+   (an unrolled loop), while the DWARF keeps one DIE for all of them.  An
+   entry belongs to the innermost copy around it of the function declared
+   there.  Printed as "e ADDR DEPTH CALL_LINE NAME". */
+static void print_entries(Dwarf_Die *cu)
+{
+   Dwarf_Lines *lines;
+   size_t nlines;
+   if (nranges == 0 || dwarf_getsrclines(cu, &lines, &nlines) != 0) return;
+   qsort(ranges, nranges, sizeof *ranges, by_depth_lo);
+   Dwarf_Addr last = 0;
+   int last_depth = -1;
+   for (size_t i = 0; i < nlines; i++) {
+      Dwarf_Line *l = dwarf_onesrcline(lines, i);
+      Dwarf_Addr addr;
+      int line, col;
+      if (!l || dwarf_lineaddr(l, &addr) != 0 || dwarf_lineno(l, &line) != 0
+          || dwarf_linecol(l, &col) != 0 || col <= 0)
+         continue;
+      for (int d = max_depth; d >= 0; d--) {
+         const copy_range *r = range_at(addr, d);
+         if (!r || r->decl_col != col || r->decl_line != line) continue;
+         if (strcmp(base_name(dwarf_linesrc(l, NULL, NULL)), base_name(r->decl_file)) != 0)
+            continue;
+         if (addr != last || d != last_depth)   /* once per address */
+            printf("e %" PRIx64 " %d %" PRIu64 " %s\n", (uint64_t)addr, d,
+                   (uint64_t)r->line, r->name);
+         last = addr;
+         last_depth = d;
+         break;
+      }
+   }
 }
 
 static char *debuginfo_path;
@@ -97,7 +212,12 @@ int main(int argc, char **argv)
    size_t hsize;
    while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
       Dwarf_Die cu;
-      if (dwarf_offdie(dw, off + hsize, &cu)) walk(&cu, 0);
+      nranges = 0;
+      max_depth = 0;
+      if (dwarf_offdie(dw, off + hsize, &cu)) {
+         walk(&cu, 0);
+         print_entries(&cu);
+      }
       off = next;
    }
    dwfl_end(dwfl);

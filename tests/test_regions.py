@@ -314,19 +314,23 @@ class LinkTimeOptimisation(InlineBankChecks, unittest.TestCase):
         """Run lazily, once, for the object with unnamed frames (not libc,
         not the preloads): --stats counts one object."""
         r = self.run_mode("O2", "bug", "fns", "--stats=yes")
-        self.assertEqual(r.text.count("atomgrind: naming the inlined functions of "), 1, r)
-        self.assertRegex(r.text, r"(?m)^atomgrind: naming the inlined functions of \S+inline_bank-lto ")
+        self.assertEqual(r.text.count("atomgrind: reading the inlined copies of "), 1, r)
+        self.assertRegex(r.text, r"(?m)^atomgrind: reading the inlined copies of \S+inline_bank-lto: ")
         self.assertRegex(r.text, r"(?m)^atomgrind: inline names: 1 of 1 object\(s\) read by "
                                  r"atomgrind-inlines, \d+ range\(s\), [1-9]\d* frame\(s\) named, 0 not$")
 
-    def test_not_run_without_lto(self):
+    def test_without_lto_entries_only(self):
         """A program built without -flto has no unnamed frame: the helper
-        never runs."""
+        runs once, for the program (where the copies of withdraw are), to
+        find where copies begin (UnrolledCalls); it names nothing."""
         exe = compile_prog("inline_bank", extra=debian_cflags(), suffix="-deb")
         r = valgrind(exe, "--atomic-fns=withdraw", "-v", "--stats=yes", args=["bug"])
         self.assertEqual((r.errors, r.contexts), (1, 1), r)
-        self.assertNotIn("naming the inlined functions", r.text)
-        self.assertNotIn("inline names:", r.text)
+        self.assertEqual(r.text.count("atomgrind: reading the inlined copies of "), 1, r)
+        self.assertRegex(r.text, r"(?m)^atomgrind: inline names: 1 of 1 object\(s\) read by "
+                                 r"atomgrind-inlines, \d+ range\(s\), 0 frame\(s\) named, 0 not$")
+        r = valgrind(exe, "--atomic-fns=nothing_inlined", "-v", args=["bug"])
+        self.assertNotIn("reading the inlined copies", r.text)
 
     def test_separate_debug_file(self):
         """The debug information in a separate file (.gnu_debuglink), as
@@ -459,6 +463,136 @@ class InlinedNestingAndExits(unittest.TestCase):
         # scheduled inside jumpy's): the stop must not split the region
         r = self.run_mode("longjmp", "--sched-seed=499516096")
         self.assertEqual(regions_line(r), (0, 0, 4), r)
+
+
+class UnrolledCalls(unittest.TestCase):
+    """inline_unrolled: withdraw called twice in a loop the compiler
+    unrolled completely (-O1, Debian's -O2, -O3, -flto): two copies of one
+    inlined call on one line, which the DWARF gives one record.  Each call
+    is a region: the deposit made between them is no violation (before: one
+    region for both, "Atomicity violation" in every run); the one made
+    inside the second call is; a copy whose code lies in two ranges (a cold
+    part) is one region."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exes = {"O1": compile_prog("inline_unrolled", extra=["-O1"], suffix="-O1"),
+                    "O2": compile_prog("inline_unrolled", extra=debian_cflags(), suffix="-deb"),
+                    "O3": compile_prog("inline_unrolled", extra=["-O3"], suffix="-O3"),
+                    "lto": compile_prog("inline_unrolled", extra=["-flto", "-O2"], suffix="-lto")}
+        cls.entries = {opt: cls.copy_entries(exe) for opt, exe in cls.exes.items()}
+
+    @staticmethod
+    def copy_entries(exe):
+        """Where atomgrind-inlines says copies of withdraw begin (their
+        offsets in a page: the load moves the program by whole pages)."""
+        out = subprocess.run([os.path.join(REPO, "build", "atomgrind-inlines"), exe],
+                             capture_output=True, text=True, check=True).stdout
+        return {int(l.split()[1], 16) & 0xfff for l in out.splitlines()
+                if l.startswith("e ") and l.endswith(" withdraw")}
+
+    def run_mode(self, opt, mode, *opts, env=None):
+        return valgrind(self.exes[opt], "--atomic-fns=withdraw", "-v", *opts, args=[mode],
+                        env=env)
+
+    def test_unrolled(self):
+        """withdraw is inlined, the loop unrolled (two lock calls in
+        teller), and the second copy's entry is known."""
+        for opt, exe in self.exes.items():
+            self.assertNotIn("withdraw", defined_functions(exe), opt)
+            asm = subprocess.run(["objdump", "-d", "--no-show-raw-insn", exe], capture_output=True,
+                                 text=True, check=True).stdout
+            teller = asm[asm.index("<teller>:"):].split("\n\n")[0]
+            self.assertEqual(teller.count("<pthread_mutex_lock@plt>"), 2, opt)
+            self.assertTrue(self.entries[opt], opt)
+
+    def began_at_entry(self, r, opt):
+        m = re.search(r"The atomic region \(call of withdraw\) of thread #2 began at\n"
+                      r"\s+at 0x([0-9A-F]+): withdraw \(inline_unrolled.c:\d+\)\n"
+                      r"\s+by 0x[0-9A-F]+: teller \(inline_unrolled.c:\d+\)", r.text)
+        self.assertIsNotNone(m, r)
+        self.assertIn(int(m.group(1), 16) & 0xfff, self.entries[opt], r)
+
+    def test_calls_are_regions(self):
+        for opt in self.exes:
+            for mode in ("between", "inside", "cold"):
+                with self.subTest(opt=opt, mode=mode):
+                    r = self.run_mode(opt, mode)
+                    self.assertEqual(regions_line(r), (0, 0, 2), r)
+                    self.assertEqual(checked(r)[0], 2, r)
+                    self.assertNotIn("depths disagree", r.text)
+                    if mode == "between":
+                        self.assertEqual(r.errors, 0, r)
+                        continue
+                    # the lock taken again inside the second call, after the
+                    # deposit: that call's region, begun at its copy's entry
+                    self.assertEqual((r.errors, r.contexts), (1, 1), r)
+                    self.assertRegex(r.text, r"Atomicity violation: lock 0x[0-9A-Fa-f]+ acquired "
+                                             r"by thread #2 breaks its atomic region")
+                    self.began_at_entry(r, opt)
+                    # the read before the jump to the cold part is in it
+                    self.assertRegex(r.text, r"The read of thread #2 inside its atomic region "
+                                             r"was\n\s+at 0x[0-9A-F]+: (withdraw|teller) "
+                                             r"\(inline_unrolled.c:41\)")
+
+    def test_every_seed(self):
+        for seed in (1, 2, 3):
+            for sched in ("random", "pct"):
+                for mode, errors in (("between", 0), ("inside", 1)):
+                    with self.subTest(seed=seed, sched=sched, mode=mode):
+                        r = self.run_mode("O2", mode, "--sched=" + sched, "--sched-seed=%d" % seed)
+                        self.assertEqual(r.errors, errors, r)
+                        self.assertEqual(regions_line(r), (0, 0, 2), r)
+
+    def test_without_helper(self):
+        """Without atomgrind-inlines the copies are told apart by call site
+        only: one region for the two calls, and -v says so once."""
+        r = self.run_mode("O2", "inside", env={"ATOMGRIND_INLINES": ""})
+        self.assertEqual(regions_line(r), (0, 0, 1), r)
+        self.assertEqual(r.text.count("are told apart only by their call sites"), 1, r)
+
+
+class UnrolledByPragma(unittest.TestCase):
+    """inline_unroll_pragma: 7 calls of an inlined, locked withdraw in a
+    loop unrolled four times (#pragma GCC unroll; the trip count known at
+    run time), against 50 locked deposits: serializable at every seed, no
+    sleeps.  7 calls are 7 regions (before: 5, and a false "Atomicity
+    violation" in 17 of 20 seeds at -O2)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exes = {"O2": compile_prog("inline_unroll_pragma", extra=debian_cflags(), suffix="-deb"),
+                    "O3": compile_prog("inline_unroll_pragma", extra=["-O3"], suffix="-O3")}
+
+    def test_every_seed_clean(self):
+        for opt, exe in self.exes.items():
+            for sched, seeds in (("random", range(1, 6)), ("pct", range(1, 3))):
+                for seed in seeds:
+                    with self.subTest(opt=opt, sched=sched, seed=seed):
+                        r = valgrind(exe, "--atomic-fns=withdraw", "-v", "--sched=" + sched,
+                                     "--sched-seed=%d" % seed)
+                        self.assertEqual(r.errors, 0, r)
+                        self.assertEqual(regions_line(r), (0, 0, 7), r)
+
+
+class CopyBeginsBeforeItsEntry(unittest.TestCase):
+    """inline_before_entry (Debian's flags): take's first instruction is
+    scheduled before its copy's entry, with the caller's code in between.
+    It is the same copy: one call, one region (an entry ends only a copy
+    that passed its own; before that rule, 2 regions)."""
+
+    def test_one_region(self):
+        exe = compile_prog("inline_before_entry", extra=debian_cflags(), suffix="-deb")
+        out = subprocess.run([os.path.join(REPO, "build", "atomgrind-inlines"), exe],
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+        take = [l.split() for l in out if l.endswith(" take")]
+        entries = {int(f[1], 16) for f in take if f[0] == "e"}
+        self.assertTrue(entries, out)
+        # (the layout this test is about: code of the copy before its entry)
+        self.assertTrue(any(f[0] != "e" and int(f[0], 16) < min(entries) for f in take), out)
+        r = valgrind(exe, "--atomic-fns=take", "-v")
+        self.assertEqual(r.errors, 0, r)
+        self.assertEqual(regions_line(r), (0, 0, 1), r)
 
 
 if __name__ == "__main__":

@@ -40,8 +40,7 @@ Int ag_inline_chain(Addr ip, const HChar **names, Int max)
    return ag_inline_frames(ip, names, NULL, max);
 }
 
-/* The line number in a "(file:line)" location, 0 when none. */
-static Int ag_in_line(const HChar *where)
+Int ag_inline_line(const HChar *where)
 {
    const HChar *colon = VG_(strrchr)(where, ':');
    if (where[0] != '(' || VG_(strncmp)(where, "(in ", 4) == 0 || !colon) return 0;
@@ -55,7 +54,7 @@ static void ag_in_name_unknown(Addr ip, const HChar **names, const HChar **where
 {
    for (Int i = 0; i + 1 < n; i++) {
       if (VG_(strcmp)(names[i], AG_LTO_UNKNOWN) != 0) continue;
-      const HChar *name = ag_lto_name(ip, n - 2 - i, ag_in_line(wheres[i + 1]));
+      const HChar *name = ag_lto_name(ip, n - 2 - i, ag_inline_line(wheres[i + 1]));
       if (name) names[i] = name;
    }
 }

@@ -20,4 +20,7 @@ Int ag_inline_chain(Addr ip, const HChar **names, Int max);
    ("(file:line)"; "" when unknown).  Valid until the next call. */
 Int ag_inline_frames(Addr ip, const HChar **names, const HChar **wheres, Int max);
 
+/* The line number in a location of wheres[] ("(file:line)"), 0 when none. */
+Int ag_inline_line(const HChar *where);
+
 #endif

@@ -1,12 +1,13 @@
 /* ag_ltonames.c -- see ag_ltonames.h.
  *
  * The helper prints "LO HI DEPTH CALL_LINE NAME" per range of each inlined
- * instance of the object, then "end" (VG_(system) does not give the exit
- * status: a missing "end" is a failure).  It runs at most once per object,
- * and only for an object where an unnamed inlined frame was met, so
- * programs built without -flto never pay for it.  The ranges are kept
- * sorted by (depth, start): the instances of one depth do not overlap, so
- * a binary search finds the one at an address. */
+ * instance of the object, "e ADDR DEPTH CALL_LINE NAME" per entry of a
+ * copy, then "end" (VG_(system) does not give the exit status: a missing
+ * "end" is a failure).  It runs at most once per object, and only for an
+ * object where an unnamed inlined frame or an inlined copy of an atomic
+ * function was met, so programs without either never pay for it.  Ranges
+ * and entries are kept sorted by (depth, start): the instances of one
+ * depth do not overlap, so a binary search finds the one at an address. */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"    /* VG_(find_DebugInfo), VG_(DebugInfo_get_text_bias) */
 #include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strtoull16), VG_(ssort) */
@@ -37,6 +38,8 @@ typedef struct {
    HChar *text;                  /* the helper's output, lines cut at '\0' */
    ag_ln_range *r;               /* sorted by (depth, lo) */
    UInt n;
+   ag_ln_range *e;               /* entries (lo == hi), sorted so too */
+   UInt ne;
    Bool ok;
 } ag_ln_obj;
 
@@ -44,6 +47,7 @@ static ag_ln_obj *ag_ln_objs;
 static UInt ag_ln_nobjs, ag_ln_cap;
 static HChar ag_ln_why[512];     /* the first failure, as a clause */
 static ULong ag_ln_named, ag_ln_missed;   /* frames named, not named (--stats) */
+static Bool ag_ln_told;          /* -v said once that copies are not told apart */
 
 static void ag_ln_fail(const HChar *fmt, const HChar *a, const HChar *b)
 {
@@ -99,23 +103,26 @@ static Bool ag_ln_parse(ag_ln_obj *o)
    HChar *s = o->text;
    for (HChar *p = s; *p; p++) cap += *p == '\n';
    o->r = VG_(malloc)("ag.ltonames.ranges", (cap + 1) * sizeof *o->r);
+   o->e = VG_(malloc)("ag.ltonames.entries", (cap + 1) * sizeof *o->e);
    while (*s) {
       HChar *nl = VG_(strchr)(s, '\n'), *e;
       if (!nl) return False;                         /* cut short */
       *nl = 0;
       if (VG_(strcmp)(s, "end") == 0) break;
-      ag_ln_range *r = &o->r[o->n];
-      r->lo = VG_(strtoull16)(s, &e);
-      r->hi = VG_(strtoull16)(e, &e);
+      Bool entry = s[0] == 'e' && s[1] == ' ';
+      ag_ln_range *r = entry ? &o->e[o->ne] : &o->r[o->n];
+      r->lo = VG_(strtoull16)(entry ? s + 2 : s, &e);
+      r->hi = entry ? r->lo : VG_(strtoull16)(e, &e);
       r->depth = VG_(strtoll10)(e, &e);
       r->line = VG_(strtoll10)(e, &e);
-      if (*e != ' ' || r->hi <= r->lo || r->depth < 0) return False;
+      if (*e != ' ' || (!entry && r->hi <= r->lo) || r->depth < 0) return False;
       r->name = e + 1;
-      o->n++;
+      if (entry) o->ne++; else o->n++;
       s = nl + 1;
    }
    if (!*s) return False;                            /* no "end" */
    VG_(ssort)(o->r, o->n, sizeof *o->r, ag_ln_cmp);
+   VG_(ssort)(o->e, o->ne, sizeof *o->e, ag_ln_cmp);
    return True;
 }
 
@@ -138,8 +145,7 @@ static void ag_ln_load(ag_ln_obj *o)
    HChar *cmd = VG_(malloc)("ag.ltonames.cmd", len);
    VG_(snprintf)(cmd, len, "'%s' '%s' >'%s' 2>/dev/null", helper, o->file, tmp);
    if (VG_(clo_verbosity) > 1)
-      VG_(umsg)("atomgrind: naming the inlined functions of %s (link-time optimisation): %s\n",
-                o->file, cmd);
+      VG_(umsg)("atomgrind: reading the inlined copies of %s: %s\n", o->file, cmd);
    Int rc = VG_(system)(cmd);
    VG_(free)(cmd);
    o->text = rc == 0 ? ag_ln_slurp(fd) : NULL;
@@ -149,7 +155,8 @@ static void ag_ln_load(ag_ln_obj *o)
    if (!o->ok)
       ag_ln_fail("%s could not read the debug information of %s", AG_LN_HELPER, o->file);
    else if (VG_(clo_verbosity) > 1)
-      VG_(umsg)("atomgrind: %s: %u inlined range(s)\n", o->file, o->n);
+      VG_(umsg)("atomgrind: %s: %u inlined range(s), %u entry(ies) of copies\n",
+                o->file, o->n, o->ne);
 }
 
 /* The object at ip, read on first use; NULL when it has no file. */
@@ -174,28 +181,55 @@ static ag_ln_obj *ag_ln_obj_at(Addr ip)
    return o;
 }
 
+/* The last of r[0..n) of this depth starting at or before a, or NULL. */
+static const ag_ln_range *ag_ln_find(const ag_ln_range *r, UInt n, Addr a, Int depth)
+{
+   Int lo = 0, hi = (Int)n - 1, found = -1;
+   while (lo <= hi) {
+      Int mid = lo + (hi - lo) / 2;
+      if (r[mid].depth < depth || (r[mid].depth == depth && r[mid].lo <= a)) {
+         found = mid;
+         lo = mid + 1;
+      } else {
+         hi = mid - 1;
+      }
+   }
+   return found < 0 || r[found].depth != depth ? NULL : &r[found];
+}
+
+/* The frames are matched by depth: the call's line confirms it. */
+static Bool ag_ln_same_call(const ag_ln_range *r, Int call_line)
+{
+   return call_line <= 0 || r->line <= 0 || r->line == call_line;
+}
+
 const HChar *ag_lto_name(Addr ip, Int depth, Int call_line)
 {
    ag_ln_obj *o = ag_ln_obj_at(ip);
    if (!o || !o->ok) return NULL;
-   Addr a = ip - o->bias;
-   /* the last range of this depth starting at or before a */
-   Int lo = 0, hi = (Int)o->n - 1, found = -1;
-   while (lo <= hi) {
-      Int mid = lo + (hi - lo) / 2;
-      const ag_ln_range *r = &o->r[mid];
-      if (r->depth < depth || (r->depth == depth && r->lo <= a)) { found = mid; lo = mid + 1; }
-      else hi = mid - 1;
-   }
-   const ag_ln_range *r = found < 0 ? NULL : &o->r[found];
-   /* the frames are matched by depth: the call's line confirms it */
-   if (!r || r->depth != depth || a >= r->hi
-       || (call_line > 0 && r->line > 0 && r->line != call_line)) {
+   const ag_ln_range *r = ag_ln_find(o->r, o->n, ip - o->bias, depth);
+   if (!r || ip - o->bias >= r->hi || !ag_ln_same_call(r, call_line)) {
       ag_ln_missed++;
       return NULL;
    }
    ag_ln_named++;
    return r->name;
+}
+
+Int ag_lto_entry(Addr ip, Int depth, Int call_line, const HChar *name)
+{
+   ag_ln_obj *o = ag_ln_obj_at(ip);
+   if (!o || !o->ok) {
+      if (o && !ag_ln_told && VG_(clo_verbosity) > 1)
+         VG_(umsg)("atomgrind: %s: %s; its inlined copies of one call (an unrolled "
+                   "loop) are told apart only by their call sites, so they are one region "
+                   "when one follows the other\n", o->file, ag_ln_why);
+      ag_ln_told |= o != NULL;
+      return o ? -1 : 0;
+   }
+   const ag_ln_range *e = ag_ln_find(o->e, o->ne, ip - o->bias, depth);
+   return e && e->lo == ip - o->bias && ag_ln_same_call(e, call_line)
+          && VG_(strcmp)(e->name, name) == 0;
 }
 
 const HChar *ag_lto_failure(void) { return ag_ln_why; }

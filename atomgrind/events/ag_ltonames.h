@@ -1,8 +1,10 @@
-/* ag_ltonames.h -- names for the inlined frames Valgrind 3.19 calls
- * "UnknownInlinedFun": under link-time optimisation the name is in another
- * compilation unit, which its DWARF reader does not follow.  The
+/* ag_ltonames.h -- what Valgrind 3.19's DWARF reader does not give about
+ * inlined copies: the names of the frames it calls "UnknownInlinedFun"
+ * (under link-time optimisation the name is in another compilation unit,
+ * which it does not follow), and where each copy begins.  The
  * atomgrind-inlines helper (installed beside the tool, built with elfutils)
- * reads them, once per object that has such a frame (ag_ltonames.c). */
+ * reads them, once per object that has such a frame or an inlined copy of
+ * an atomic function (ag_ltonames.c). */
 #ifndef AG_LTONAMES_H
 #define AG_LTONAMES_H
 
@@ -14,6 +16,13 @@
    it in its function (0: inlined straight into it) and was called from
    line call_line (0: do not check), or NULL when not known. */
 const HChar *ag_lto_name(Addr ip, Int depth, Int call_line);
+
+/* Is ip where a copy of the inlined function name at depth (as for
+   ag_lto_name) begins?  1 yes, 0 no, -1 not known (the object's copies
+   could not be read).  A loop the compiler unrolled repeats the copy of
+   one call, under one DWARF record: only these entries tell the copies
+   apart. */
+Int ag_lto_entry(Addr ip, Int depth, Int call_line, const HChar *name);
 
 /* Why some object's names could not be read ("" when none failed): a
    clause for the exit's explanation, valid for the run. */

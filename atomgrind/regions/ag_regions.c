@@ -70,7 +70,7 @@ struct ag_rg_frame {
    Int fn;               /* AG_RG_FN: the atomic function */
    Addr begin_ip;        /* AG_RG_MARK: the ATOMGRIND_ATOMIC_BEGIN ... */
    Addr ret;             /* ... and the return address, as it was then */
-   UInt inl, inl_open;   /* AG_RG_CALL: the caller's chain, kept open */
+   UInt inl, inl_open, inl_entered;   /* AG_RG_CALL: the caller's chain, kept open */
 };
 
 UInt ag_rg_open_frames;
@@ -241,6 +241,7 @@ static void ag_rg_frame_ends(ThreadId vgtid, ag_thread *th, const ag_rg_frame *f
       ag_rg_inline_close(vgtid, th, 0);
       th->inl = f->inl;
       th->inl_open = f->inl_open;
+      th->inl_entered = f->inl_entered;
       break;
    }
 }
@@ -350,17 +351,21 @@ void ag_rg_fn_enter(ThreadId vgtid, Int fn, Addr sp)
 /* ---- inlined instances --------------------------------------------- */
 
 /* From the thread's chain (no gap) to `chain`: the instances both are in
-   stay open; those left close, or, if may_suspend and the code is the one
-   around them (a chain they extend), are suspended in a gap. */
+   stay open, unless `chain` begins one anew (an entry reached by a copy
+   that passed its own: the next copy of an unrolled call, ag_instances.c);
+   those left close, or, if may_suspend and the code is the one around
+   them (a chain they strictly extend), are suspended in a gap. */
 static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool may_suspend,
                               Bool block_start, Addr ip)
 {
    if (th->inl == chain) return;
    const ag_inst_chain *from = ag_inst_chain_of(th->inl), *to = ag_inst_chain_of(chain);
-   UInt k = 0;
-   while (k < from->n && k < to->n && from->id[k] == to->id[k]) k++;
+   UInt k = 0, entered = th->inl_entered;
+   while (k < from->n && k < to->n && from->id[k] == to->id[k]
+          && !(to->starts & entered & (1u << k)))
+      k++;
    /* (not with RPT: its helpers drop an ignored thread's accesses) */
-   if (may_suspend && k == to->n && th->valid && !ag_clo_sample_rpt) {
+   if (may_suspend && k == to->n && k < from->n && th->valid && !ag_clo_sample_rpt) {
       th->inl_gap = th->inl;
       th->inl_around = chain;
       th->inl_gap_blocks = block_start;
@@ -371,6 +376,7 @@ static void ag_rg_inline_move(ThreadId vgtid, ag_thread *th, UInt chain, Bool ma
    }
    ag_rg_inline_close(vgtid, th, k);
    th->inl = chain;
+   th->inl_entered = (entered & ((1u << k) - 1)) | to->starts;
    if (!th->valid) return;
    for (UInt i = k; i < to->n; i++) {
       if (!ag_fnspec_atomic(to->fn[i])) continue;
@@ -391,15 +397,18 @@ void ag_rg_inline_switch(ThreadId vgtid, UInt chain, Bool block_start, Addr ip)
    if (th->inl_gap != 0) {
       /* the block the stop exit left runs again from its start: the
          same code around the instances, not a new block of it */
-      Bool again = th->inl_gap_kept && block_start && chain == th->inl_around;
+      Bool again = th->inl_gap_kept && block_start
+                   && ag_inst_continues(th->inl_around, chain, th->inl_entered);
       th->inl_gap_kept = False;
       if (again) return;
       Bool forward = ip > th->inl_gap_ip;   /* (VEX unrolls loops too) */
-      if (chain == th->inl_gap && forward) {      /* back into the suspended code */
-         ag_rg_gap_resume(th);
+      if (forward && ag_inst_continues(th->inl_gap, chain, th->inl_entered)) {
+         ag_rg_gap_resume(th);                    /* back into the suspended code */
+         ag_rg_inline_move(vgtid, th, chain, False, block_start, ip);   /* (its entry) */
          return;
       }
-      if (forward && chain == th->inl_around && th->inl_gap_blocks++ == 0)
+      if (forward && ag_inst_continues(th->inl_around, chain, th->inl_entered)
+          && th->inl_gap_blocks++ == 0)
          return;                                  /* one more block around them */
       ag_rg_gap_close(vgtid, th);
    }
@@ -412,9 +421,10 @@ void ag_rg_inline_call(ThreadId vgtid, Addr slot)
    ag_rg_gap_close(vgtid, th);
    if (th->inl == 0 || !ag_rg_tracking) return;
    ag_rg_push(th, (ag_rg_frame){ .slot = slot, .kind = AG_RG_CALL, .fn = AG_NO_FN,
-                                 .inl = th->inl, .inl_open = th->inl_open });
+                                 .inl = th->inl, .inl_open = th->inl_open,
+                                 .inl_entered = th->inl_entered });
    th->inl = 0;
-   th->inl_open = 0;
+   th->inl_open = th->inl_entered = 0;
 }
 
 /* ---- threads ------------------------------------------------------- */
@@ -431,7 +441,7 @@ static void ag_rg_close_all_but_marks(ThreadId vgtid, ag_thread *th)
       if (f.kind != AG_RG_MARK) ag_rg_frame_ends(vgtid, th, &f, True);
       if (f.kind == AG_RG_CALL) ag_rg_inline_close(vgtid, th, 0);
    }
-   th->inl = th->inl_open = 0;
+   th->inl = th->inl_open = th->inl_entered = 0;
 }
 
 /* The debug check: the engines' and the scheduler's depths are this

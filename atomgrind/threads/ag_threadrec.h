@@ -120,6 +120,7 @@ typedef struct {
    UInt inl;             /* the inline chain its code is in (read inline by
                             instrumented code; 0: none) */
    UInt inl_open;        /* which of that chain's instances opened a region */
+   UInt inl_entered;     /* which of them have passed their copy's entry */
    UInt inl_gap;         /* in a gap: the chain it suspends (0: no gap) ... */
    UInt inl_around;      /* ... the chain of the code in the gap ... */
    UInt inl_gap_blocks;  /* ... the block starts it has passed ... */
