@@ -4,7 +4,6 @@
  * is open when only atomicity is checked. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"   /* VG_(tool_panic) */
-#include "pub_tool_libcprint.h"
 #include "pub_tool_machine.h"      /* VG_(fnptr_to_fnentry) */
 #include "pub_tool_threadstate.h"  /* VG_(get_running_tid) */
 #include "pub_tool_tooliface.h"    /* IR, VG_STACK_REDZONE_SZB */
@@ -230,7 +229,8 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
 static Bool ag_vptr_store(IRSB *bb, IRExpr *data, UInt size)
 {
    if (size != 8) return False;
-   if (data->tag == Iex_RdTmp) {          /* the flat input: t = constant earlier */
+   if (data->tag == Iex_RdTmp) {          /* the flat input: t = constant earlier
+                                             (a scan, at translation only) */
       IRTemp t = data->Iex.RdTmp.tmp;
       data = NULL;
       for (Int i = 0; i < bb->stmts_used && !data; i++) {

@@ -26,9 +26,8 @@ void ag_shared_init(void)
 {
    ag_shared_on = ag_clo_sched != AG_SCHED_NATIVE;
    if (!ag_shared_on) return;
-   /* 64 MB of address space, mapped and zeroed by the kernel: only the
-      pages where the program's data hash are ever touched (calloc would
-      touch them all) */
+   /* 8 MB, mapped and zeroed by the kernel: only the pages where the
+      program's data hash are ever touched (calloc would touch them all) */
    ag_shared_owner = VG_(am_shadow_alloc)(AG_SHARED_MASK + 1);
    if (!ag_shared_owner) VG_(out_of_memory_NORETURN)("ag.shared", AG_SHARED_MASK + 1);
 }

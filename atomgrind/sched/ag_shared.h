@@ -39,8 +39,8 @@ extern Bool ag_shared_on;               /* accesses are points (read at translat
 /* A superblock's record, for quiet code (ag_shared.c): the shared tests of
    a superblock are dropped once it has run AG_SHARED_QUIET times with
    fewer than one point in AG_SHARED_RARE runs, while other threads could
-   run.  At a fixed address
-   (translations hold it) from its first translation to the end. */
+   run.  At a fixed address (translations hold it) from its first
+   translation to the end. */
 #define AG_SHARED_QUIET 4096
 #define AG_SHARED_RARE  256
 typedef struct {
