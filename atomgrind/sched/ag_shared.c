@@ -113,14 +113,32 @@ void ag_shared_sb_expired(ag_shared_sb *b)
    ag_sh_pending[ag_sh_npending++] = b;
 }
 
-/* The core's discard (as ag_analysis.c's): between runs of generated
-   code, none of it in use. */
+/* The core's discard (as ag_analysis.c's) and translation, private but
+   exported: between runs of generated code, none of it in use, as the
+   core's scheduler makes them. */
 extern void VG_(discard_translations)(Addr start, ULong range, const HChar *who);
+extern Bool VG_(translate)(ThreadId tid, Addr orig_addr, Bool debugging_translation,
+                           Int debugging_verbosity, ULong bbs_done, Bool allow_redirection);
 
-void ag_shared_stopped(void)
+/* A quiet superblock has no exit before an access, so it needs only the
+   registers a stack trace reads up to date at accesses (Valgrind's
+   default), not all of them (ag_sched_init: 12-20% of a compressor's
+   time): it is translated again at once, with the file-backed code's
+   setting (which the core reads at every translation) lowered for it. */
+static void ag_sh_retranslate(ThreadId vgtid, Addr base)
 {
-   for (UInt i = 0; i < ag_sh_npending; i++)
+   VexRegisterUpdates saved = VG_(clo_px_file_backed);
+   VG_(clo_px_file_backed) = VexRegUpdUnwindregsAtMemAccess;
+   VG_(translate)(vgtid, base, False, 0, 0, True);
+   VG_(clo_px_file_backed) = saved;
+}
+
+void ag_shared_stopped(ThreadId vgtid)
+{
+   for (UInt i = 0; i < ag_sh_npending; i++) {
       VG_(discard_translations)(ag_sh_pending[i]->base, ag_sh_pending[i]->len, "atomgrind-quiet");
+      ag_sh_retranslate(vgtid, ag_sh_pending[i]->base);
+   }
    ag_sh_nquiet += ag_sh_npending;
    ag_sh_npending = 0;
 }

@@ -55,7 +55,7 @@ void ag_shared_init(void);              /* after the options are known */
 ag_shared_sb *ag_shared_sb_of(Addr base, UInt len);  /* at translation */
 void ag_shared_sb_expired(ag_shared_sb *b);          /* its count reached 0 */
 void ag_shared_fini(void);              /* --stats */
-void ag_shared_stopped(void);           /* between runs: drop quiet code's translations */
+void ag_shared_stopped(ThreadId vgtid); /* between runs: quiet code translated again */
 void ag_shared_running(ag_tid t);       /* t runs generated code next */
 void ag_shared_fresh(Addr a, SizeT len);  /* [a, a+len) is new memory: nobody's */
 /* The running thread vgtid accesses a (flags: AG_WRITE ...) at ip and the

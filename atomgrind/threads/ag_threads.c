@@ -46,7 +46,7 @@ static void ag_stop_client_code(ThreadId vgtid, ULong bbs_done)
    (void)bbs_done;
    if (ag_threads_stop_hook) ag_threads_stop_hook(vgtid);
    ag_an_stopped();
-   ag_shared_stopped();
+   ag_shared_stopped(vgtid);
    ag_sched_stopped(vgtid);
 }
 
