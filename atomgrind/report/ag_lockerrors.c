@@ -56,6 +56,7 @@ UInt ag_lockerr_threads(const Error *err, ag_tid *out, UInt max)
          ag_le_add(out, &n, max, r->e[i].tid);
          ag_le_add(out, &n, max, r->e[i].holder);
       }
+      if (r->ended) ag_le_add(out, &n, max, r->ended - 1);
    } else {
       const ag_lo_report *r = VG_(get_error_extra)(err);
       ag_le_add(out, &n, max, r->observed.tid);
@@ -179,6 +180,12 @@ static void ag_le_pp_deadlock(const Error *err, const ag_dl_report *r, Bool xml)
       VG_(snprintf)(line, sizeof line, "(and %u more blocked thread%s)", r->more,
                     r->more == 1 ? "" : "s");
       ag_le_aux(xml, line);
+   }
+   if (r->ended) {
+      VG_(snprintf)(line, sizeof line, "Thread #%u, the last thread that could run, has ended",
+                    r->ended);
+      ag_le_aux(xml, line);
+      if (!xml) VG_(umsg)("\n");
    }
    Addr objs[2 * AG_DL_MAX];
    UInt n = 0;

@@ -717,6 +717,11 @@ static void ag_sc_drain(void)
       }
 }
 
+void ag_sched_end_run(void)
+{
+   if (ag_sc_on() && ag_sc_th && !ag_sc_draining) ag_sc_drain();
+}
+
 void ag_sched_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
 {
    (void)nargs;
