@@ -284,6 +284,13 @@ class ExitLeavesBlocked(unittest.TestCase):
         self.assertRegex(r.text, r"Thread #2 took the rwlock at 0x[0-9a-f]+ at\n(.*\n)*?.*"
                          + re.escape(leaves_line("wrlock_and_return", "T takes R")))
 
+    def test_rwlock_of_an_ended_reader(self):
+        r = self.run_mode("rwlock_reader")
+        self.assert_deadlock(r)
+        self.assertRegex(r.text, r"Thread #1 waits for the rwlock at 0x[0-9a-f]+, held by readers, "
+                                 r"blocked or ended")
+        self.assertIn(leaves_line("main", "main waits to write R"), r.text)
+
     def test_error_exitcode_and_xml(self):
         with tempfile.NamedTemporaryFile("r", suffix=".xml") as xf:
             r = self.run_mode("barrier_return", "--error-exitcode=42", "--xml=yes",

@@ -106,8 +106,9 @@ static void ag_le_wait_line(const ag_dl_entry *e, HChar *buf, Int n)
    if (e->holder != AG_NO_TID)
       VG_(snprintf)(by, sizeof by, ", held by thread #%u", e->holder + 1);
    else if (e->what == AG_DW_LOCK || (e->what == AG_DW_COND && e->woken))
-      /* (a lock waited for by no one in particular is read-held) */
-      VG_(snprintf)(by, sizeof by, ", held by blocked readers");
+      /* (a lock waited for by no one in particular is read-held; a
+         reader that ended holds it for good) */
+      VG_(snprintf)(by, sizeof by, ", held by readers, blocked or ended");
    switch (e->what) {
    case AG_DW_JOIN:
       VG_(snprintf)(buf, n, "Thread #%u waits for thread #%u to end (a join)", e->tid + 1,

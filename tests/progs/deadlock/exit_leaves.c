@@ -13,6 +13,8 @@
  *                    for A; T2, which should reach the barrier, returns.
  *   rwlock_ended     T write-locks R and returns holding it; main waits to
  *                    read-lock R.
+ *   rwlock_reader    T read-locks R and returns holding it; main waits to
+ *                    write-lock R.
  *   ok_sleep         correct: main ends; T1 waits at a barrier of three
  *                    that T2 reaches after sleeping 2 s and T3 after a
  *                    second of computing -> "done".
@@ -71,6 +73,15 @@ static void *wrlock_and_return(void *arg)
 {
    (void)arg;
    pthread_rwlock_wrlock(&R);                        /* T takes R */
+   sem_post(&held);
+   usleep(300 * 1000);
+   return NULL;
+}
+
+static void *rdlock_and_return(void *arg)
+{
+   (void)arg;
+   pthread_rwlock_rdlock(&R);                        /* T reads R */
    sem_post(&held);
    usleep(300 * 1000);
    return NULL;
@@ -150,6 +161,10 @@ int main(int argc, char **argv)
       spawn(wrlock_and_return);
       sem_wait(&held);
       pthread_rwlock_rdlock(&R);                     /* main waits for R */
+   } else if (strcmp(mode, "rwlock_reader") == 0) {
+      spawn(rdlock_and_return);
+      sem_wait(&held);
+      pthread_rwlock_wrlock(&R);                     /* main waits to write R */
    } else if (strcmp(mode, "ok_sleep") == 0) {
       pthread_barrier_init(&bar, NULL, 3);
       spawn(at_barrier);
