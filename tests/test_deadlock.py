@@ -320,6 +320,21 @@ class ExitLeavesBlocked(unittest.TestCase):
                 self.assertEqual((r.rc, r.errors, deadlocks(r)), (0, 0, 0), r)
                 self.assertIn("done", r.stdout)
 
+    def test_thread_code_after_the_start_routine_releases(self):
+        # the check is at the exit system call, after the ending thread's
+        # TSD destructors (ok_tsd: one reaches the barrier T1 waits at;
+        # ok_tsd_unlock: one unlocks the mutex main waits for, inside the
+        # teardown's bracket, where the release is not recorded) and its
+        # cleanup handler (ok_cleanup: it unlocks the mutex main waits for).
+        # ok_tsd and ok_tsd_unlock were reported as deadlocks before the
+        # arrival was counted and the unseen release made the check give up.
+        for mode, out in (("ok_tsd", "done"), ("ok_tsd_unlock", "main done"),
+                          ("ok_cleanup", "main done")):
+            with self.subTest(mode=mode):
+                r = self.run_mode(mode)
+                self.assertEqual((r.rc, r.errors, deadlocks(r)), (0, 0, 0), r)
+                self.assertIn(out, r.stdout)
+
 
 @unittest.skipUnless(tool_built(), "the tool is not built")
 class LockOrders(unittest.TestCase):

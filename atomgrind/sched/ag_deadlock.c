@@ -50,6 +50,10 @@
  * (robust mutexes are never taken as held for good).  No client code is
  * left to end the run there, so the tool tells the other threads to end,
  * as exit_group does, and the last one out ends the run as an exit does.
+ * The destructors run inside the teardown's bracket, where lock releases
+ * are not recorded: a thread that released there a lock the records say
+ * is held is not checked at its end (a barrier arrival is counted even
+ * there: glibc waits at no barrier of its own).
  * Untimed joins, condition and semaphore waits also wait in slices of a
  * second (ag_intercepts.c) and ask again after each.  Two checks:
  *
@@ -314,7 +318,7 @@ Bool ag_deadlock_thread_ends(ThreadId vgtid)
 {
    ag_dl_report r;
    ThreadId v = VG_INVALID_THREADID;
-   if (!ag_dl_started || ag_dl_reported || ag_dl_forked) return False;
+   if (!ag_dl_started || ag_dl_reported || ag_dl_forked || ag_dl_w(vgtid)->unseen) return False;
    VG_(memset)(ag_dl_w(vgtid), 0, sizeof(ag_dl_wait));
    ag_dl_ending = vgtid;
    for (ThreadId u = 1; u < VG_N_THREADS && v == VG_INVALID_THREADID; u++)
@@ -330,6 +334,14 @@ Bool ag_deadlock_thread_ends(ThreadId vgtid)
    if (VG_(clo_error_exitcode) <= 0) VG_(clo_error_exitcode) = status;
    VG_(nuke_all_threads_except)(vgtid, AG_DL_SRC_EXIT_PROCESS);
    return True;
+}
+
+void ag_deadlock_unseen_release(ThreadId vgtid, Addr lock)
+{
+   UInt readers;
+   ExeContext *at;
+   ag_tid o = ag_sync_owner(lock, &at, &readers);
+   if (o != AG_NO_TID || readers > 0) ag_dl_w(vgtid)->unseen = True;
 }
 
 UWord ag_deadlock_wait(ThreadId vgtid, UWord what, Addr obj, UInt kind)

@@ -36,6 +36,11 @@ void ag_deadlock_cancel(UWord pt);
    is reported, the other threads are told to end, and True is returned;
    the run then ends as a process exit does, with the deadlock's status. */
 Bool ag_deadlock_thread_ends(ThreadId vgtid);
+/* vgtid released lock inside a bracket, where releases are not recorded
+   (glibc's own working; but also the program's TSD and thread_local
+   destructors, in the thread's teardown): if the records say a thread
+   holds it, they may be wrong, and vgtid's end is not checked. */
+void ag_deadlock_unseen_release(ThreadId vgtid, Addr lock);
 /* vgtid has ended: its ThreadId may be reused. */
 void ag_deadlock_exit(ThreadId vgtid);
 /* vgtid arrives at barrier b; same result as ag_deadlock_wait. */

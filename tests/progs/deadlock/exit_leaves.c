@@ -18,6 +18,15 @@
  *   ok_sleep         correct: main ends; T1 waits at a barrier of three
  *                    that T2 reaches after sleeping 2 s and T3 after a
  *                    second of computing -> "done".
+ *   ok_tsd           correct: main ends; T1 waits at a barrier of two; T2
+ *                    returns, and its TSD destructor reaches the barrier
+ *                    (it runs after the thread's code: before its exit
+ *                    system call, where the check is) -> "done".
+ *   ok_tsd_unlock    correct: T locks A, returns, and its TSD destructor
+ *                    unlocks A, which main waits for -> "main done".
+ *   ok_cleanup       correct: T locks A, sleeps, and leaves by
+ *                    pthread_exit; its cleanup handler unlocks A, which
+ *                    main waits for -> "main done".
  *   ok_read          correct: main ends; T1 waits at a barrier of two that
  *                    T2 reaches after a blocking read, which T3 feeds 2 s
  *                    later before it returns -> "done".
@@ -127,6 +136,49 @@ static void *write_later(void *arg)
    return NULL;
 }
 
+static pthread_key_t key;
+
+static void reach_barrier(void *value)
+{
+   (void)value;
+   pthread_barrier_wait(&bar);
+}
+
+static void *tsd_then_return(void *arg)
+{
+   (void)arg;
+   usleep(300 * 1000);
+   pthread_setspecific(key, &key);
+   return NULL;
+}
+
+static void unlock_a(void *m)
+{
+   pthread_mutex_unlock(m);
+}
+
+static void *lock_tsd_return(void *arg)
+{
+   (void)arg;
+   pthread_mutex_lock(&A);
+   pthread_setspecific(key, &A);
+   sem_post(&held);
+   usleep(300 * 1000);
+   return NULL;
+}
+
+static void *lock_then_exit(void *arg)
+{
+   (void)arg;
+   pthread_mutex_lock(&A);
+   pthread_cleanup_push(unlock_a, &A);
+   sem_post(&held);
+   usleep(300 * 1000);
+   pthread_exit(NULL);
+   pthread_cleanup_pop(0);
+   return NULL;
+}
+
 static void spawn(void *(*fn)(void *))
 {
    pthread_t t;
@@ -171,6 +223,21 @@ int main(int argc, char **argv)
       spawn(sleep_then_barrier);
       spawn(compute_then_barrier);
       pthread_exit(NULL);
+   } else if (strcmp(mode, "ok_tsd") == 0) {
+      pthread_barrier_init(&bar, NULL, 2);
+      pthread_key_create(&key, reach_barrier);
+      spawn(at_barrier);
+      spawn(tsd_then_return);
+      pthread_exit(NULL);
+   } else if (strcmp(mode, "ok_tsd_unlock") == 0) {
+      pthread_key_create(&key, unlock_a);
+      spawn(lock_tsd_return);
+      sem_wait(&held);
+      pthread_mutex_lock(&A);
+   } else if (strcmp(mode, "ok_cleanup") == 0) {
+      spawn(lock_then_exit);
+      sem_wait(&held);
+      pthread_mutex_lock(&A);
    } else if (strcmp(mode, "ok_read") == 0) {
       if (pipe(fds) != 0) return 2;
       pthread_barrier_init(&bar, NULL, 2);
