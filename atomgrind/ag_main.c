@@ -6,6 +6,7 @@
  * for happens-before data races.  See docs/atomgrind.md. */
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"    /* VG_(details_*), VG_(needs_*), VG_(track_*) */
+#include "pub_tool_vkiscnums.h"    /* __NR_exit */
 #include "ag_analysis.h"           /* ag_analysis_init/fini, ag_an_forget */
 #include "ag_deadlock.h"           /* a thread's wait ends with it */
 #include "ag_clientreq.h"          /* ag_handle_client_request */
@@ -44,6 +45,10 @@ static void ag_thread_exit(ThreadId vgtid)
 static void ag_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
 {
    ag_fd_pre_syscall(vgtid, sysno, args);
+   /* a thread's end may leave the others blocked for good (ag_deadlock.c);
+      then they end too: nobody waits for them at the scheduler's points */
+   if (sysno == __NR_exit && ag_deadlock_thread_ends(vgtid))
+      ag_sched_end_run();
    ag_sched_pre_syscall(vgtid, sysno, args, nargs);
 }
 

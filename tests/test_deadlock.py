@@ -209,6 +209,133 @@ class Deadlocks(unittest.TestCase):
         self.assertGreaterEqual(len(list(root.iter("stack"))), 4, text)
 
 
+def leaves_line(fn, marker):
+    """'fn (exit_leaves.c:N)' for the line of exit_leaves.c marked /* marker */."""
+    with open(os.path.join(PROGS, "deadlock", "exit_leaves.c")) as f:
+        n = next(i for i, l in enumerate(f, 1) if "/* %s */" % marker in l)
+    return "%s (exit_leaves.c:%d)" % (fn, n)
+
+
+@unittest.skipUnless(tool_built(), "the tool is not built")
+class ExitLeavesBlocked(unittest.TestCase):
+    """The last thread that could run ends (pthread_exit, or a return) and
+    leaves the others in waits that are not made in slices: a barrier, a
+    mutex, a rwlock.  Nothing is announced after that end, so the check runs
+    at the thread's exit system call (ag_deadlock_thread_ends).  Each mode
+    hung until killed before (tests/progs/deadlock/exit_leaves.c); condvar,
+    semaphore and join waits were found by their slices already
+    (Deadlocks.test_main_ends_leaving_a_waiter, test_last_runnable_thread_ends)."""
+
+    def run_mode(self, mode, *opts):
+        return valgrind(prog("exit_leaves"), *opts, args=(mode,), timeout=TIMEOUT)
+
+    def assert_deadlock(self, r):
+        self.assertEqual(deadlocks(r), 1, r)
+        self.assertEqual(r.errors, 1, r)
+        self.assertIn("every thread is blocked", r.text)
+        self.assertIn("the program is deadlocked: ending the run (exit status 1)", r.text)
+        self.assertNotIn("done", r.stdout)
+        self.assertEqual(r.rc, 1, r)
+
+    def test_barrier_after_main_ends(self):
+        # the issue's program: main's pthread_exit leaves T at a barrier of 2
+        r = self.run_mode("barrier_main")
+        self.assert_deadlock(r)
+        self.assertRegex(r.text, r"Thread #2 waits at barrier 0x[0-9a-f]+, where 1 of its 2 "
+                                 r"threads have arrived")
+        self.assertIn(leaves_line("at_barrier", "T waits here"), r.text)
+
+    def test_barrier_after_a_thread_returns(self):
+        r = self.run_mode("barrier_return")
+        self.assert_deadlock(r)
+        for t in (1, 2):
+            self.assertRegex(r.text, r"Thread #%d waits at barrier 0x[0-9a-f]+, where 2 of its 3 "
+                                     r"threads have arrived" % t)
+        self.assertIn(leaves_line("main", "main waits here"), r.text)
+        self.assertIn(leaves_line("at_barrier", "T waits here"), r.text)
+        self.assertIn("Thread #3, the last thread that could run, has ended", r.text)
+
+    def test_mutex_of_an_ended_thread(self):
+        # (main may reach its lock after T ended: then its own wait finds it)
+        r = self.run_mode("mutex_ended")
+        self.assert_deadlock(r)
+        self.assertRegex(r.text, r"Thread #1 waits for the lock at 0x[0-9a-f]+, held by thread #2")
+        self.assertIn(leaves_line("main", "main waits for A"), r.text)
+        self.assertRegex(r.text, r"Thread #2 took the lock at 0x[0-9a-f]+ at\n(.*\n)*?.*"
+                         + re.escape(leaves_line("lock_and_return", "T takes A")))
+        self.assertIn('is 0 bytes inside data symbol "A"', r.text)
+
+    def test_mutex_of_a_blocked_thread(self):
+        r = self.run_mode("mutex_blocked")
+        self.assert_deadlock(r)
+        self.assertRegex(r.text, r"Thread #1 waits for the lock at 0x[0-9a-f]+, held by thread #2")
+        self.assertRegex(r.text, r"Thread #2 took the lock at 0x[0-9a-f]+ at\n(.*\n)*?.*"
+                         + re.escape(leaves_line("lock_then_barrier", "T1 takes A")))
+        self.assertRegex(r.text, r"Thread #2 waits at barrier 0x[0-9a-f]+, where 1 of its 2 "
+                                 r"threads have arrived, at\n(.*\n)*?.*"
+                         + re.escape(leaves_line("lock_then_barrier", "T1 waits here")))
+        self.assertIn(leaves_line("main", "main waits for A, T1 blocked"), r.text)
+        self.assertIn("Thread #3, the last thread that could run, has ended", r.text)
+
+    def test_rwlock_of_an_ended_writer(self):
+        r = self.run_mode("rwlock_ended")
+        self.assert_deadlock(r)
+        self.assertRegex(r.text, r"Thread #1 waits for the rwlock at 0x[0-9a-f]+, held by thread #2")
+        self.assertRegex(r.text, r"Thread #2 took the rwlock at 0x[0-9a-f]+ at\n(.*\n)*?.*"
+                         + re.escape(leaves_line("wrlock_and_return", "T takes R")))
+
+    def test_rwlock_of_an_ended_reader(self):
+        r = self.run_mode("rwlock_reader")
+        self.assert_deadlock(r)
+        self.assertRegex(r.text, r"Thread #1 waits for the rwlock at 0x[0-9a-f]+, held by readers, "
+                                 r"blocked or ended")
+        self.assertIn(leaves_line("main", "main waits to write R"), r.text)
+
+    def test_error_exitcode_and_xml(self):
+        with tempfile.NamedTemporaryFile("r", suffix=".xml") as xf:
+            r = self.run_mode("barrier_return", "--error-exitcode=42", "--xml=yes",
+                              "--xml-file=" + xf.name)
+            text = xf.read()
+        self.assertEqual(r.rc, 42, r)
+        root = ET.fromstring(text)          # closed: the run ended as an exit does
+        self.assertEqual([e.text for e in root.iter("kind")], ["Deadlock"], text)
+        aux = [e.text for e in root.iter("auxwhat")]
+        self.assertIn("Thread #3, the last thread that could run, has ended", aux, text)
+        self.assertGreaterEqual(len(list(root.iter("stack"))), 2, text)
+
+    def test_suppressed(self):
+        with supp_file("{\n   dl\n   Atomgrind:Deadlock\n   ...\n   fun:main\n}\n") as f:
+            r = self.run_mode("barrier_return", "--suppressions=" + f)
+        self.assertEqual((r.errors, r.suppressed), (0, 1), r)
+        self.assertIn("the program is deadlocked: ending the run", r.text)   # not a hang
+
+    def test_waiters_that_a_live_thread_will_release(self):
+        # main ends while T1 waits at a barrier; the others reach it after a
+        # sleep of 2 s and a second of computing (ok_sleep), or after a
+        # blocking read that a third thread feeds 2 s later, then returns
+        # (ok_read): no deadlock, the program finishes
+        for mode in ("ok_sleep", "ok_read"):
+            with self.subTest(mode=mode):
+                r = self.run_mode(mode)
+                self.assertEqual((r.rc, r.errors, deadlocks(r)), (0, 0, 0), r)
+                self.assertIn("done", r.stdout)
+
+    def test_thread_code_after_the_start_routine_releases(self):
+        # the check is at the exit system call, after the ending thread's
+        # TSD destructors (ok_tsd: one reaches the barrier T1 waits at;
+        # ok_tsd_unlock: one unlocks the mutex main waits for, inside the
+        # teardown's bracket, where the release is not recorded) and its
+        # cleanup handler (ok_cleanup: it unlocks the mutex main waits for).
+        # ok_tsd and ok_tsd_unlock were reported as deadlocks before the
+        # arrival was counted and the unseen release made the check give up.
+        for mode, out in (("ok_tsd", "done"), ("ok_tsd_unlock", "main done"),
+                          ("ok_cleanup", "main done")):
+            with self.subTest(mode=mode):
+                r = self.run_mode(mode)
+                self.assertEqual((r.rc, r.errors, deadlocks(r)), (0, 0, 0), r)
+                self.assertIn(out, r.stdout)
+
+
 @unittest.skipUnless(tool_built(), "the tool is not built")
 class LockOrders(unittest.TestCase):
     def run_mode(self, mode, *opts):

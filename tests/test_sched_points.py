@@ -106,7 +106,8 @@ class Pct(unittest.TestCase):
         import tempfile
         with tempfile.TemporaryDirectory() as tmp:
             first = self.run_pct(tmp, work, depth, 1000)     # records k
-            self.assertIn("(a first guess)", first.text)
+            self.assertIn("(a first run: drawn among 14 doublings of 16 up to 131072; the next "
+                          "run of this command uses this one's", first.text)
             with ThreadPoolExecutor(max_workers=2) as ex:
                 runs = list(ex.map(lambda s: self.run_pct(tmp, work, depth, s),
                                    range(1, seeds + 1)))
@@ -131,6 +132,41 @@ class Pct(unittest.TestCase):
                 k, _ = self.check(2000, depth, 20)
                 self.assertGreater(k, 15000)
 
+
+    def first_runs(self, work, depth, seeds):
+        """The runs of seeds 1..seeds, each a first run (its own $TMPDIR:
+        no record): how many found the bug, the largest run length K."""
+        import re
+        import tempfile
+
+        def one(seed):
+            with tempfile.TemporaryDirectory() as tmp:
+                return self.run_pct(tmp, work, depth, seed)
+        with ThreadPoolExecutor(max_workers=2) as ex:
+            runs = list(ex.map(one, range(1, seeds + 1)))
+        for r in runs:
+            self.assertRegex(r.text, r"PCT: depth %d, change points among (16|32|64|128|256|512|"
+                                     r"1024|2048|4096|8192|16384|32768|65536|131072) point\(s\) "
+                                     r"\(a first run: drawn among 14 doublings" % depth)
+        ks = [int(re.search(r"this one's (\d+)\)", r.text).group(1)) for r in runs]
+        return sum(failed(r) for r in runs), max(ks)
+
+    def test_first_run(self):
+        """A first run draws k among doublings (engine/ag_schedpol.c: for a run
+        of K points its bound is 1/(n L (2K)^(d-1)), L = 14).  Seeds 1-120,
+        each in a fresh $TMPDIR: the rate is at least PCT's 1/(n K^(d-1)) on
+        the short run (K ~ 230-300) and the long one (K ~ 24,000).  Measured,
+        of 120 (the same seeds give the same runs): short 3 (d=2) and 5
+        (d=3); long 3 (d=2) and 5 (d=3).  Before, a first run drew among a
+        fixed 2,000 points: long 0 -- no change point reached the window
+        (points ~8,000-16,000), so this test failed; short 2 and 5 of 100
+        seeds (2,000 was within 10x of K there)."""
+        for work, depth in ((10, 2), (10, 3), (2000, 2), (2000, 3)):
+            with self.subTest(work=work, depth=depth):
+                hits, k = self.first_runs(work, depth, 120)
+                bound = 1.0 / (3 * k ** (depth - 1))
+                self.assertGreater(hits, 0, "K=%d d=%d: no hit in 120 first runs" % (k, depth))
+                self.assertGreaterEqual(hits / 120, bound)
 
 @unittest.skipUnless(tool_built(), "atomgrind not built")
 class SeedRepeats(unittest.TestCase):

@@ -93,12 +93,34 @@ long long ag_sp_budget(ag_schedpol *p)
 
 void ag_sp_budget_out(ag_schedpol *p) { p->budgets++; }
 
-void ag_sp_pct_init(ag_schedpol *p, unsigned depth, unsigned long long k)
+/* PCT (Burckhardt et al., ASPLOS 2010) draws its d-1 change points
+   uniformly among the run's k steps, and then finds a bug of depth d with
+   probability at least 1/(n k^(d-1)).  k must be known before the run
+   starts: a change point is acted on when the run reaches it, and cannot
+   be moved once the run has passed it.  When an earlier run of the same
+   command recorded its length, that is k (ag_sched.c).  Otherwise no
+   online rule can keep PCT's bound for every length K at once: a change
+   point at step s with probability at least c/K for every K >= s needs
+   probability c/s at s, and those sum to more than 1 unless c is about
+   1/ln(K_max).  So a first run pays that log factor, and no more: k is
+   one of the L = AG_SP_PCT_SCALES doublings 16, 32, ..., 16 * 2^(L-1),
+   drawn uniformly, and the d-1 change points are uniform in [1, k] as
+   PCT's.  For a run of K points (16 <= K <= 16 * 2^(L-1)) the drawn k is
+   the first doubling at or above K with probability 1/L; that k is below
+   2K, every tuple of d-1 steps within the run has probability at least
+   (1/(2K))^(d-1) under it, and PCT's argument gives a bug of depth d
+   probability at least 1/(n L (2K)^(d-1)).  (One k for all change points:
+   drawn separately, the factor would be L^(d-1).)  The fixed first guess
+   this replaces (2000 points) kept no bound: a run of 20,000 points never
+   had a change point past its 2000th, and one of K < 2000 points had
+   PCT's bound times K/2000. */
+unsigned long long ag_sp_pct_init(ag_schedpol *p, unsigned depth, unsigned long long k)
 {
    p->nchange = depth > 1 ? depth - 1 : 0;
    if (p->nchange > AG_SP_MAX_CHANGE) p->nchange = AG_SP_MAX_CHANGE;
-   if (k == 0) k = 1;
+   if (k == 0) k = (unsigned long long)AG_SP_PCT_K0 << (ag_sp_rand(p) % AG_SP_PCT_SCALES);
    for (unsigned i = 0; i < p->nchange; i++) p->change[i] = 1 + ag_sp_rand(p) % k;
+   return k;
 }
 
 int ag_sp_pct_change(const ag_schedpol *p, unsigned long long n)

@@ -35,6 +35,11 @@
 #define AG_SP_DOUBLINGS       20
 /* PCT: at most this many change points (depth - 1). */
 #define AG_SP_MAX_CHANGE      16
+/* PCT when the run's length is not known (no earlier run of the command):
+   k is one of AG_SP_PCT_SCALES doublings of AG_SP_PCT_K0, drawn at random
+   (ag_sp_pct_init): 16, 32, ..., 131072 points. */
+#define AG_SP_PCT_K0          16
+#define AG_SP_PCT_SCALES      14
 
 /* Choosing the next holder.  A holder keeps the turn for at most
    AG_SP_MAX_RUN points in a row while others wait (spin loops of
@@ -159,9 +164,10 @@ int ag_sp_shared_preempts(ag_schedpol *p, unsigned long ip, int others_wait);
    one run out (before the next draw). */
 long long ag_sp_budget(ag_schedpol *p);
 void ag_sp_budget_out(ag_schedpol *p);
-/* PCT: depth - 1 change points, each uniform in [1, k]; is point number
-   n one? */
-void ag_sp_pct_init(ag_schedpol *p, unsigned depth, unsigned long long k);
+/* PCT: depth - 1 change points, each uniform in [1, k]; k 0 (the run's
+   length not known) draws k among the doublings of AG_SP_PCT_K0.  Returns
+   the k used.  Is point number n one? */
+unsigned long long ag_sp_pct_init(ag_schedpol *p, unsigned depth, unsigned long long k);
 int ag_sp_pct_change(const ag_schedpol *p, unsigned long long n);
 
 /* The threads' table (zeroed, nth entries, kept by the caller) and the

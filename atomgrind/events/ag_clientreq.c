@@ -115,6 +115,7 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
       break;
    case AG_CR_LOCK_RELEASE:
       if (th->ignore == 0) ag_sync_lock_release(vgtid, arg[1]);
+      else ag_deadlock_unseen_release(vgtid, arg[1]);
       break;
    case AG_CR_COND_WAIT_PRE:
       ag_sync_cond_wait_pre(vgtid, arg[1], arg[2]);
@@ -173,7 +174,9 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_BARRIER_PRE:
       if (!ag_bar_misused(arg[1])) ag_sync_use(vgtid, arg[1]);
       ag_bar_arrive(vgtid, arg[1]);
-      if (th->ignore == 0) *ret = ag_deadlock_barrier(vgtid, arg[1]);
+      /* (inside a bracket too: glibc waits at no barrier of its own, and a
+         TSD destructor's arrival, in the thread's teardown, counts) */
+      *ret = ag_deadlock_barrier(vgtid, arg[1]);
       break;
    case AG_CR_BARRIER_POST:
       ag_deadlock_done(vgtid);

@@ -56,6 +56,7 @@ UInt ag_lockerr_threads(const Error *err, ag_tid *out, UInt max)
          ag_le_add(out, &n, max, r->e[i].tid);
          ag_le_add(out, &n, max, r->e[i].holder);
       }
+      if (r->ended) ag_le_add(out, &n, max, r->ended - 1);
    } else {
       const ag_lo_report *r = VG_(get_error_extra)(err);
       ag_le_add(out, &n, max, r->observed.tid);
@@ -105,8 +106,9 @@ static void ag_le_wait_line(const ag_dl_entry *e, HChar *buf, Int n)
    if (e->holder != AG_NO_TID)
       VG_(snprintf)(by, sizeof by, ", held by thread #%u", e->holder + 1);
    else if (e->what == AG_DW_LOCK || (e->what == AG_DW_COND && e->woken))
-      /* (a lock waited for by no one in particular is read-held) */
-      VG_(snprintf)(by, sizeof by, ", held by blocked readers");
+      /* (a lock waited for by no one in particular is read-held; a
+         reader that ended holds it for good) */
+      VG_(snprintf)(by, sizeof by, ", held by readers, blocked or ended");
    switch (e->what) {
    case AG_DW_JOIN:
       VG_(snprintf)(buf, n, "Thread #%u waits for thread #%u to end (a join)", e->tid + 1,
@@ -179,6 +181,12 @@ static void ag_le_pp_deadlock(const Error *err, const ag_dl_report *r, Bool xml)
       VG_(snprintf)(line, sizeof line, "(and %u more blocked thread%s)", r->more,
                     r->more == 1 ? "" : "s");
       ag_le_aux(xml, line);
+   }
+   if (r->ended) {
+      VG_(snprintf)(line, sizeof line, "Thread #%u, the last thread that could run, has ended",
+                    r->ended);
+      ag_le_aux(xml, line);
+      if (!xml) VG_(umsg)("\n");
    }
    Addr objs[2 * AG_DL_MAX];
    UInt n = 0;

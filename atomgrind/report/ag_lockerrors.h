@@ -36,6 +36,7 @@ typedef struct {
 typedef struct {
    Bool cycle;              /* a cycle of waits, else every thread blocked */
    UInt n, more;            /* entries, and blocked threads not shown */
+   UInt ended;              /* 1 + the thread whose end left them so (0: none) */
    ag_dl_entry e[AG_DL_MAX];
 } ag_dl_report;
 

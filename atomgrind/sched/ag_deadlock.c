@@ -43,10 +43,19 @@
  * deadlock is found when the last thread announces the call that blocks
  * it: at that moment that thread is the only one running, and it ends the
  * run itself (a deadlocked run has no other code left to run).  When the
- * last thread that could run ends instead, no thread runs any more: a
- * plain join waits in slices of a second (ag_intercepts.c) and asks again
- * after each, so a program whose joiner is among the blocked threads (main
- * usually is) is found within a second.  Two checks:
+ * last thread that could run ends instead, it is found at that thread's
+ * exit system call (ag_deadlock_thread_ends): all of the thread's code has
+ * run by then -- cleanup handlers, TSD and thread_local destructors, which
+ * may unlock, post or signal -- and its end only releases its joiners
+ * (robust mutexes are never taken as held for good).  No client code is
+ * left to end the run there, so the tool tells the other threads to end,
+ * as exit_group does, and the last one out ends the run as an exit does.
+ * The destructors run inside the teardown's bracket, where lock releases
+ * are not recorded: a thread that released there a lock the records say
+ * is held is not checked at its end (a barrier arrival is counted even
+ * there: glibc waits at no barrier of its own).
+ * Untimed joins, condition and semaphore waits also wait in slices of a
+ * second (ag_intercepts.c) and ask again after each.  Two checks:
  *
  *   - a cycle: from the lock (or thread) it waits for, follow each
  *     holder's own wait; coming back to it, these threads wait for each
@@ -55,8 +64,7 @@
  *     after a fork: a process sharing memory with this one (a
  *     process-shared condition variable) could wake it.
  *
- * A deadlock is missed, and the run hangs as before, when the last thread
- * that could run ends and no blocked thread is in a join, or when a thread
+ * A deadlock is missed, and the run hangs as before, when a thread
  * blocks on an object whose initialisation was not seen (a named
  * semaphore; a barrier or semaphore in memory it was not initialised in).  A mutex whose holder has ended is held for good unless
  * it is robust (the next lock returns EOWNERDEAD) or process-shared. */
@@ -117,14 +125,22 @@ static ag_dl_wait *ag_dl_of(ThreadId vgtid)
 /* v's wait, whether or not any thread waited yet. */
 static ag_dl_wait *ag_dl_w(ThreadId v) { return &ag_slot_of(v)->deadlock; }
 
+/* The thread making its exit system call (ag_deadlock_thread_ends): gone
+   for the checks, though the tool still counts it live. */
+static ThreadId ag_dl_ending = VG_INVALID_THREADID;
+
+/* Is v a live thread (not the one ending)? */
+static Bool ag_dl_live(ThreadId v)
+{
+   return v != ag_dl_ending && ag_thread_of(v)->valid;
+}
+
 /* The live thread whose engine id is t (VG_INVALID_THREADID: none). */
 static ThreadId ag_dl_vg_of(ag_tid t)
 {
    if (t == AG_NO_TID) return VG_INVALID_THREADID;
-   for (ThreadId v = 1; v < VG_N_THREADS; v++) {
-      ag_thread *th = ag_thread_of(v);
-      if (th->valid && th->tid == t) return v;
-   }
+   for (ThreadId v = 1; v < VG_N_THREADS; v++)
+      if (ag_dl_live(v) && ag_thread_of(v)->tid == t) return v;
    return VG_INVALID_THREADID;
 }
 
@@ -241,12 +257,12 @@ static Bool ag_dl_all_blocked(ThreadId v, ag_dl_report *r)
    ag_dl_entry e;
    /* cheap first: a contended lock asks this, and its holder usually runs */
    for (ThreadId u = 1; u < VG_N_THREADS; u++)
-      if ((ag_dl_w(u)->what == AG_DW_NONE || ag_dl_w(u)->cancelled) && ag_thread_of(u)->valid)
+      if ((ag_dl_w(u)->what == AG_DW_NONE || ag_dl_w(u)->cancelled) && ag_dl_live(u))
          return False;
    if (!ag_dl_blocked(v, &by, &r->e[0])) return False;
    r->n = 1;
    for (ThreadId u = 1; u < VG_N_THREADS; u++) {
-      if (u == v || !ag_thread_of(u)->valid) continue;
+      if (u == v || !ag_dl_live(u)) continue;
       if (!ag_dl_blocked(u, &by, &e)) return False;
       if (r->n < AG_DL_MAX) r->e[r->n++] = e;
       else r->more++;
@@ -258,6 +274,22 @@ static Bool ag_dl_all_blocked(ThreadId v, ag_dl_report *r)
    run, and a thread that checks meanwhile (a join's one-second recheck)
    would report the same deadlock again as "every thread is blocked". */
 static Bool ag_dl_reported;
+
+/* Reports r (v's first) and says how the run ends: Valgrind's convention,
+   --error-exitcode if given; else 1 -- the program never reached an exit
+   of its own, and success (0) would be a lie. */
+static Int ag_dl_report_end(ThreadId v, ag_dl_report *r)
+{
+   for (UInt i = 1; i < r->n; i++)
+      r->e[i].stack = VG_(record_ExeContext)(ag_dl_vg_of(r->e[i].tid), 0);
+   ag_lockerr_deadlock(v, r);
+   ag_dl_reported = True;
+   Int status = VG_(clo_error_exitcode) > 0 ? VG_(clo_error_exitcode) : 1;
+   if (VG_(clo_verbosity) >= 1)
+      VG_(umsg)("atomgrind: the program is deadlocked: ending the run (exit status %d)\n\n",
+                status);
+   return status;
+}
 
 /* v's new wait: if it leaves the program deadlocked, report and say how
    the run ends. */
@@ -272,18 +304,44 @@ static UWord ag_dl_check(ThreadId v)
       VG_(memset)(&r, 0, sizeof r);
       if (ag_dl_forked || !ag_dl_all_blocked(v, &r)) return 0;
    }
-   for (UInt i = 1; i < r.n; i++)
-      r.e[i].stack = VG_(record_ExeContext)(ag_dl_vg_of(r.e[i].tid), 0);
-   ag_lockerr_deadlock(v, &r);
-   ag_dl_reported = True;
-   /* Valgrind's convention: --error-exitcode if given; else 1 -- the
-      program never reached an exit of its own, and success (0) would
-      be a lie */
-   Int status = VG_(clo_error_exitcode) > 0 ? VG_(clo_error_exitcode) : 1;
-   if (VG_(clo_verbosity) >= 1)
-      VG_(umsg)("atomgrind: the program is deadlocked: ending the run (exit status %d)\n\n",
-                status);
-   return (UWord)status;
+   return (UWord)ag_dl_report_end(v, &r);
+}
+
+/* The core's, exported (pub_core_scheduler.h): what exit_group does to
+   the other threads -- each is taken out of its system call and ends, and
+   the last one ends the run as a process exit does (the tool's fini, the
+   error summary, the XML's closing tags). */
+extern void VG_(nuke_all_threads_except)(ThreadId me, Int src);
+#define AG_DL_SRC_EXIT_PROCESS 2       /* VgSrc_ExitProcess, pub_core_threadstate.h */
+
+Bool ag_deadlock_thread_ends(ThreadId vgtid)
+{
+   ag_dl_report r;
+   ThreadId v = VG_INVALID_THREADID;
+   if (!ag_dl_started || ag_dl_reported || ag_dl_forked || ag_dl_w(vgtid)->unseen) return False;
+   VG_(memset)(ag_dl_w(vgtid), 0, sizeof(ag_dl_wait));
+   ag_dl_ending = vgtid;
+   for (ThreadId u = 1; u < VG_N_THREADS && v == VG_INVALID_THREADID; u++)
+      if (ag_dl_live(u)) v = u;
+   VG_(memset)(&r, 0, sizeof r);
+   Bool dead = v != VG_INVALID_THREADID && ag_dl_all_blocked(v, &r);
+   r.ended = ag_thread_of(vgtid)->tid + 1;
+   Int status = dead ? ag_dl_report_end(v, &r) : 0;
+   ag_dl_ending = VG_INVALID_THREADID;
+   if (!dead) return False;
+   /* the status, through the core's: the last thread out exits with
+      --error-exitcode when errors were found (this one, unless suppressed) */
+   if (VG_(clo_error_exitcode) <= 0) VG_(clo_error_exitcode) = status;
+   VG_(nuke_all_threads_except)(vgtid, AG_DL_SRC_EXIT_PROCESS);
+   return True;
+}
+
+void ag_deadlock_unseen_release(ThreadId vgtid, Addr lock)
+{
+   UInt readers;
+   ExeContext *at;
+   ag_tid o = ag_sync_owner(lock, &at, &readers);
+   if (o != AG_NO_TID || readers > 0) ag_dl_w(vgtid)->unseen = True;
 }
 
 UWord ag_deadlock_wait(ThreadId vgtid, UWord what, Addr obj, UInt kind)

@@ -30,6 +30,17 @@ void ag_deadlock_done(ThreadId vgtid);
    wait (asynchronous cancellation, or a pending one at the next
    cancellation point), so it never counts as blocked again. */
 void ag_deadlock_cancel(UWord pt);
+/* vgtid makes its exit system call (only it ends: not exit_group): all
+   its code has run, cleanup handlers and destructors too.  If every other
+   live thread is blocked for good, none can ever run again: the deadlock
+   is reported, the other threads are told to end, and True is returned;
+   the run then ends as a process exit does, with the deadlock's status. */
+Bool ag_deadlock_thread_ends(ThreadId vgtid);
+/* vgtid released lock inside a bracket, where releases are not recorded
+   (glibc's own working; but also the program's TSD and thread_local
+   destructors, in the thread's teardown): if the records say a thread
+   holds it, they may be wrong, and vgtid's end is not checked. */
+void ag_deadlock_unseen_release(ThreadId vgtid, Addr lock);
 /* vgtid has ended: its ThreadId may be reused. */
 void ag_deadlock_exit(ThreadId vgtid);
 /* vgtid arrives at barrier b; same result as ag_deadlock_wait. */

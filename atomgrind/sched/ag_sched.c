@@ -79,8 +79,8 @@ extern Int VG_(clo_fair_sched);
 
 /* PCT draws its change points among the run's k points: as many as the
    last run of the same command made (ag_sc_pct_recorded), or, in a first
-   run, AG_SC_PCT_K. */
-#define AG_SC_PCT_K           2000
+   run, a k drawn among doublings (engine/ag_schedpol.c: why, and what
+   PCT's bound becomes). */
 /* The rates at shared accesses, the claims of slots, the budgets of
    instructions, PCT's change points and priorities, the damping of
    regions, the rule for rare regions, and the choice of the next holder
@@ -721,6 +721,11 @@ static void ag_sc_drain(void)
       }
 }
 
+void ag_sched_end_run(void)
+{
+   if (ag_sc_on() && ag_sc_th && !ag_sc_draining) ag_sc_drain();
+}
+
 void ag_sched_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs)
 {
    (void)nargs;
@@ -880,8 +885,7 @@ static void ag_sc_pct_init(void)
    ag_sc_pct_path_set();
    ULong k = ag_sc_pct_recorded();
    ag_sc_pct_from_record = k > 0;
-   ag_sc_pct_k = k > 0 ? k : AG_SC_PCT_K;
-   ag_sp_pct_init(&ag_sc_pol, ag_clo_sched_depth, ag_sc_pct_k);
+   ag_sc_pct_k = ag_sp_pct_init(&ag_sc_pol, ag_clo_sched_depth, k);
 }
 
 /* A seed that differs between runs: the clock and the pid. */
@@ -952,10 +956,14 @@ void ag_sched_fini(void)
       VG_(umsg)("Scheduler: %llu choice(s) fell back on a time bound (a holder that reached "
                 "no point for --sched-timeout ms, a woken thread not back in time): the seed "
                 "may not repeat this run\n", ag_sc_timeouts + ag_sc_late);
-   if (ag_clo_sched == AG_SCHED_PCT)
-      VG_(umsg)("PCT: depth %u, change points among %llu point(s) (%s)\n",
-                ag_sc_pol.nchange + 1, ag_sc_pct_k,
-                ag_sc_pct_from_record ? "as the last run of this command made" : "a first guess");
+   if (ag_clo_sched == AG_SCHED_PCT && ag_sc_pct_from_record)
+      VG_(umsg)("PCT: depth %u, change points among %llu point(s) (as the last run of this "
+                "command made)\n", ag_sc_pol.nchange + 1, ag_sc_pct_k);
+   else if (ag_clo_sched == AG_SCHED_PCT)
+      VG_(umsg)("PCT: depth %u, change points among %llu point(s) (a first run: drawn among "
+                "%u doublings of %u up to %llu; the next run of this command uses this one's "
+                "%llu)\n", ag_sc_pol.nchange + 1, ag_sc_pct_k, AG_SP_PCT_SCALES, AG_SP_PCT_K0,
+                (ULong)AG_SP_PCT_K0 << (AG_SP_PCT_SCALES - 1), ag_sc_pol.points);
    if (VG_(clo_verbosity) >= 2)
       VG_(umsg)("atomgrind: scheduler: %llu preemption(s) after accesses, "
                 "%llu takeover(s) after a timeout, %llu wait(s) for woken threads "

@@ -37,6 +37,9 @@ void ag_sched_pre_clo_init(void);     /* the big lock's kind */
    up the turn, and takes it back after. */
 void ag_sched_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs);
 void ag_sched_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs, SysRes res);
+/* The run ends with every thread (a deadlock, ag_deadlock.c): nobody
+   waits for the turn any more, as at exit_group. */
+void ag_sched_end_run(void);
 void ag_sched_init(void);             /* after the options are known */
 void ag_sched_fini(void);             /* the line that says what was checked */
 void ag_sched_thread_new(ThreadId parent, ThreadId child);

@@ -151,6 +151,8 @@ typedef struct {
    ULong taken;          /* ... and how many times it was taken before */
    UInt round;           /* AG_DW_BARRIER: the round it arrived in */
    Bool cancelled;       /* a target of pthread_cancel: never blocked */
+   Bool unseen;          /* released a lock inside a bracket (a destructor in
+                            its teardown): the holders recorded may be stale */
 } ag_ts_deadlock;
 
 typedef struct {

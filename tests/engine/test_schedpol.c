@@ -125,6 +125,66 @@ static void budgets(void)
    }
 }
 
+/* PCT's draw alone, for seed (ag_sp_init zeroes the whole policy: slow
+   at a million draws). */
+static unsigned long long pct_draw(unsigned long long seed, unsigned depth)
+{
+   pol.rng = seed;
+   return ag_sp_pct_init(&pol, depth, 0);
+}
+
+/* k not known (a first run): k is a doubling of AG_SP_PCT_K0, each of the
+   AG_SP_PCT_SCALES about as often; the change points within [1, k]. */
+static void pct_scales(void)
+{
+   enum { SEEDS = 28000 };
+   static int scale[AG_SP_PCT_SCALES];
+   for (int s = 0; s < SEEDS; s++) {
+      unsigned long long k = pct_draw(5000 + s, 3);
+      unsigned j = 0;
+      while (j < AG_SP_PCT_SCALES && (unsigned long long)AG_SP_PCT_K0 << j != k) j++;
+      CHECK(j < AG_SP_PCT_SCALES, "k=%llu is no doubling of %d", k, AG_SP_PCT_K0);
+      if (j < AG_SP_PCT_SCALES) scale[j]++;
+      for (unsigned i = 0; i < pol.nchange; i++)
+         CHECK(pol.change[i] >= 1 && pol.change[i] <= k, "change %llu outside [1, %llu]",
+               pol.change[i], k);
+   }
+   for (int j = 0; j < AG_SP_PCT_SCALES; j++)
+      CHECK(scale[j] > SEEDS / AG_SP_PCT_SCALES * 8 / 10 && scale[j] < SEEDS / AG_SP_PCT_SCALES * 12 / 10,
+            "scale %d drawn %d times of %d", j, scale[j], SEEDS);
+}
+
+/* The bound of a first run (ag_schedpol.c): for a run of K points, any
+   step s <= K holds a change point (d = 2) with probability at least
+   1/(L 2K), and any d-1 = 2 steps hold the two (in either order) with
+   probability at least 2/(L (2K)^2).  Measured over seeds on runs of 20,
+   180 and 20,000 points (for the long run, on windows of K/10 steps). */
+static void pct_unknown_k(void)
+{
+   enum { SEEDS = 200000 };
+   static const unsigned long long lens[] = { 20, 180, 20000 };
+   pct_scales();
+   for (unsigned li = 0; li < 3; li++) {
+      unsigned long long K = lens[li], w = K >= 1000 ? K / 10 : 1;
+      unsigned long long at[3] = { 1, K / 2, K - w + 1 };   /* windows [at, at + w) */
+      int one[3] = { 0, 0, 0 }, two = 0;
+      for (int s = 0; s < SEEDS; s++) {
+         pct_draw(900000 + s, 2);
+         for (int a = 0; a < 3; a++) one[a] += pol.change[0] >= at[a] && pol.change[0] < at[a] + w;
+         pct_draw(900000 + s, 3);
+         unsigned long long lo = pol.change[0] < pol.change[1] ? pol.change[0] : pol.change[1];
+         unsigned long long hi = pol.change[0] ^ pol.change[1] ^ lo;
+         two += lo >= at[0] && lo < at[0] + w && hi >= at[2] && hi < at[2] + w;
+      }
+      double bound1 = (double)w / (AG_SP_PCT_SCALES * 2.0 * K);
+      double bound2 = 2.0 * w * w / (AG_SP_PCT_SCALES * 4.0 * K * K);
+      for (int a = 0; a < 3; a++)
+         CHECK(one[a] >= bound1 * SEEDS, "K=%llu d=2 window %llu: %d of %d, bound %.0f", K, at[a],
+               one[a], SEEDS, bound1 * SEEDS);
+      CHECK(two >= bound2 * SEEDS, "K=%llu d=3: %d of %d, bound %.0f", K, two, SEEDS, bound2 * SEEDS);
+   }
+}
+
 static void pct(void)
 {
    for (unsigned d = 1; d <= 4; d++) {
@@ -144,6 +204,7 @@ static void pct(void)
       hits[pol.change[0]]++;
    }
    for (int n = 1; n <= 20; n++) CHECK(hits[n] > 100 && hits[n] < 300, "point %d: %d", n, hits[n]);
+   pct_unknown_k();
 }
 
 static void repeats(void)
