@@ -69,7 +69,7 @@ class SharedAccessPoints(unittest.TestCase):
 @unittest.skipUnless(tool_built(), "atomgrind not built")
 class QuietCode(unittest.TestCase):
     """Hot code that meets no shared data drops its tests (ag_shared.c):
-    hot_lost_update's private inner loop runs 20,000 times a thread, its
+    hot_lost_update's private inner loop runs 5,000 times a thread, its
     superblocks turn quiet (--stats counts them); the counter's update in
     the same loop meets shared data at every run and keeps its points --
     the lost update still shows (SharedAccessPoints' rate), which it would
@@ -161,7 +161,10 @@ class Pct(unittest.TestCase):
         fixed 2,000 points: long 0 -- no change point reached the window
         (points ~8,000-16,000), so this test failed; short 2 and 5 of 100
         seeds (2,000 was within 10x of K there)."""
-        for work, depth in ((10, 2), (10, 3), (2000, 2), (2000, 3)):
+        # the long run only: the short one's rates were about the same
+        # before (2,000 was near its K), so it decides nothing here and
+        # test_short_run covers it
+        for work, depth in ((2000, 2), (2000, 3)):
             with self.subTest(work=work, depth=depth):
                 hits, k = self.first_runs(work, depth, 120)
                 bound = 1.0 / (3 * k ** (depth - 1))

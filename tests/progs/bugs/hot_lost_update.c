@@ -4,14 +4,18 @@
  * shared access: ag_shared.c's quiet code) and, in the same outer loop,
  * `n = n + 1` on a shared counter, whose code meets shared data at every
  * run and must keep its scheduling points.  Symptom: the assertion on the
- * total. */
+ * total.  The process keeps to one CPU, so that natively (threads running
+ * at once on two cores lose updates all the time) only a rare preemption
+ * between the load and the store shows the bug, as in lost_update.c. */
+#define _GNU_SOURCE
 #include <assert.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#define ITERS 20000
-#define WORK 16
+#define ITERS 5000
+#define WORK 4
 
 static long n;
 
@@ -31,6 +35,10 @@ static void *adder(void *arg)
 int main(void)
 {
    pthread_t a, b;
+   cpu_set_t one;
+   CPU_ZERO(&one);
+   CPU_SET(0, &one);
+   sched_setaffinity(0, sizeof one, &one);
    pthread_create(&a, NULL, adder, NULL);
    pthread_create(&b, NULL, adder, NULL);
    pthread_join(a, NULL);
