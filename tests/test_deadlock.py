@@ -335,6 +335,16 @@ class ExitLeavesBlocked(unittest.TestCase):
                 self.assertEqual((r.rc, r.errors, deadlocks(r)), (0, 0, 0), r)
                 self.assertIn(out, r.stdout)
 
+    def test_process_shared_barrier(self):
+        # pshared_barrier.c: main waits at a process-shared barrier while
+        # the process's other thread ends; a forked process arrives 2 s
+        # later.  Reported as a deadlock in both processes before (the
+        # count was taken to be this process's threads alone)
+        r = valgrind(prog("pshared_barrier"), timeout=TIMEOUT)
+        self.assertEqual((r.rc, r.errors, deadlocks(r)), (0, 0, 0), r)
+        self.assertNotIn("Deadlock", r.text)
+        self.assertIn("done", r.stdout)
+
 
 @unittest.skipUnless(tool_built(), "the tool is not built")
 class LockOrders(unittest.TestCase):

@@ -1031,8 +1031,12 @@ AG_INLINE int ag_pthread_barrier_init(pthread_barrier_t *b,
    CALL_FN_W_WWW(ret, fn, b, attr, count);
    AG_POP();
    if (ret == 0) {
+      /* a process-shared barrier's other arrivals may come from another
+         process: its count means nothing to the deadlock check here */
+      int pshared = PTHREAD_PROCESS_PRIVATE;
+      if (attr) pthread_barrierattr_getpshared(attr, &pshared);
       AG_REQ(AG_CR_LOCK_DESTROY, b, 0, 0);
-      AG_REQ(AG_CR_BARRIER_COUNT, b, count, 0);
+      AG_REQ(AG_CR_BARRIER_COUNT, b, pshared == PTHREAD_PROCESS_SHARED ? 0 : count, 0);
    }
    AG_TRACE(fn, "pthread_barrier_init", b, count, ret);
    return ret;
