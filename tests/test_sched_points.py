@@ -186,10 +186,6 @@ class SeedRepeats(unittest.TestCase):
         self.assertEqual(runs[0].text, runs[2].text)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 @unittest.skipUnless(tool_built(), "atomgrind not built")
 class RacePostponement(unittest.TestCase):
     """Race-directed postponement (engine/ag_schedrace.c): on
@@ -223,3 +219,7 @@ class RacePostponement(unittest.TestCase):
         # measured: 8 of 30 seeds with the sites (5 of these 20), 0 of 30 without
         self.assertGreaterEqual(with_sites, 2, "with learned sites: %d of %d" % (with_sites, SEEDS))
         self.assertEqual(without, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
