@@ -367,19 +367,7 @@ AG_INLINE int ag_ok(int rc)
 /* A releasing call.  The release goes first: once the real unlock
    returns, another thread may take the lock before this one runs again. */
 #define AG_RELEASE(tag, zfn, cname, T)                                    \
-   AG_INLINE int ag_##cname(T *o)                                         \
-   {                                                                      \
-      int ret;                                                            \
-      OrigFn fn;                                                          \
-      VALGRIND_GET_ORIG_FN(fn);                                           \
-      AG_REQ(AG_CR_LOCK_RELEASE, o, 0, 0);                                \
-      AG_PUSH();                                                          \
-      CALL_FN_W_W(ret, fn, o);                                            \
-      AG_POP();                                                           \
-      AG_TRACE(fn, #cname, o, 0, ret);                                    \
-      return ret;                                                         \
-   }                                                                      \
-   AG_WRAP(tag, zfn, int, ag_##cname, (T *o), (o))
+   AG_TOLD_FIRST(tag, zfn, cname, T *, AG_CR_LOCK_RELEASE)
 
 /* ------------------------------------------------------------------ */
 /* Threads                                                              */
