@@ -36,10 +36,16 @@ static ag_inst_chain *ag_is_chains;    /* [0] is the empty chain */
 static UInt ag_is_nchains, ag_is_cap, ag_is_ninst;
 static ULong ag_is_lookups, ag_is_entries;
 
+/* The first n characters of s, hashed into h. */
+static ULong ag_is_hash_n(ULong h, const HChar *s, SizeT n)
+{
+   for (SizeT i = 0; i < n; i++) h = (h ^ (UChar)s[i]) * 1099511628211ULL;   /* FNV-1a */
+   return (h ^ 0xff) * 1099511628211ULL;                                     /* a separator */
+}
+
 static ULong ag_is_hash(ULong h, const HChar *s)
 {
-   for (; *s; s++) h = (h ^ (UChar)*s) * 1099511628211ULL;   /* FNV-1a */
-   return (h ^ 0xff) * 1099511628211ULL;                      /* a separator */
+   return ag_is_hash_n(h, s, VG_(strlen)(s));
 }
 
 void ag_instances_init(Bool on)
@@ -64,10 +70,7 @@ static ULong ag_is_hash_holder(ULong h, const HChar *name)
    if (cold) {
       const HChar *s = cold + 5;
       if (*s == '.' && s[1]) for (s++; *s >= '0' && *s <= '9'; s++) {}
-      if (*s == 0) {
-         for (; name < cold; name++) h = (h ^ (UChar)*name) * 1099511628211ULL;
-         return (h ^ 0xff) * 1099511628211ULL;
-      }
+      if (*s == 0) return ag_is_hash_n(h, name, cold - name);
    }
    return ag_is_hash(h, name);
 }
