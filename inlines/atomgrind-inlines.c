@@ -14,7 +14,7 @@
  * line per address range of each inlined instance, then, per unit, one
  * per entry of a copy (ADDR: its first instruction):
  *
- *   LO HI DEPTH CALL_LINE NAME
+ *   LO HI DEPTH CALL_LINE NAME[\tLINKAGE]
  *   e ADDR DEPTH CALL_LINE NAME
  *
  * and "end" after the last.  LO and HI (hex, HI excluded) are the
@@ -22,7 +22,11 @@
  * around this one in its function (0: inlined straight into the
  * function); CALL_LINE is the line of the inlined call (0 when unknown);
  * NAME is the abstract origin's DW_AT_name, the form Valgrind gives the
- * inlined frames it can name.
+ * inlined frames it can name.  LINKAGE, when the function has one, is its
+ * mangled name (DW_AT_linkage_name, through the origin and the in-class
+ * declaration): the tool demangles it into the name the function has
+ * out of line ("bank::Account::withdraw(int)"), which Valgrind does not
+ * give inlined frames.
  * The debug information may be in the object or in a separate file
  * (.gnu_debuglink, /usr/lib/debug/.build-id).  Exit status: 0 done,
  * 1 no debug information, 2 usage or unreadable object.
@@ -42,6 +46,7 @@ typedef struct {
    int depth;
    Dwarf_Word line;
    const char *name;
+   const char *linkage;         /* mangled, or NULL (C) */
    int decl_line, decl_col;     /* decl_col 0: unknown, no entries */
    const char *decl_file;
 } copy_range;
@@ -61,6 +66,19 @@ static void add_range(const copy_range *r)
    if (r->depth > max_depth) max_depth = r->depth;
 }
 
+/* The mangled name of an inlined instance's function, or NULL: kept on
+   the declaration inside its class or namespace, which the abstract
+   origin's DW_AT_specification names. */
+static const char *linkage_name(Dwarf_Die *die)
+{
+   Dwarf_Attribute attr;
+   const char *s = NULL;
+   if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr)
+       || dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+      s = dwarf_formstring(&attr);
+   return s && *s && !strpbrk(s, "\t\n ") ? s : NULL;
+}
+
 /* every address range of one inlined instance */
 static void print_ranges(Dwarf_Die *die, int depth)
 {
@@ -73,14 +91,16 @@ static void print_ranges(Dwarf_Die *die, int depth)
    if (dwarf_decl_line(die, &r.decl_line) != 0 || dwarf_decl_column(die, &r.decl_col) != 0)
       r.decl_col = 0;
    r.decl_file = dwarf_decl_file(die);
+   r.linkage = linkage_name(die);
    Dwarf_Addr base, entry = 0, first = 0;
    int inside = 0;
    if (dwarf_entrypc(die, &entry) != 0) entry = 0;
    ptrdiff_t off = 0;
    while ((off = dwarf_ranges(die, off, &base, &r.lo, &r.hi)) > 0)
       if (r.hi > r.lo) {
-         printf("%" PRIx64 " %" PRIx64 " %d %" PRIu64 " %s\n",
-                (uint64_t)r.lo, (uint64_t)r.hi, depth, (uint64_t)r.line, r.name);
+         printf("%" PRIx64 " %" PRIx64 " %d %" PRIu64 " %s%s%s\n",
+                (uint64_t)r.lo, (uint64_t)r.hi, depth, (uint64_t)r.line, r.name,
+                r.linkage ? "\t" : "", r.linkage ? r.linkage : "");
          add_range(&r);
          inside |= entry >= r.lo && entry < r.hi;
          if (r.lo > entry && (first == 0 || r.lo < first)) first = r.lo;

@@ -1,6 +1,6 @@
 /* ag_ltonames.c -- see ag_ltonames.h.
  *
- * The helper prints "LO HI DEPTH CALL_LINE NAME" per range of each inlined
+ * The helper prints "LO HI DEPTH CALL_LINE NAME[\tLINKAGE]" per range of each inlined
  * instance of the object, "e ADDR DEPTH CALL_LINE NAME" per entry of a
  * copy, then "end" (VG_(system) does not give the exit status: a missing
  * "end" is a failure).  It runs at most once per object, and only for an
@@ -22,6 +22,10 @@
    a new file in the temporary directory, its path in fullname */
 extern Int VG_(mkstemp)(const HChar *part_of_name, HChar *fullname);
 extern SizeT VG_(mkstemp_fullname_bufsz)(SizeT part_of_name_len);
+/* the core's demangler (pub_core_demangle.h), exported likewise: as it
+   names functions in stack traces, --demangle=no included */
+extern void VG_(demangle)(Bool do_cxx_demangling, Bool do_z_demangling,
+                          const HChar *orig, const HChar **result);
 
 #define AG_LN_HELPER "atomgrind-inlines"
 #define AG_LN_ENV "ATOMGRIND_INLINES"      /* the helper's path; "": do not run it */
@@ -30,6 +34,8 @@ typedef struct {
    Addr lo, hi;                  /* the object's own addresses, hi excluded */
    Int depth, line;
    const HChar *name;            /* into the object's text */
+   const HChar *linkage;         /* mangled, into the text; NULL: none */
+   const HChar *full;            /* linkage demangled, on first use */
 } ag_ln_range;
 
 typedef struct {
@@ -117,6 +123,10 @@ static Bool ag_ln_parse(ag_ln_obj *o)
       r->line = VG_(strtoll10)(e, &e);
       if (*e != ' ' || (!entry && r->hi <= r->lo) || r->depth < 0) return False;
       r->name = e + 1;
+      HChar *tab = VG_(strchr)(r->name, '\t');
+      r->linkage = tab && tab[1] ? tab + 1 : NULL;
+      r->full = NULL;
+      if (tab) *tab = 0;
       if (entry) o->ne++; else o->n++;
       s = nl + 1;
    }
@@ -203,17 +213,37 @@ static Bool ag_ln_same_call(const ag_ln_range *r, Int call_line)
    return call_line <= 0 || r->line <= 0 || r->line == call_line;
 }
 
-const HChar *ag_lto_name(Addr ip, Int depth, Int call_line)
+/* The instance at ip of this depth and call line, or NULL. */
+static ag_ln_range *ag_ln_at(Addr ip, Int depth, Int call_line)
 {
    ag_ln_obj *o = ag_ln_obj_at(ip);
    if (!o || !o->ok) return NULL;
    const ag_ln_range *r = ag_ln_find(o->r, o->n, ip - o->bias, depth);
-   if (!r || ip - o->bias >= r->hi || !ag_ln_same_call(r, call_line)) {
-      ag_ln_missed++;
-      return NULL;
-   }
-   ag_ln_named++;
-   return r->name;
+   if (!r || ip - o->bias >= r->hi || !ag_ln_same_call(r, call_line)) return NULL;
+   return (ag_ln_range *)r;
+}
+
+const HChar *ag_lto_name(Addr ip, Int depth, Int call_line)
+{
+   const ag_ln_range *r = ag_ln_at(ip, depth, call_line);
+   if (r) ag_ln_named++;
+   else ag_ln_missed++;
+   return r ? r->name : NULL;
+}
+
+const HChar *ag_lto_full_name(Addr ip, Int depth, Int call_line, const HChar *name)
+{
+   ag_ln_range *r = ag_ln_at(ip, depth, call_line);
+   if (!r || !r->linkage || VG_(strcmp)(r->name, name) != 0) return NULL;
+   if (!r->full) r->full = VG_(strdup)("ag.ltonames.full", ag_lto_demangle(r->linkage));
+   return r->full;
+}
+
+const HChar *ag_lto_demangle(const HChar *mangled)
+{
+   const HChar *d;
+   VG_(demangle)(True, False, mangled, &d);
+   return d;
 }
 
 Int ag_lto_entry(Addr ip, Int depth, Int call_line, const HChar *name)

@@ -17,6 +17,17 @@
    line call_line (0: do not check), or NULL when not known. */
 const HChar *ag_lto_name(Addr ip, Int depth, Int call_line);
 
+/* The full name of the function of the inlined instance at ip (depth and
+   call_line as for ag_lto_name) whose bare name is name, as it is named
+   out of line ("bank::Account::withdraw(int)": its mangled name,
+   demangled), or NULL when it has none (C) or it is not known.  Valgrind
+   gives inlined frames the bare name only. */
+const HChar *ag_lto_full_name(Addr ip, Int depth, Int call_line, const HChar *name);
+
+/* A mangled name as Valgrind shows functions (demangled unless
+   --demangle=no), in a buffer the next call reuses. */
+const HChar *ag_lto_demangle(const HChar *mangled);
+
 /* Is ip where a copy of the inlined function name at depth (as for
    ag_lto_name) begins?  1 yes, 0 no, -1 not known (the object's copies
    could not be read).  A loop the compiler unrolled repeats the copy of

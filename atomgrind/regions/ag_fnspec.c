@@ -31,6 +31,8 @@ typedef struct {
    Bool exclude;               /* !PATTERN */
    Bool all;                   /* the word 'all' */
    Bool literal;               /* a name, not a glob: ag_fs_literal */
+   HChar *last;                /* its last name, for inlined frames: ag_fs_last */
+   Bool rooted;                /* "::name": the global scope's only */
    HChar *from;                /* "--atomic-fns" or "FILE:LINE", for the exit */
 } ag_fs_pattern;
 
@@ -66,6 +68,48 @@ static Bool ag_fs_literal(const HChar *text)
    return VG_(strchr)(text, '(') != NULL || VG_(strstr)(text, "operator") != NULL;
 }
 
+static Bool ag_fs_unparamed(const HChar *name, HChar *buf, SizeT n);
+
+/* The rest of a C++ name after its first "::" outside <> (and before its
+   parameter list or an operator's name), or NULL when it has none:
+   "Account::withdraw(int)" for "bank::Account::withdraw(int)". */
+static const HChar *ag_fs_inner_scope(const HChar *s)
+{
+   Int angle = 0;
+   for (const HChar *c = s; *c; c++) {
+      if (VG_(strncmp)(c, "operator", 8) == 0 && (c == s || c[-1] == ':')) return NULL;
+      if (*c == '(' && (c == s || c[-1] == ':')) {   /* "(anonymous namespace)" */
+         const HChar *close = VG_(strchr)(c, ')');
+         if (!close) return NULL;
+         c = close;
+         continue;
+      }
+      if (*c == '<') angle++;
+      else if (*c == '>' && angle > 0) angle--;
+      else if (*c == '(' && angle == 0) return NULL;
+      else if (c[0] == ':' && c[1] == ':' && angle == 0) return c + 2;
+   }
+   return NULL;
+}
+
+/* Its last name: "withdraw" of "Account::withdraw", "get" of
+   "Map<a::b>::get", "operator<<" of "A::operator<<". */
+static const HChar *ag_fs_last_name(const HChar *s)
+{
+   for (const HChar *in = ag_fs_inner_scope(s); in; in = ag_fs_inner_scope(s)) s = in;
+   return s;
+}
+
+/* A pattern's last name without a parameter list: the whole of what
+   Valgrind names an inlined frame ("withdraw"), before the full name is
+   asked for (ag_fnspec_may_name). */
+static HChar *ag_fs_last(const HChar *text, Bool literal)
+{
+   HChar buf[256];
+   if (literal && ag_fs_unparamed(text, buf, sizeof buf)) text = buf;
+   return VG_(strdup)("ag.fnspec.last", ag_fs_last_name(text));
+}
+
 static void ag_fs_add(const HChar *text, Bool exclude)
 {
    if (ag_fs_npats == ag_fs_cap) {
@@ -74,9 +118,11 @@ static void ag_fs_add(const HChar *text, Bool exclude)
    }
    ag_fs_pattern *p = &ag_fs_pats[ag_fs_npats++];
    p->pat = VG_(strdup)("ag.fnspec.pat", text);
+   p->rooted = text[0] == ':' && text[1] == ':' && text[2];
    p->exclude = exclude;
    p->all = VG_STREQ(text, "all");
    p->literal = ag_fs_literal(text);
+   p->last = ag_fs_last(text, p->literal);
    p->from = VG_(strdup)("ag.fnspec.from", ag_fs_from);
 }
 
@@ -340,13 +386,38 @@ static Bool ag_fs_names(const ag_fs_pattern *p, const HChar *name, const HChar *
 {
    HChar buf[256];
    const HChar *plain = ag_fs_uncloned(name, buf, sizeof buf) ? buf : NULL;
-   if (VG_STREQ(p->pat, name) || (bare && VG_STREQ(p->pat, bare))
-       || (plain && VG_STREQ(p->pat, plain))) {
+   const HChar *pat = p->pat + (p->rooted ? 2 : 0);
+   if (VG_STREQ(pat, name) || (bare && VG_STREQ(pat, bare)) || (plain && VG_STREQ(pat, plain))) {
       *explicit = True;
       return True;
    }
    return !p->literal
-          && (VG_(string_match)(p->pat, name) || (bare && VG_(string_match)(p->pat, bare)));
+          && (VG_(string_match)(pat, name) || (bare && VG_(string_match)(pat, bare)));
+}
+
+/* The standard library's own names, which a pattern names only from
+   their outermost scope on ("std::*"). */
+static Bool ag_fs_std(const HChar *name)
+{
+   return name[0] == '_' || VG_(strncmp)(name, "std::", 5) == 0;
+}
+
+/* A pattern matches a C++ name also from any of its scopes on, as gdb
+   finds a function: "withdraw" and "Account::withdraw" both name
+   "bank::Account::withdraw(int)", so that one pattern names a function
+   whether the compiler inlined it or not.  Not inside the standard
+   library, nor for a pattern that starts with "::". */
+static Bool ag_fs_names_scoped(const ag_fs_pattern *p, const HChar *name, const HChar *bare,
+                               Bool *explicit)
+{
+   if (ag_fs_names(p, name, bare, explicit)) return True;
+   if (p->rooted || ag_fs_std(name)) return False;
+   for (const HChar *s = ag_fs_inner_scope(name); s; s = ag_fs_inner_scope(s)) {
+      HChar buf[256];
+      if (ag_fs_names(p, s, ag_fs_unparamed(s, buf, sizeof buf) ? buf : NULL, explicit))
+         return True;
+   }
+   return False;
 }
 
 /* The function called name, with code at a, if a pattern makes it atomic. */
@@ -359,13 +430,24 @@ Int ag_fnspec_match_name(const HChar *name, Addr a)
    if (ag_fs_unparamed(name, buf, sizeof buf)) bare = buf;
    for (UInt i = 0; i < ag_fs_npats; i++) {
       const ag_fs_pattern *p = &ag_fs_pats[i];
-      Bool m = p->all ? ag_fs_in_scope(a) : ag_fs_names(p, name, bare, &explicit);
+      Bool m = p->all ? ag_fs_in_scope(a) : ag_fs_names_scoped(p, name, bare, &explicit);
       if (!m) continue;
       if (p->exclude) return AG_NO_FN;
       included = True;
    }
    if (!included || (!explicit && ag_fs_not_the_programs(name))) return AG_NO_FN;
    return ag_fs_intern(name, explicit);
+}
+
+Bool ag_fnspec_may_name(const HChar *last, Addr a)
+{
+   for (UInt i = 0; i < ag_fs_npats; i++) {
+      const ag_fs_pattern *p = &ag_fs_pats[i];
+      if (p->all ? ag_fs_in_scope(a)
+                 : p->literal ? VG_STREQ(p->last, last) : VG_(string_match)(p->last, last))
+         return True;
+   }
+   return False;
 }
 
 Int ag_fnspec_match(Addr a)
@@ -447,44 +529,20 @@ extern void VG_(DebugInfo_syms_getidx)(const DebugInfo *di, Int idx, ag_fs_avmas
                                        const HChar ***sec_names, Bool *isText,
                                        Bool *isIFunc, Bool *isGlobal);
 
-/* The Itanium mangling of a plain name "A::b" ("1A1b"), into buf; False
-   for a pattern with wildcards, brackets or a parameter list. */
-static Bool ag_fs_mangled_part(const HChar *pat, HChar *buf, SizeT n)
-{
-   SizeT used = 0;
-   const HChar *s = pat;
-   while (*s) {
-      const HChar *e = VG_(strstr)(s, "::");
-      SizeT len = e ? (SizeT)(e - s) : VG_(strlen)(s);
-      for (SizeT i = 0; i < len; i++)
-         if (VG_(strchr)("*?()<> ,~", s[i])) return False;
-      Int w = VG_(snprintf)(buf + used, n - used, "%u", (UInt)len);
-      if (len == 0 || used + w + len + 1 > n) return False;
-      used += w;
-      VG_(memcpy)(buf + used, s, len);
-      used += len;
-      s += len + (e ? 2 : 0);
-   }
-   buf[used] = 0;
-   return used > 0;
-}
-
 /* A function the pattern names, in any object's symbol table (a C++
-   symbol is mangled there: its plain name's mangling is looked for). */
+   symbol is mangled there: demangled, as Valgrind names the function). */
 static const HChar *ag_fs_defined(const ag_fs_pattern *p)
 {
-   HChar mangled[256];
-   Bool cxx = ag_fs_mangled_part(p->pat, mangled, sizeof mangled);
    for (const DebugInfo *di = VG_(next_DebugInfo)(NULL); di; di = VG_(next_DebugInfo)(di)) {
       Int n = VG_(DebugInfo_syms_howmany)(di);
       for (Int i = 0; i < n; i++) {
          const HChar *name;
-         Bool text = False, ifunc, global;
+         HChar buf[256];
+         Bool text = False, ifunc, global, expl = False;
          VG_(DebugInfo_syms_getidx)(di, i, NULL, NULL, &name, NULL, &text, &ifunc, &global);
          if (!text || !name) continue;
-         Bool expl = False;
-         if (ag_fs_names(p, name, NULL, &expl)
-             || (cxx && name[0] == '_' && name[1] == 'Z' && VG_(strstr)(name, mangled)))
+         const HChar *d = name[0] == '_' && name[1] == 'Z' ? ag_lto_demangle(name) : name;
+         if (ag_fs_names_scoped(p, d, ag_fs_unparamed(d, buf, sizeof buf) ? buf : NULL, &expl))
             return name;
       }
    }
@@ -505,7 +563,7 @@ static void ag_fs_report_patterns(void)
          HChar buf[256];
          const ag_fs_fn *f = &ag_fs_fns[j];
          const HChar *bare = ag_fs_unparamed(f->name, buf, sizeof buf) ? buf : NULL;
-         if (!p->all && !ag_fs_names(p, f->name, bare, &expl)) continue;
+         if (!p->all && !ag_fs_names_scoped(p, f->name, bare, &expl)) continue;
          ran |= f->entered;
          start |= f->start_routine;
       }

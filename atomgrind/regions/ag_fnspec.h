@@ -16,6 +16,10 @@ Int  ag_fnspec_match(Addr a);
 /* The same for a function by its name (an inlined instance of it), whose
    code is at a. */
 Int  ag_fnspec_match_name(const HChar *name, Addr a);
+/* Could a pattern name a function whose last name (as Valgrind names an
+   inlined frame: "withdraw" of "bank::Account::withdraw(int)") is last,
+   with code at a?  Then its full name is worth reading. */
+Bool ag_fnspec_may_name(const HChar *last, Addr a);
 Bool ag_fnspec_atomic(Int fn);          /* not dropped by --infer-spec */
 Bool ag_fnspec_explicit(Int fn);        /* named by a pattern of its own name */
 const HChar *ag_fnspec_name(Int fn);

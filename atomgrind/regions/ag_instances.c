@@ -123,6 +123,17 @@ static Bool ag_is_starts(Addr ip, const HChar **names, const HChar **wheres, Int
    return True;
 }
 
+/* Frame i's name for the patterns: its full name when a pattern could
+   name it ("bank::Account::withdraw(int)", as the function is named out
+   of line), else Valgrind's (the bare "withdraw"). */
+static const HChar *ag_is_full_name(Addr ip, const HChar **names, const HChar **wheres,
+                                    Int i, Int n)
+{
+   if (!ag_fnspec_may_name(names[i], ip)) return names[i];
+   const HChar *full = ag_lto_full_name(ip, n - 2 - i, ag_inline_line(wheres[i + 1]), names[i]);
+   return full ? full : names[i];
+}
+
 UInt ag_inst_at(Addr ip)
 {
    const HChar *names[AG_INLINE_MAX], *wheres[AG_INLINE_MAX];
@@ -139,7 +150,7 @@ UInt ag_inst_at(Addr ip)
          another unit (link-time optimisation) that atomgrind-inlines
          could not name either: no pattern can match it */
       if (VG_(strcmp)(names[i], AG_LTO_UNKNOWN) == 0) ag_fnspec_unnamed_inline();
-      Int fn = ag_fnspec_match_name(names[i], ip);
+      Int fn = ag_fnspec_match_name(ag_is_full_name(ip, names, wheres, i, n), ip);
       if (fn == AG_NO_FN) continue;
       c.fn[c.n] = fn;
       c.id[c.n] = ag_is_instance(names, wheres, i, n);
