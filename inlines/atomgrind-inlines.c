@@ -26,7 +26,8 @@
  * mangled name (DW_AT_linkage_name, through the origin and the in-class
  * declaration): the tool demangles it into the name the function has
  * out of line ("bank::Account::withdraw(int)"), which Valgrind does not
- * give inlined frames.
+ * give inlined frames.  A C++ function of internal linkage has none: its
+ * scopes and name then ("(anonymous namespace)::Account::withdraw").
  * The debug information may be in the object or in a separate file
  * (.gnu_debuglink, /usr/lib/debug/.build-id).  Exit status: 0 done,
  * 1 no debug information, 2 usage or unreadable object.
@@ -46,12 +47,12 @@ typedef struct {
    int depth;
    Dwarf_Word line;
    const char *name;
-   const char *linkage;         /* mangled, or NULL (C) */
    int decl_line, decl_col;     /* decl_col 0: unknown, no entries */
    const char *decl_file;
 } copy_range;
 
 static copy_range *ranges;       /* of the current unit */
+static int cxx_unit;             /* the current unit is C++ */
 static size_t nranges, cap;
 static int max_depth;
 
@@ -66,17 +67,63 @@ static void add_range(const copy_range *r)
    if (r->depth > max_depth) max_depth = r->depth;
 }
 
-/* The mangled name of an inlined instance's function, or NULL: kept on
-   the declaration inside its class or namespace, which the abstract
-   origin's DW_AT_specification names. */
-static const char *linkage_name(Dwarf_Die *die)
+/* The declaring DIE of an inlined instance's function: through its
+   abstract origin, and the in-class (or in-namespace) declaration that a
+   definition's DW_AT_specification names. */
+static void declaration(Dwarf_Die *die, Dwarf_Die *decl)
+{
+   Dwarf_Attribute attr;
+   Dwarf_Die next;
+   *decl = *die;
+   for (int i = 0; i < 16; i++) {
+      if (!dwarf_attr(decl, DW_AT_abstract_origin, &attr)
+          && !dwarf_attr(decl, DW_AT_specification, &attr))
+         return;
+      if (!dwarf_formref_die(&attr, &next)) return;
+      *decl = next;
+   }
+}
+
+/* "ns::Class::name" from the scopes around decl, into buf (C++ functions
+   of internal linkage have no mangled name: "(anonymous namespace)::f");
+   NULL when none is a namespace or a class. */
+static const char *scoped_name(Dwarf_Die *decl, const char *name, char *buf, size_t n)
+{
+   Dwarf_Die *scopes;
+   int ns = dwarf_getscopes_die(decl, &scopes), any = 0;
+   size_t used = 0;
+   buf[0] = 0;
+   for (int i = ns - 1; i >= 1; i--) {
+      int tag = dwarf_tag(&scopes[i]);
+      if (tag != DW_TAG_namespace && tag != DW_TAG_class_type && tag != DW_TAG_structure_type
+          && tag != DW_TAG_union_type)
+         continue;
+      const char *part = dwarf_diename(&scopes[i]);
+      if (!part) part = tag == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed type}";
+      used += snprintf(buf + used, used < n ? n - used : 0, "%s::", part);
+      any = 1;
+   }
+   free(ns > 0 ? scopes : NULL);
+   if (!any) return NULL;
+   used += snprintf(buf + used, used < n ? n - used : 0, "%s", name);
+   return used < n && !strpbrk(buf, "\t\n") ? buf : NULL;
+}
+
+/* The full name of an inlined instance's function for the tool: its
+   mangled name (DW_AT_linkage_name), or in C++ its scopes and name when
+   it has none; NULL for a C function. */
+static const char *full_name(Dwarf_Die *die, const char *name, int cxx, char *buf, size_t n)
 {
    Dwarf_Attribute attr;
    const char *s = NULL;
    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr)
        || dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
       s = dwarf_formstring(&attr);
-   return s && *s && !strpbrk(s, "\t\n ") ? s : NULL;
+   if (s && *s && !strpbrk(s, "\t\n ")) return s;
+   if (!cxx) return NULL;
+   Dwarf_Die decl;
+   declaration(die, &decl);
+   return scoped_name(&decl, name, buf, n);
 }
 
 /* every address range of one inlined instance */
@@ -91,7 +138,8 @@ static void print_ranges(Dwarf_Die *die, int depth)
    if (dwarf_decl_line(die, &r.decl_line) != 0 || dwarf_decl_column(die, &r.decl_col) != 0)
       r.decl_col = 0;
    r.decl_file = dwarf_decl_file(die);
-   r.linkage = linkage_name(die);
+   char buf[1024];
+   const char *full = full_name(die, r.name, cxx_unit, buf, sizeof buf);
    Dwarf_Addr base, entry = 0, first = 0;
    int inside = 0;
    if (dwarf_entrypc(die, &entry) != 0) entry = 0;
@@ -100,7 +148,7 @@ static void print_ranges(Dwarf_Die *die, int depth)
       if (r.hi > r.lo) {
          printf("%" PRIx64 " %" PRIx64 " %d %" PRIu64 " %s%s%s\n",
                 (uint64_t)r.lo, (uint64_t)r.hi, depth, (uint64_t)r.line, r.name,
-                r.linkage ? "\t" : "", r.linkage ? r.linkage : "");
+                full ? "\t" : "", full ? full : "");
          add_range(&r);
          inside |= entry >= r.lo && entry < r.hi;
          if (r.lo > entry && (first == 0 || r.lo < first)) first = r.lo;
@@ -235,6 +283,9 @@ int main(int argc, char **argv)
       nranges = 0;
       max_depth = 0;
       if (dwarf_offdie(dw, off + hsize, &cu)) {
+         int lang = dwarf_srclang(&cu);
+         cxx_unit = lang == DW_LANG_C_plus_plus || lang == DW_LANG_C_plus_plus_03
+                    || lang == DW_LANG_C_plus_plus_11 || lang == DW_LANG_C_plus_plus_14;
          walk(&cu, 0);
          print_entries(&cu);
       }

@@ -444,6 +444,51 @@ class LinkTimeOptimisationCxx(unittest.TestCase):
                     self.assertIn("'%s' checked nothing: no such function" % pat, r.text)
 
 
+class CxxNames(unittest.TestCase):
+    """inline_scopes.cpp, at -O0 (out of line) and -O2 (inlined, the
+    function template and the anonymous namespace's class without mangled
+    names): a class template's member, a function template and an
+    anonymous namespace's member function are named by their bare names,
+    with their class or template arguments, and in full.  Each run names
+    all three, one call each; a pattern that names nothing says so at
+    exit.  Before, only the bare names and the full names at -O0 named
+    anything."""
+
+    FORMS = {"bare": "push,twice,deposit",
+             "class": "Stack::push,twice<int>,Account::deposit",
+             "full": "ds::Stack<int>::push(int),::twice,(anonymous namespace)::Account::deposit"}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.exes = {o: compile_cxx("inline_scopes", ["-" + o], "-" + o) for o in ("O0", "O2")}
+
+    def test_forms(self):
+        for build, exe in self.exes.items():
+            for form, pats in self.FORMS.items():
+                with self.subTest(build=build, form=form):
+                    r = valgrind(exe, "--atomic-fns=" + pats, "-v")
+                    self.assertNotIn("checked nothing", r.text)
+                    calls, inlined = regions_line(r)[1:]
+                    # GCC interleaves the three copies: each return to one
+                    # is an instance of its own
+                    if build == "O2":
+                        self.assertEqual(calls, 0, r)
+                        self.assertGreaterEqual(inlined, 3, r)
+                    else:
+                        self.assertEqual((calls, inlined), (3, 0), r)
+
+    def test_other_names(self):
+        """Other template arguments, the global scope, another class:
+        nothing, and each pattern says so."""
+        pats = ("Stack<long>::push", "::deposit", "Bank::deposit")
+        for build, exe in self.exes.items():
+            with self.subTest(build=build):
+                r = valgrind(exe, "--atomic-fns=" + ",".join(pats), "-v")
+                self.assertEqual(regions_line(r), (0, 0, 0), r)
+                for p in pats:
+                    self.assertIn("'%s' checked nothing: no such function" % p, r.text)
+
+
 class InlinedNestingAndExits(unittest.TestCase):
     """inline_nest (Debian's flags), one thread: inlined instances nest
     (inner inlined into outer), recursion through an inlined copy nests as

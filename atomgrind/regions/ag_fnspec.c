@@ -70,6 +70,14 @@ static Bool ag_fs_literal(const HChar *text)
 
 static Bool ag_fs_unparamed(const HChar *name, HChar *buf, SizeT n);
 
+/* Is c, in name s, at a scope named in parentheses, "(anonymous
+   namespace)"?  (Its ')' is there then.) */
+static Bool ag_fs_anonymous(const HChar *c, const HChar *s)
+{
+   return *c == '(' && (c == s || (c - s >= 2 && c[-1] == ':' && c[-2] == ':'))
+          && VG_(strncmp)(c, "(anonymous namespace)", 21) == 0;
+}
+
 /* The rest of a C++ name after its first "::" outside <> (and before its
    parameter list or an operator's name), or NULL when it has none:
    "Account::withdraw(int)" for "bank::Account::withdraw(int)". */
@@ -78,10 +86,8 @@ static const HChar *ag_fs_inner_scope(const HChar *s)
    Int angle = 0;
    for (const HChar *c = s; *c; c++) {
       if (VG_(strncmp)(c, "operator", 8) == 0 && (c == s || c[-1] == ':')) return NULL;
-      if (*c == '(' && (c == s || c[-1] == ':')) {   /* "(anonymous namespace)" */
-         const HChar *close = VG_(strchr)(c, ')');
-         if (!close) return NULL;
-         c = close;
+      if (ag_fs_anonymous(c, s)) {
+         c = VG_(strchr)(c, ')');
          continue;
       }
       if (*c == '<') angle++;
@@ -344,7 +350,7 @@ static Bool ag_fs_unparamed(const HChar *name, HChar *buf, SizeT n)
 {
    const HChar *close = VG_(strrchr)(name, ')');
    Int depth = 0;
-   if (!close || name[0] == '(') return False;
+   if (!close || (name[0] == '(' && !ag_fs_anonymous(name, name))) return False;
    for (const HChar *c = close; c >= name; c--) {
       if (*c == ')') depth++;
       else if (*c == '(' && --depth == 0) {
@@ -402,19 +408,82 @@ static Bool ag_fs_std(const HChar *name)
    return name[0] == '_' || VG_(strncmp)(name, "std::", 5) == 0;
 }
 
-/* A pattern matches a C++ name also from any of its scopes on, as gdb
-   finds a function: "withdraw" and "Account::withdraw" both name
-   "bank::Account::withdraw(int)", so that one pattern names a function
-   whether the compiler inlined it or not.  Not inside the standard
-   library, nor for a pattern that starts with "::". */
-static Bool ag_fs_names_scoped(const ag_fs_pattern *p, const HChar *name, const HChar *bare,
-                               Bool *explicit)
+/* Matches name, or one of its inner scopes (ag_fs_names_scoped). */
+static Bool ag_fs_names_in_scopes(const ag_fs_pattern *p, const HChar *name, const HChar *bare,
+                                  Bool *explicit)
 {
    if (ag_fs_names(p, name, bare, explicit)) return True;
    if (p->rooted || ag_fs_std(name)) return False;
    for (const HChar *s = ag_fs_inner_scope(name); s; s = ag_fs_inner_scope(s)) {
       HChar buf[256];
       if (ag_fs_names(p, s, ag_fs_unparamed(s, buf, sizeof buf) ? buf : NULL, explicit))
+         return True;
+   }
+   return False;
+}
+
+/* A C++ name as it is declared, into buf: without a function template's
+   return type and (unless args) without template arguments before the
+   parameter list ("ds::Stack::push(int)" for "ds::Stack<int>::push(int)",
+   "get(int*)" or "get<int>(int*)" for "int get<int>(int*)"); False if it
+   has none of these. */
+static Bool ag_fs_declared(const HChar *name, HChar *buf, SizeT n, Bool args)
+{
+   const HChar *c = name, *start = name;
+   Int angle = 0;
+   for (; *c && !(*c == '(' && angle == 0 && !ag_fs_anonymous(c, name)); c++) {
+      if (VG_(strncmp)(c, "operator", 8) == 0) break;
+      if (ag_fs_anonymous(c, name)) c = VG_(strchr)(c, ')');
+      if (*c == '<') angle++;
+      else if (*c == '>' && angle > 0) angle--;
+      else if (*c == ' ' && angle == 0) start = c + 1;   /* after a return type */
+   }
+   SizeT used = 0;
+   angle = 0;
+   for (c = start; *c && used + 1 < n; c++) {
+      if (ag_fs_anonymous(c, start)) {
+         const HChar *close = VG_(strchr)(c, ')');
+         SizeT len = close + 1 - c;
+         if (used + len >= n) return False;
+         VG_(memcpy)(buf + used, c, len);
+         used += len;
+         c = close;
+         continue;
+      }
+      Bool named = VG_(strncmp)(c, "operator", 8) == 0 || *c == '(';
+      if (named && angle == 0) {                 /* the rest as it is */
+         SizeT rest = VG_(strlen)(c);
+         if (used + rest >= n) return False;
+         VG_(memcpy)(buf + used, c, rest);
+         used += rest;
+         break;
+      }
+      if (*c == '<') angle++;
+      else if (*c == '>' && angle > 0) angle--;
+      else if (angle == 0) buf[used++] = *c;
+      if (args && (angle > 0 || *c == '>')) buf[used++] = *c;
+   }
+   buf[used] = 0;
+   return used > 0 && VG_(strcmp)(buf, name) != 0;
+}
+
+/* A pattern matches a C++ name also from any of its scopes on, as gdb
+   finds a function, and without template arguments unless it gives some:
+   "withdraw", "Account::withdraw" and "bank::Account::withdraw" name
+   "bank::Account::withdraw(int)", and "Stack::push" names
+   "ds::Stack<int>::push(int)", so that one pattern names a function
+   whether the compiler inlined it or not.  Not inside the standard
+   library (from "std::" on only), nor for a pattern that starts with
+   "::" (the global scope's). */
+static Bool ag_fs_names_scoped(const ag_fs_pattern *p, const HChar *name, const HChar *bare,
+                               Bool *explicit)
+{
+   if (ag_fs_names_in_scopes(p, name, bare, explicit)) return True;
+   for (Int args = 1; args >= 0; args--) {
+      HChar decl[256], buf[256];
+      if (ag_fs_declared(name, decl, sizeof decl, args)
+          && ag_fs_names_in_scopes(p, decl, ag_fs_unparamed(decl, buf, sizeof buf) ? buf : NULL,
+                                   explicit))
          return True;
    }
    return False;
@@ -439,12 +508,19 @@ Int ag_fnspec_match_name(const HChar *name, Addr a)
    return ag_fs_intern(name, explicit);
 }
 
+static Bool ag_fs_last_matches(const ag_fs_pattern *p, const HChar *last)
+{
+   return p->literal ? VG_STREQ(p->last, last) : VG_(string_match)(p->last, last);
+}
+
 Bool ag_fnspec_may_name(const HChar *last, Addr a)
 {
+   HChar buf[256];
+   const HChar *plain = ag_fs_declared(last, buf, sizeof buf, False) ? buf : NULL;  /* get<int> */
    for (UInt i = 0; i < ag_fs_npats; i++) {
       const ag_fs_pattern *p = &ag_fs_pats[i];
       if (p->all ? ag_fs_in_scope(a)
-                 : p->literal ? VG_STREQ(p->last, last) : VG_(string_match)(p->last, last))
+                 : ag_fs_last_matches(p, last) || (plain && ag_fs_last_matches(p, plain)))
          return True;
    }
    return False;
