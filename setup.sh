@@ -10,8 +10,9 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # libdw-dev: atomgrind-inlines reads the names Valgrind cannot (-flto)
 # chromium: the test suite opens atomgrind-trace's HTML pictures in a headless browser
+# clang: the test suite checks Clang-built programs too
 $SUDO apt-get install -y -qq gcc g++ make autoconf automake pkg-config valgrind libdw-dev python3 \
-    chromium >/dev/null
+    chromium clang >/dev/null
 ./autogen.sh
 mkdir -p build
 (cd build && ../configure --prefix=/usr -q && make -s -j"$(nproc)")

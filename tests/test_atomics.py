@@ -39,7 +39,7 @@ SOURCES = {"sp_regions": "sp_regions.cpp", "dcl_regions": "dcl_regions.cpp", "id
 
 def build(name, src, compiler):
     os.makedirs(OUT, exist_ok=True)
-    exe = os.path.join(OUT, "atomics_" + name)
+    exe = os.path.join(OUT, "atomics_" + name + ("_clang" if "clang" in compiler else ""))
     src = os.path.join(PROGS, src)
     if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
         subprocess.run([compiler, "-O2", "-g", "-pthread", "-I", os.path.join(REPO, "atomgrind"),
@@ -132,18 +132,24 @@ class Atomics(unittest.TestCase):
         another thread replaces in between, in the same function: reported
         at every seed (on the mutex the snapshots take), not on the counts."""
         src = SOURCES["sp_regions"]
-        exe = build("sp_regions", src, "c++")
-        for m in SP_CLEAN:
-            for seed in SEEDS:
-                with self.subTest(mode=m, seed=seed):
-                    r = valgrind(exe, "--atomic-fns=use", "--sched-seed=%d" % seed, args=[m])
-                    self.assertEqual(r.errors, 0, r)
-        for seed in SEEDS:
-            with self.subTest(mode="snapshot", seed=seed):
-                r = valgrind(exe, "--atomic-fns=use", "--sched-seed=%d" % seed, args=["snapshot"])
-                self.assertGreaterEqual(r.atomicity, 1, r)
-                self.assertIn("sp_regions.cpp", r.text)
-                self.assertNotIn("_M_release", r.text)
+        # Clang: its inlined frames come from atomgrind-inlines (Valgrind
+        # reads none of its DWARF 5 inline records), and it merges the
+        # copies' count updates into code of line 0 (before: 76 reports
+        # in 4 contexts at seed 1 for copy_drop, 4 for weak_lock)
+        for cc, seeds in (("c++", SEEDS), ("clang++", SEEDS[:2])):
+            exe = build("sp_regions", src, cc)
+            for m in SP_CLEAN:
+                for seed in seeds:
+                    with self.subTest(cc=cc, mode=m, seed=seed):
+                        r = valgrind(exe, "--atomic-fns=use", "--sched-seed=%d" % seed, args=[m])
+                        self.assertEqual(r.errors, 0, r)
+            for seed in seeds:
+                with self.subTest(cc=cc, mode="snapshot", seed=seed):
+                    r = valgrind(exe, "--atomic-fns=use", "--sched-seed=%d" % seed,
+                                 args=["snapshot"])
+                    self.assertGreaterEqual(r.atomicity, 1, r)
+                    self.assertIn("sp_regions.cpp", r.text)
+                    self.assertNotIn("_M_release", r.text)
 
     def test_double_checked_locking(self):
         """DCL in an atomic function, thread 2's first check made while

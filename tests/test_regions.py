@@ -215,14 +215,14 @@ class PatternsThatCheckNothing(unittest.TestCase):
         self.assertIn("Mark regions with ATOMGRIND_ATOMIC_BEGIN/END, or name atomic functions", r.text)
 
 
-def compile_cxx(name, extra, suffix):
-    """Compile tests/progs/NAME.cpp with c++ (once) and return the binary."""
+def compile_cxx(name, extra, suffix, cxx="c++"):
+    """Compile tests/progs/NAME.cpp with cxx (once) and return the binary."""
     src = os.path.join(PROGS, name + ".cpp")
     exe = os.path.join(OUT, os.path.basename(name) + suffix)
     deps = [src, os.path.join(PROGS, "common.h")]
     if not os.path.exists(exe) or os.path.getmtime(exe) < max(map(os.path.getmtime, deps)):
         os.makedirs(OUT, exist_ok=True)
-        subprocess.run(["c++", "-g", "-pthread", "-I", os.path.join(REPO, "atomgrind"),
+        subprocess.run([cxx, "-g", "-pthread", "-I", os.path.join(REPO, "atomgrind"),
                         "-o", exe, src, *extra], check=True)
     return exe
 
@@ -380,16 +380,20 @@ class LinkTimeOptimisation(InlineBankChecks, unittest.TestCase):
 
 class LinkTimeOptimisationCxx(unittest.TestCase):
     """inline_account.cpp: a C++ member function inlined at -O2, with and
-    without -flto, and out of line at -O0: one pattern names it in every
-    build, bare, with its class, or fully as a spec inferred at -O0 writes
-    it (the helper gives inlined copies their full names, which Valgrind
-    does not), and the reports name it so."""
+    without -flto, by Clang, and out of line at -O0: one pattern names it
+    in every build, bare, with its class, or fully as a spec inferred at
+    -O0 writes it (the helper gives inlined copies their full names, which
+    Valgrind does not), and the reports name it so.  Before, the Clang
+    build checked nothing ("no such function")."""
 
     @classmethod
     def setUpClass(cls):
         cls.exes = {"O2": compile_cxx("inline_account", ["-O2"], "-O2"),
                     "lto": compile_cxx("inline_account", ["-O2", "-flto"], "-lto"),
-                    "O0": compile_cxx("inline_account", ["-O0"], "-O0")}
+                    "O0": compile_cxx("inline_account", ["-O0"], "-O0"),
+                    # Clang's DWARF 5, whose inline records Valgrind 3.19
+                    # does not read: the helper's frames stand in
+                    "clang": compile_cxx("inline_account", ["-O2"], "-clang", "clang++")}
 
     def test_refcounts_under_lto(self):
         """atomics/sp_regions.cpp with -flto: the standard library's inlined
@@ -410,7 +414,7 @@ class LinkTimeOptimisationCxx(unittest.TestCase):
         self.assertNotIn("_M_release", r.text)
 
     def test_inlined(self):
-        for build in ("O2", "lto"):
+        for build in ("O2", "lto", "clang"):
             self.assertFalse([f for f in defined_functions(self.exes[build]) if "withdraw" in f])
 
     def test_same_verdicts(self):
@@ -422,10 +426,15 @@ class LinkTimeOptimisationCxx(unittest.TestCase):
                 with self.subTest(build=build, pattern=pat):
                     r = valgrind(exe, "--atomic-fns=" + pat, "-v", args=["bug"])
                     self.assertEqual((r.errors, r.contexts, r.atomicity), (1, 1, 2), r)
-                    self.assertRegex(r.text, BEGAN % (r"bank::Account::withdraw\(int\)",
-                                                      r"(bank::Account::)?withdraw(\(int\))?",
-                                                      "inline_account.cpp",
-                                                      r"teller\(void\*\)", "inline_account.cpp"))
+                    if build == "clang":     # Valgrind's stacks have no inlined frames
+                        self.assertRegex(r.text, r"The atomic region \(call of bank::Account::"
+                                         r"withdraw\(int\)\) of thread #2 began at\n\s+at "
+                                         r"0x[0-9A-F]+: teller\(void\*\) \(inline_account.cpp")
+                    else:
+                        self.assertRegex(r.text, BEGAN % (r"bank::Account::withdraw\(int\)",
+                                                          r"(bank::Account::)?withdraw(\(int\))?",
+                                                          "inline_account.cpp", r"teller\(void\*\)",
+                                                          "inline_account.cpp"))
                     self.assertEqual(regions_line(r), (0, 0, 1) if build != "O0" else (0, 1, 0), r)
                     self.assertNotIn("checked nothing", r.text)
             with self.subTest(build=build, args="ok"):
@@ -461,6 +470,7 @@ class CxxNames(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.exes = {o: compile_cxx("inline_scopes", ["-" + o], "-" + o) for o in ("O0", "O2")}
+        cls.exes["clang"] = compile_cxx("inline_scopes", ["-O2"], "-clang", "clang++")
 
     def test_forms(self):
         for build, exe in self.exes.items():
@@ -471,7 +481,7 @@ class CxxNames(unittest.TestCase):
                     calls, inlined = regions_line(r)[1:]
                     # GCC interleaves the three copies: each return to one
                     # is an instance of its own
-                    if build == "O2":
+                    if build != "O0":
                         self.assertEqual(calls, 0, r)
                         self.assertGreaterEqual(inlined, 3, r)
                     else:

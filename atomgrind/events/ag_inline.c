@@ -4,6 +4,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"    /* VG_(new_IIPC), VG_(describe_IP) */
 #include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strncpy), VG_(strcpy), VG_(strtoll10) */
+#include "pub_tool_libcprint.h"    /* VG_(snprintf) */
 #include "pub_tool_options.h"      /* VG_(clo_xml): describe_IP's format */
 #include "ag_inline.h"
 #include "ag_ltonames.h"           /* names Valgrind cannot read (-flto) */
@@ -59,6 +60,28 @@ static void ag_in_name_unknown(Addr ip, const HChar **names, const HChar **where
    }
 }
 
+/* Code Valgrind reads no inline records for (Clang's): the helper's
+   inlined frames before the one Valgrind gives, each frame after the
+   innermost located by the line it called from ("(:LINE)"), written into
+   ag_in_buf from used on. */
+static Int ag_in_helper_frames(Addr ip, const HChar **names, const HChar **wheres, Int used,
+                               Int max)
+{
+   const HChar *inl[AG_INLINE_MAX];
+   Int lines[AG_INLINE_MAX];
+   Int k = ag_lto_frames(ip, inl, lines, (max < AG_INLINE_MAX ? max : AG_INLINE_MAX) - 1);
+   if (k == 0) return 1;
+   names[k] = names[0];                    /* the function that holds the code */
+   for (Int i = k - 1; i >= 0; i--) {
+      names[i] = inl[i];
+      Int len = VG_(snprintf)(ag_in_buf + used, AG_IN_BUF - used, "(:%d)", lines[i]);
+      if (used + len + 1 >= AG_IN_BUF) return 1;
+      wheres[i + 1] = ag_in_buf + used;
+      used += len + 1;
+   }
+   return k + 1;
+}
+
 Int ag_inline_frames(Addr ip, const HChar **names, const HChar **wheres, Int max)
 {
    const HChar *own[AG_INLINE_MAX];
@@ -91,5 +114,6 @@ Int ag_inline_frames(Addr ip, const HChar **names, const HChar **wheres, Int max
    VG_(delete_IIPC)(iipc);
    VG_(clo_xml) = xml;
    if (unknown && !cut && wheres) ag_in_name_unknown(ip, names, wheres, n);
+   if (n == 1 && wheres && ag_lto_blind(ip)) n = ag_in_helper_frames(ip, names, wheres, used, max);
    return n;
 }

@@ -16,6 +16,7 @@
 #include "pub_tool_libcproc.h"     /* VG_(system), VG_(libdir), VG_(getenv) */
 #include "pub_tool_mallocfree.h"   /* VG_(malloc), VG_(free) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity), VG_(clo_stats) */
+#include "pub_tool_vki.h"          /* VKI_O_RDONLY, VKI_SEEK_SET */
 #include "ag_ltonames.h"
 
 /* the core's (pub_core_libcfile.h), exported but not in the tool headers:
@@ -46,7 +47,8 @@ typedef struct {
    UInt n;
    ag_ln_range *e;               /* entries (lo == hi), sorted so too */
    UInt ne;
-   Bool ok;
+   Bool loaded, ok;              /* the helper ran; its output was read */
+   Bool clang;                   /* built by Clang: ag_lto_blind */
 } ag_ln_obj;
 
 static ag_ln_obj *ag_ln_objs;
@@ -169,25 +171,77 @@ static void ag_ln_load(ag_ln_obj *o)
                 o->file, o->n, o->ne);
 }
 
-/* The object at ip, read on first use; NULL when it has no file. */
-static ag_ln_obj *ag_ln_obj_at(Addr ip)
+/* n bytes at off of file fd into buf; False when short. */
+static Bool ag_ln_pread(Int fd, Long off, void *buf, Int n)
+{
+   return VG_(lseek)(fd, off, VKI_SEEK_SET) == off && VG_(read)(fd, buf, n) == n;
+}
+
+/* Does the ELF file's .comment say Clang compiled some of it?  Valgrind
+   3.19 reads none of Clang's (DWARF 5) inline records. */
+static Bool ag_ln_built_by_clang(const HChar *file)
+{
+   SysRes sr = VG_(open)(file, VKI_O_RDONLY, 0);
+   if (sr_isError(sr)) return False;
+   Int fd = sr_Res(sr);
+   UChar eh[64], sh[64], name[9];
+   Bool clang = False;
+   if (ag_ln_pread(fd, 0, eh, sizeof eh) && VG_(memcmp)(eh, "\177ELF\2", 5) == 0) {
+      ULong shoff = *(ULong *)(eh + 0x28);
+      UInt shentsize = *(UShort *)(eh + 0x3a), shnum = *(UShort *)(eh + 0x3c);
+      UInt shstrndx = *(UShort *)(eh + 0x3e);
+      ULong strtab = 0;
+      if (shentsize == 64 && shstrndx < shnum
+          && ag_ln_pread(fd, shoff + (ULong)shstrndx * 64, sh, 64))
+         strtab = *(ULong *)(sh + 24);
+      for (UInt i = 0; strtab && i < shnum && !clang; i++) {
+         if (!ag_ln_pread(fd, shoff + (ULong)i * 64, sh, 64)
+             || !ag_ln_pread(fd, strtab + *(UInt *)sh, name, sizeof name)
+             || VG_(memcmp)(name, ".comment", 9) != 0)
+            continue;
+         ULong off = *(ULong *)(sh + 24), size = *(ULong *)(sh + 32);
+         if (size > 4096) size = 4096;
+         HChar *text = VG_(malloc)("ag.ltonames.comment", size + 1);
+         if (ag_ln_pread(fd, off, text, size)) {
+            for (ULong j = 0; j < size; j++) if (!text[j]) text[j] = ' ';
+            text[size] = 0;
+            clang = VG_(strstr)(text, "clang version") != NULL;
+         }
+         VG_(free)(text);
+      }
+   }
+   VG_(close)(fd);
+   return clang;
+}
+
+/* The object at ip, its helper's output read when load (on first use);
+   NULL when it has no file. */
+static ag_ln_obj *ag_ln_obj_at(Addr ip, Bool load)
 {
    DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ip);
    const HChar *file = di ? VG_(DebugInfo_get_filename)(di) : NULL;
    if (!file) return NULL;
    PtrdiffT bias = VG_(DebugInfo_get_text_bias)(di);
-   for (UInt i = 0; i < ag_ln_nobjs; i++)
+   ag_ln_obj *o = NULL;
+   for (UInt i = 0; i < ag_ln_nobjs && !o; i++)
       if (ag_ln_objs[i].bias == bias && VG_(strcmp)(ag_ln_objs[i].file, file) == 0)
-         return &ag_ln_objs[i];
-   if (ag_ln_nobjs == ag_ln_cap) {
-      ag_ln_cap = ag_ln_cap ? 2 * ag_ln_cap : 4;
-      ag_ln_objs = VG_(realloc)("ag.ltonames.objs", ag_ln_objs, ag_ln_cap * sizeof *ag_ln_objs);
+         o = &ag_ln_objs[i];
+   if (!o) {
+      if (ag_ln_nobjs == ag_ln_cap) {
+         ag_ln_cap = ag_ln_cap ? 2 * ag_ln_cap : 4;
+         ag_ln_objs = VG_(realloc)("ag.ltonames.objs", ag_ln_objs,
+                                   ag_ln_cap * sizeof *ag_ln_objs);
+      }
+      o = &ag_ln_objs[ag_ln_nobjs++];
+      VG_(memset)(o, 0, sizeof *o);
+      o->file = VG_(strdup)("ag.ltonames.file", file);
+      o->bias = bias;
+      o->clang = ag_ln_built_by_clang(file);
    }
-   ag_ln_obj *o = &ag_ln_objs[ag_ln_nobjs++];
-   VG_(memset)(o, 0, sizeof *o);
-   o->file = VG_(strdup)("ag.ltonames.file", file);
-   o->bias = bias;
-   ag_ln_load(o);
+   if (load && !o->loaded) {
+      o->loaded = True;
+      ag_ln_load(o);
+   }
    return o;
 }
 
@@ -216,7 +270,7 @@ static Bool ag_ln_same_call(const ag_ln_range *r, Int call_line)
 /* The instance at ip of this depth and call line, or NULL. */
 static ag_ln_range *ag_ln_at(Addr ip, Int depth, Int call_line)
 {
-   ag_ln_obj *o = ag_ln_obj_at(ip);
+   ag_ln_obj *o = ag_ln_obj_at(ip, True);
    if (!o || !o->ok) return NULL;
    const ag_ln_range *r = ag_ln_find(o->r, o->n, ip - o->bias, depth);
    if (!r || ip - o->bias >= r->hi || !ag_ln_same_call(r, call_line)) return NULL;
@@ -248,7 +302,7 @@ const HChar *ag_lto_demangle(const HChar *mangled)
 
 Int ag_lto_entry(Addr ip, Int depth, Int call_line, const HChar *name)
 {
-   ag_ln_obj *o = ag_ln_obj_at(ip);
+   ag_ln_obj *o = ag_ln_obj_at(ip, True);
    if (!o || !o->ok) {
       if (o && !ag_ln_told && VG_(clo_verbosity) > 1)
          VG_(umsg)("atomgrind: %s: %s; its inlined copies of one call (an unrolled "
@@ -262,17 +316,46 @@ Int ag_lto_entry(Addr ip, Int depth, Int call_line, const HChar *name)
           && VG_(strcmp)(e->name, name) == 0;
 }
 
+Bool ag_lto_blind(Addr ip)
+{
+   ag_ln_obj *o = ag_ln_obj_at(ip, False);
+   return o && o->clang;
+}
+
+Int ag_lto_frames(Addr ip, const HChar **names, Int *lines, Int max)
+{
+   ag_ln_obj *o = ag_ln_obj_at(ip, True);
+   Int k = 0;
+   if (!o || !o->ok) return 0;
+   for (Int depth = 0; k < max; depth++, k++) {    /* outermost first */
+      const ag_ln_range *r = ag_ln_find(o->r, o->n, ip - o->bias, depth);
+      if (!r || ip - o->bias >= r->hi) break;
+      names[k] = r->name;
+      lines[k] = r->line;
+   }
+   for (Int i = 0; i < k / 2; i++) {               /* innermost first */
+      const HChar *n = names[i];
+      Int l = lines[i];
+      names[i] = names[k - 1 - i];
+      lines[i] = lines[k - 1 - i];
+      names[k - 1 - i] = n;
+      lines[k - 1 - i] = l;
+   }
+   return k;
+}
+
 const HChar *ag_lto_failure(void) { return ag_ln_why; }
 
 void ag_lto_fini(void)
 {
-   if (!VG_(clo_stats) || ag_ln_nobjs == 0) return;
-   UInt ok = 0, ranges = 0;
+   UInt ok = 0, loaded = 0, ranges = 0;
    for (UInt i = 0; i < ag_ln_nobjs; i++) {
       ok += ag_ln_objs[i].ok;
+      loaded += ag_ln_objs[i].loaded;
       ranges += ag_ln_objs[i].n;
    }
+   if (!VG_(clo_stats) || loaded == 0) return;
    VG_(umsg)("atomgrind: inline names: %u of %u object(s) read by %s, %u range(s), "
-             "%llu frame(s) named, %llu not\n", ok, ag_ln_nobjs, AG_LN_HELPER, ranges,
+             "%llu frame(s) named, %llu not\n", ok, loaded, AG_LN_HELPER, ranges,
              ag_ln_named, ag_ln_missed);
 }

@@ -35,6 +35,16 @@ const HChar *ag_lto_demangle(const HChar *mangled);
    apart. */
 Int ag_lto_entry(Addr ip, Int depth, Int call_line, const HChar *name);
 
+/* Was the object at ip built by Clang?  Valgrind 3.19 reads none of the
+   inline records of Clang's DWARF 5, so its inlined frames come from the
+   helper (ag_lto_frames).  Read from the ELF file's .comment, once. */
+Bool ag_lto_blind(Addr ip);
+
+/* The inlined frames at ip as the helper reads them, innermost first,
+   at most max: names[i] and the line lines[i] it was called from (0 when
+   unknown).  Returns how many (0: none, or not known). */
+Int ag_lto_frames(Addr ip, const HChar **names, Int *lines, Int max);
+
 /* Why some object's names could not be read ("" when none failed): a
    clause for the exit's explanation, valid for the run. */
 const HChar *ag_lto_failure(void);

@@ -133,6 +133,10 @@ UInt ag_prov_of(Addr ip, Bool rmw)
    Bool atomic_h = ag_pv_file_is(file, "atomic_base.h") || ag_pv_file_is(file, "atomic");
    Bool count_h = ag_pv_file_is(file, "atomicity.h") || ag_pv_file_is(file, "shared_ptr_base.h");
    if (!atomic_h && !count_h) return AG_PROV_NONE;
+   /* ext/atomicity.h's only read-modify-writes are its count updates, which
+      Clang may merge from several inlined copies into code of no inlined
+      function (its line 0) */
+   if (rmw && ag_pv_file_is(file, "atomicity.h")) return AG_PROV_REFCOUNT;
    const HChar *fn = ag_pv_innermost(ip);
    if (!fn) return AG_PROV_NONE;
    /* every other access there is an atomic operation's */
