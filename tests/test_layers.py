@@ -36,7 +36,8 @@ LAYERS = [
     ["ag_fnspec"],                                          # which functions are atomic
     ["ag_objects", "ag_options", "ag_syncinfo", "ag_history",
      "ag_locksets", "ag_blocks", "ag_threadinfo", "ag_defsupp", "ag_callsite", "ag_inline"], # facts everyone reads
-    ["ag_ltonames"],                                        # names of inlined code Valgrind cannot read (-flto)
+    ["ag_ltonames"],                                        # names of inlined code Valgrind cannot read (-flto, Clang)
+    ["ag_elf"],                                             # sections of an object's ELF file
     ["ag_threadrec"],                                       # one record per thread
     ["engine"],                                             # atomgrind/engine/*.c
     ["ag_shim_vg"],                                         # the engines' Valgrind shim

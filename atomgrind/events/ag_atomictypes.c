@@ -11,6 +11,7 @@
 #include "pub_tool_libcfile.h"     /* VG_(open), VG_(read), VG_(lseek) */
 #include "pub_tool_mallocfree.h"   /* VG_(malloc), VG_(free) */
 #include "pub_tool_vki.h"          /* VKI_O_RDONLY */
+#include "ag_elf.h"                /* ag_elf_section */
 #include "ag_map.h"                /* DIE offset -> its type facts */
 #include "ag_atomictypes.h"
 
@@ -25,54 +26,6 @@ static const DebugInfo *ag_at_seen[AG_AT_MAX_OBJS];
 static UInt ag_at_nseen;
 static ag_at_range *ag_at_ranges;
 static UInt ag_at_n, ag_at_cap;
-
-/* ---- the ELF file ------------------------------------------------------ */
-
-static Bool ag_at_pread(Int fd, ULong off, void *buf, ULong len)
-{
-   if (VG_(lseek)(fd, (Off64T)off, VKI_SEEK_SET) != (Off64T)off) return False;
-   for (ULong done = 0; done < len;) {
-      Int n = VG_(read)(fd, (UChar *)buf + done, (Int)(len - done > (1u << 30) ? (1u << 30) : len - done));
-      if (n <= 0) return False;
-      done += (ULong)n;
-   }
-   return True;
-}
-
-/* The named section of a 64-bit ELF file, read into memory (or NULL). */
-static UChar *ag_at_section(Int fd, const HChar *name, ULong *len)
-{
-   UChar eh[64];
-   if (!ag_at_pread(fd, 0, eh, 64) || VG_(memcmp)(eh, "\177ELF\2\1", 6) != 0) return NULL;
-   ULong shoff = *(ULong *)(eh + 0x28);
-   UInt shentsize = *(UShort *)(eh + 0x3a), shnum = *(UShort *)(eh + 0x3c);
-   UInt shstrndx = *(UShort *)(eh + 0x3e);
-   if (shentsize != 64 || shnum == 0 || shnum > 4096 || shstrndx >= shnum) return NULL;
-   UChar *sh = VG_(malloc)("ag.at.sh", 64 * shnum);
-   UChar *res = NULL;
-   if (!ag_at_pread(fd, shoff, sh, 64 * shnum)) goto out;
-   UChar *strh = sh + 64 * shstrndx;
-   ULong stroff = *(ULong *)(strh + 0x18), strsz = *(ULong *)(strh + 0x20);
-   if (strsz > (1u << 20)) goto out;
-   HChar *names = VG_(malloc)("ag.at.names", strsz + 1);
-   if (ag_at_pread(fd, stroff, names, strsz)) {
-      names[strsz] = 0;
-      for (UInt i = 0; i < shnum && !res; i++) {
-         UChar *s = sh + 64 * i;
-         UInt nm = *(UInt *)s;
-         ULong flags = *(ULong *)(s + 8), off = *(ULong *)(s + 0x18), sz = *(ULong *)(s + 0x20);
-         if (nm >= strsz || VG_(strcmp)(names + nm, name) != 0) continue;
-         if ((flags & 0x800) || sz == 0 || sz > AG_AT_MAX_SECTION) break; /* SHF_COMPRESSED */
-         res = VG_(malloc)("ag.at.sec", sz);
-         if (!ag_at_pread(fd, off, res, sz)) { VG_(free)(res); res = NULL; break; }
-         *len = sz;
-      }
-   }
-   VG_(free)(names);
-out:
-   VG_(free)(sh);
-   return res;
-}
 
 /* ---- DWARF ------------------------------------------------------------- */
 
@@ -246,8 +199,8 @@ static void ag_at_read(const HChar *path, PtrdiffT bias)
    if (sr_isError(r)) return;
    Int fd = (Int)sr_Res(r);
    ULong ilen = 0, alen = 0;
-   UChar *info = ag_at_section(fd, ".debug_info", &ilen);
-   UChar *abbr = info ? ag_at_section(fd, ".debug_abbrev", &alen) : NULL;
+   UChar *info = ag_elf_section(fd, ".debug_info", &ilen, AG_AT_MAX_SECTION);
+   UChar *abbr = info ? ag_elf_section(fd, ".debug_abbrev", &alen, AG_AT_MAX_SECTION) : NULL;
    VG_(close)(fd);
    if (!info || !abbr) goto out;
    ag_at_scan s = { ag_map_new(sizeof(ag_at_die)), NULL, 0, 0 };

@@ -16,7 +16,8 @@
 #include "pub_tool_libcproc.h"     /* VG_(system), VG_(libdir), VG_(getenv) */
 #include "pub_tool_mallocfree.h"   /* VG_(malloc), VG_(free) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity), VG_(clo_stats) */
-#include "pub_tool_vki.h"          /* VKI_O_RDONLY, VKI_SEEK_SET */
+#include "pub_tool_vki.h"          /* VKI_O_RDONLY */
+#include "ag_elf.h"                /* .comment */
 #include "ag_ltonames.h"
 
 /* the core's (pub_core_libcfile.h), exported but not in the tool headers:
@@ -171,12 +172,6 @@ static void ag_ln_load(ag_ln_obj *o)
                 o->file, o->n, o->ne);
 }
 
-/* n bytes at off of file fd into buf; False when short. */
-static Bool ag_ln_pread(Int fd, Long off, void *buf, Int n)
-{
-   return VG_(lseek)(fd, off, VKI_SEEK_SET) == off && VG_(read)(fd, buf, n) == n;
-}
-
 /* Does the ELF file's .comment say Clang compiled some of it?  Valgrind
    3.19 reads none of Clang's (DWARF 5) inline records. */
 static Bool ag_ln_built_by_clang(const HChar *file)
@@ -184,33 +179,14 @@ static Bool ag_ln_built_by_clang(const HChar *file)
    SysRes sr = VG_(open)(file, VKI_O_RDONLY, 0);
    if (sr_isError(sr)) return False;
    Int fd = sr_Res(sr);
-   UChar eh[64], sh[64], name[9];
-   Bool clang = False;
-   if (ag_ln_pread(fd, 0, eh, sizeof eh) && VG_(memcmp)(eh, "\177ELF\2", 5) == 0) {
-      ULong shoff = *(ULong *)(eh + 0x28);
-      UInt shentsize = *(UShort *)(eh + 0x3a), shnum = *(UShort *)(eh + 0x3c);
-      UInt shstrndx = *(UShort *)(eh + 0x3e);
-      ULong strtab = 0;
-      if (shentsize == 64 && shstrndx < shnum
-          && ag_ln_pread(fd, shoff + (ULong)shstrndx * 64, sh, 64))
-         strtab = *(ULong *)(sh + 24);
-      for (UInt i = 0; strtab && i < shnum && !clang; i++) {
-         if (!ag_ln_pread(fd, shoff + (ULong)i * 64, sh, 64)
-             || !ag_ln_pread(fd, strtab + *(UInt *)sh, name, sizeof name)
-             || VG_(memcmp)(name, ".comment", 9) != 0)
-            continue;
-         ULong off = *(ULong *)(sh + 24), size = *(ULong *)(sh + 32);
-         if (size > 4096) size = 4096;
-         HChar *text = VG_(malloc)("ag.ltonames.comment", size + 1);
-         if (ag_ln_pread(fd, off, text, size)) {
-            for (ULong j = 0; j < size; j++) if (!text[j]) text[j] = ' ';
-            text[size] = 0;
-            clang = VG_(strstr)(text, "clang version") != NULL;
-         }
-         VG_(free)(text);
-      }
-   }
+   ULong len = 0;
+   HChar *text = (HChar *)ag_elf_section(fd, ".comment", &len, 1 << 16);
    VG_(close)(fd);
+   if (!text) return False;
+   Bool clang = False;
+   for (ULong i = 0; i + 13 <= len && !clang; i++)   /* NUL-separated strings */
+      clang = VG_(memcmp)(text + i, "clang version", 13) == 0;
+   VG_(free)(text);
    return clang;
 }
 
