@@ -78,6 +78,13 @@ static Bool ag_fs_anonymous(const HChar *c, const HChar *s)
           && VG_(strncmp)(c, "(anonymous namespace)", 21) == 0;
 }
 
+/* Does an operator's name ("operator<<", "operator new") begin at c, in
+   name s? */
+static Bool ag_fs_operator(const HChar *c, const HChar *s)
+{
+   return VG_(strncmp)(c, "operator", 8) == 0 && (c == s || c[-1] == ':' || c[-1] == ' ');
+}
+
 /* The rest of a C++ name after its first "::" outside <> (and before its
    parameter list or an operator's name), or NULL when it has none:
    "Account::withdraw(int)" for "bank::Account::withdraw(int)". */
@@ -85,7 +92,7 @@ static const HChar *ag_fs_inner_scope(const HChar *s)
 {
    Int angle = 0;
    for (const HChar *c = s; *c; c++) {
-      if (VG_(strncmp)(c, "operator", 8) == 0 && (c == s || c[-1] == ':')) return NULL;
+      if (ag_fs_operator(c, s)) return NULL;
       if (ag_fs_anonymous(c, s)) {
          c = VG_(strchr)(c, ')');
          continue;
@@ -432,7 +439,7 @@ static Bool ag_fs_declared(const HChar *name, HChar *buf, SizeT n, Bool args)
    const HChar *c = name, *start = name;
    Int angle = 0;
    for (; *c && !(*c == '(' && angle == 0 && !ag_fs_anonymous(c, name)); c++) {
-      if (VG_(strncmp)(c, "operator", 8) == 0) break;
+      if (ag_fs_operator(c, name)) break;
       if (ag_fs_anonymous(c, name)) c = VG_(strchr)(c, ')');
       if (*c == '<') angle++;
       else if (*c == '>' && angle > 0) angle--;
@@ -450,7 +457,7 @@ static Bool ag_fs_declared(const HChar *name, HChar *buf, SizeT n, Bool args)
          c = close;
          continue;
       }
-      Bool named = VG_(strncmp)(c, "operator", 8) == 0 || *c == '(';
+      Bool named = ag_fs_operator(c, start) || *c == '(';
       if (named && angle == 0) {                 /* the rest as it is */
          SizeT rest = VG_(strlen)(c);
          if (used + rest >= n) return False;
