@@ -7,6 +7,7 @@ import re
 import subprocess
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
@@ -225,3 +226,9 @@ def build_corpus(prog, cflags=()):
         libs = ["-L", OUT, "-lcorpus-" + tag, "-Wl,-rpath,$ORIGIN"]
     cc_to(exe, *srcs, *libs)
     return exe
+
+
+def parallel(fn, items):
+    """fn over items, two at a time (the machine's cores are shared)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return list(pool.map(fn, items))

@@ -11,7 +11,7 @@ import sys
 import unittest
 from concurrent.futures import ThreadPoolExecutor
 
-from agtest import BUILD, PROGS, build_corpus, tool_built, valgrind
+from agtest import BUILD, PROGS, build_corpus, parallel, tool_built, valgrind
 
 sys.path.insert(0, PROGS)
 import corpus  # noqa: E402  (tests/progs/corpus.py)
@@ -30,12 +30,6 @@ def setUpModule():
     with ThreadPoolExecutor(max_workers=2) as pool:
         for p, exe in zip(corpus.PROGRAMS, pool.map(build_corpus, corpus.PROGRAMS)):
             EXES[p.name] = exe
-
-
-def parallel(fn, items):
-    """fn over items, two at a time (the machine's cores are shared)."""
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(fn, items))
 
 
 class Manifest(unittest.TestCase):

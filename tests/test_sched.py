@@ -13,14 +13,12 @@ import re
 import subprocess
 import sys
 import unittest
-from concurrent.futures import ThreadPoolExecutor
 
-from agtest import BUILD, OUT, REPO, build_corpus, compile_prog, tool_built, valgrind, vg_in_place
+from agtest import BUILD, OUT, REPO, build_corpus, compile_prog, parallel, tool_built, valgrind, vg_in_place
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs"))
 import corpus  # noqa: E402
 
-JOBS = 2
 
 # Bugs the default finds in fewer than 19 of 20 runs (perf/results/sched.txt):
 # not asserted per seed.  unlocked_reset's window is one append in 32 that
@@ -31,11 +29,6 @@ RARE = {"unlocked_reset": "8/20", "config_reload": "3/20"}
 def corpus_exe(name):
     """The corpus program of that name, built."""
     return build_corpus(next(p for p in corpus.PROGRAMS if p.name == name))
-
-
-def parallel(fn, items):
-    with ThreadPoolExecutor(max_workers=JOBS) as ex:
-        return list(ex.map(fn, items))
 
 
 @unittest.skipUnless(tool_built(), "atomgrind not built")
