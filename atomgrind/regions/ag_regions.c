@@ -184,18 +184,24 @@ static void ag_rg_gap_replay(ag_thread *th)
    ag_rg_ngap = 0;
 }
 
-/* The code came back into the suspended instances: the gap's accesses
-   were the caller's code, scheduled inside them.  Inside a region around
-   the instances they belong to it whatever their order (nested regions
-   count as the outermost), and are analysed; otherwise they cannot be
-   placed before or after the instance, and are left out. */
-static void ag_rg_gap_resume(ag_thread *th)
+/* The gap's accesses so far, as the caller's code scheduled inside the
+   instances: inside a region around the instances they belong to it
+   whatever their order (nested regions count as the outermost), and are
+   analysed; otherwise they cannot be placed before or after the
+   instance, and are left out. */
+static void ag_rg_gap_flush(ag_thread *th)
 {
    UInt k = ag_inst_chain_of(th->inl_around)->n, suspended = 0;
    for (UInt m = th->inl_open >> k; m; m &= m - 1) suspended++;
-   ag_rg_gap_leave(th);
    if (th->depth > suspended) ag_rg_gap_replay(th);
    ag_rg_ngap = 0;
+}
+
+/* The code came back into the suspended instances. */
+static void ag_rg_gap_resume(ag_thread *th)
+{
+   ag_rg_gap_flush(th);
+   ag_rg_gap_leave(th);
 }
 
 /* It did not: the instances closed where the gap began, so its accesses
@@ -208,16 +214,24 @@ static void ag_rg_gap_close(ThreadId vgtid, ag_thread *th)
 }
 
 /* Every return of the running thread to the scheduler (ag_threads.c).
-   Another thread may run before this one resumes, so the gap ends here;
-   but not at the scheduler's own stop exit (nothing of the thread happens
-   there) while the thread is the only one: nobody else can run, and how
-   often the scheduler stops must not change the regions. */
+   Another thread may run before this one resumes, so the gap ends here
+   (a blocking call, the core's time slice); but not at the scheduler's own
+   stop exit (nothing of the thread happens there): where and how often
+   the scheduler stops must not change the regions.  If another thread
+   can run, the gap's accesses so far are settled now, as if the code came
+   back into the instances (ag_rg_gap_flush): left out unless a region is
+   around them, even should the gap close later -- never placed after the
+   other thread's work, which follows them. */
 static void ag_rg_stopped(ThreadId vgtid)
 {
    ag_thread *th = ag_thread_of(vgtid);
    if (th->inl_gap == 0) return;
-   if (ag_sched_stopping && ag_threads_live() == 1) th->inl_gap_kept = True;
-   else ag_rg_gap_close(vgtid, th);
+   if (!ag_sched_stopping) {
+      ag_rg_gap_close(vgtid, th);
+      return;
+   }
+   if (ag_threads_live() > 1) ag_rg_gap_flush(th);
+   th->inl_gap_kept = True;
 }
 
 /* Frame f has ended; returned: by a return, not unwound. */
