@@ -115,7 +115,19 @@ typedef struct {
    ag_map *dies;               /* section offset -> ag_at_die */
    ag_at_var *vars;
    UInt nvars, capvars;
+   const UChar *addr;          /* .debug_addr (DWARF 5's DW_OP_addrx), or NULL */
+   ULong addr_len;
 } ag_at_scan;
+
+/* Entry idx of the unit's table in .debug_addr (from base, its
+   DW_AT_addr_base), or 0. */
+static ULong ag_at_addrx(const ag_at_scan *s, ULong base, ULong idx, UInt asz)
+{
+   ULong off = base + idx * asz;
+   if (!s->addr || base == 0 || off + asz > s->addr_len || off < base) return 0;
+   ag_at_cur c = { s->addr + off, s->addr + s->addr_len, False };
+   return ag_at_fixed(&c, asz);
+}
 
 static void ag_at_add_var(ag_at_scan *s, ULong addr, ULong type, ULong spec)
 {
@@ -132,6 +144,7 @@ static void ag_at_unit(ag_at_scan *s, const UChar *sec, const UChar *body, const
                        const UChar *abbr, const UChar *abbr_end, UInt asz, ULong base)
 {
    ag_at_cur c = { body, end, False };
+   ULong addr_base = 0;
    while (c.p < c.end && !c.bad) {
       ULong off = (ULong)(c.p - sec);
       ULong code = ag_at_uleb(&c), tag;
@@ -140,7 +153,7 @@ static void ag_at_unit(ag_at_scan *s, const UChar *sec, const UChar *body, const
       const UChar *spec = ag_at_abbrev(abbr, abbr_end, code, &tag, &children);
       if (!spec) return;
       ag_at_cur a = { spec, abbr_end, False };
-      ULong type = 0, size = 0, addr = 0, specof = 0;
+      ULong type = 0, size = 0, addr = 0, specof = 0, addrx = ~0ULL;
       for (;;) {
          ULong at = ag_at_uleb(&a), fm = ag_at_uleb(&a), v = 0;
          const UChar *blk;
@@ -156,8 +169,15 @@ static void ag_at_unit(ag_at_scan *s, const UChar *sec, const UChar *body, const
          else if (at == 0x02 && blk && v == 1 + asz && blk[0] == 0x03) {    /* DW_OP_addr */
             ag_at_cur b = { blk + 1, blk + v, False };
             addr = ag_at_fixed(&b, asz);
+         } else if (at == 0x02 && blk && v >= 2 && (blk[0] == 0xa1 || blk[0] == 0xfb)) {
+            ag_at_cur b = { blk + 1, blk + v, False };   /* DW_OP_addrx (Clang) */
+            addrx = ag_at_uleb(&b);
+            if (b.p != blk + v) addrx = ~0ULL;          /* more than the address */
+         } else if (at == 0x73 && !blk) {
+            addr_base = v;                                  /* the unit's DW_AT_addr_base */
          }
       }
+      if (addrx != ~0ULL) addr = ag_at_addrx(s, addr_base, addrx, asz);
       if (tag == 0x34 && addr) ag_at_add_var(s, addr, type, specof);      /* variable */
       else if (type || size || tag == 0x47) {
          ag_at_die *d = ag_map_lookup(s->dies, off, NULL);
@@ -201,9 +221,11 @@ static void ag_at_read(const HChar *path, PtrdiffT bias)
    ULong ilen = 0, alen = 0;
    UChar *info = ag_elf_section(fd, ".debug_info", &ilen, AG_AT_MAX_SECTION);
    UChar *abbr = info ? ag_elf_section(fd, ".debug_abbrev", &alen, AG_AT_MAX_SECTION) : NULL;
+   ULong xlen = 0;
+   UChar *addrs = abbr ? ag_elf_section(fd, ".debug_addr", &xlen, AG_AT_MAX_SECTION) : NULL;
    VG_(close)(fd);
    if (!info || !abbr) goto out;
-   ag_at_scan s = { ag_map_new(sizeof(ag_at_die)), NULL, 0, 0 };
+   ag_at_scan s = { ag_map_new(sizeof(ag_at_die)), NULL, 0, 0, addrs, xlen };
    for (const UChar *u = info; u + 11 <= info + ilen;) {
       ag_at_cur c = { u, info + ilen, False };
       ULong len = ag_at_fixed(&c, 4);
@@ -236,6 +258,7 @@ static void ag_at_read(const HChar *path, PtrdiffT bias)
 out:
    if (info) VG_(free)(info);
    if (abbr) VG_(free)(abbr);
+   if (addrs) VG_(free)(addrs);
 }
 
 /* ---- the query --------------------------------------------------------- */
