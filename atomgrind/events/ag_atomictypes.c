@@ -1,7 +1,9 @@
 /* ag_atomictypes.c -- see ag_atomictypes.h.  A small reader of an
  * object's .debug_info (DWARF 2-5, 32-bit units, uncompressed): every
- * variable with a fixed address (DW_OP_addr) whose type, through
- * typedefs and qualifiers, is DW_TAG_atomic_type is a C11 _Atomic object.
+ * variable with a fixed address (DW_OP_addr, or DWARF 5's DW_OP_addrx)
+ * whose type, through typedefs and qualifiers, is DW_TAG_atomic_type is a
+ * C11 _Atomic object; one whose type is a class of namespace std named
+ * atomic<...> (or what libstdc++ builds it of) is a std::atomic.
  * The core reads the same information (--read-var-info=yes) but gives
  * tools no types, so each object is read here once, the first time a
  * load or store at a fixed address in it is instrumented. */
@@ -117,7 +119,51 @@ typedef struct {
    UInt nvars, capvars;
    const UChar *addr;          /* .debug_addr (DWARF 5's DW_OP_addrx), or NULL */
    ULong addr_len;
+   const UChar *str, *stroff;  /* .debug_str, .debug_str_offsets (strx), or NULL */
+   ULong str_len, stroff_len;
 } ag_at_scan;
+
+/* A class of the C++ standard library's atomics (a pseudo-tag). */
+#define AG_AT_STD_ATOMIC 0xffff
+#define AG_AT_DEPTH      64
+
+/* A name attribute's string: inline, or at an offset into .debug_str,
+   given (strp) or through the unit's table (strx: Clang's DWARF 5, from
+   base, its DW_AT_str_offsets_base); NULL when not there. */
+static const HChar *ag_at_string(const ag_at_scan *s, ULong form, ULong v, const UChar *inl,
+                                 const UChar *end, ULong base)
+{
+   const UChar *p = inl, *lim = end;
+   if (form == 0x1a || (form >= 0x25 && form <= 0x28)) {
+      ULong at = base + v * 4;
+      if (!s->stroff || base == 0 || at + 4 > s->stroff_len) return NULL;
+      ag_at_cur c = { s->stroff + at, s->stroff + s->stroff_len, False };
+      v = ag_at_fixed(&c, 4);
+      form = 0x0e;
+   }
+   if (form == 0x0e) {
+      if (!s->str || v >= s->str_len) return NULL;
+      p = s->str + v;
+      lim = s->str + s->str_len;
+   } else if (form != 0x08) {
+      return NULL;
+   }
+   for (const UChar *q = p; q < lim; q++)
+      if (*q == 0) return (const HChar *)p;
+   return NULL;
+}
+
+/* Is a class of this name, inside namespace std, one of the standard
+   library's atomics (std::atomic<T>, and what libstdc++ builds it of)? */
+static Bool ag_at_std_atomic(const HChar *name)
+{
+   static const HChar *const prefixes[] = {
+      "atomic<", "__atomic_base<", "__atomic_float<", "atomic_flag", "__atomic_flag_base",
+   };
+   for (UInt i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+      if (VG_(strncmp)(name, prefixes[i], VG_(strlen)(prefixes[i])) == 0) return True;
+   return False;
+}
 
 /* Entry idx of the unit's table in .debug_addr (from base, its
    DW_AT_addr_base), or 0. */
@@ -144,24 +190,32 @@ static void ag_at_unit(ag_at_scan *s, const UChar *sec, const UChar *body, const
                        const UChar *abbr, const UChar *abbr_end, UInt asz, ULong base)
 {
    ag_at_cur c = { body, end, False };
-   ULong addr_base = 0;
+   ULong addr_base = 0, str_base = 0;
+   Bool std_at[AG_AT_DEPTH] = { False };   /* the DIEs at depth d are inside std */
+   Int depth = 0;
    while (c.p < c.end && !c.bad) {
       ULong off = (ULong)(c.p - sec);
       ULong code = ag_at_uleb(&c), tag;
       Bool children;
-      if (code == 0) continue;
+      if (code == 0) {
+         if (depth > 0) depth--;
+         continue;
+      }
       const UChar *spec = ag_at_abbrev(abbr, abbr_end, code, &tag, &children);
       if (!spec) return;
       ag_at_cur a = { spec, abbr_end, False };
       ULong type = 0, size = 0, addr = 0, specof = 0, addrx = ~0ULL;
+      const HChar *name = NULL;
       for (;;) {
          ULong at = ag_at_uleb(&a), fm = ag_at_uleb(&a), v = 0;
-         const UChar *blk;
+         const UChar *blk, *at_p = c.p;
          if (fm == 0x21) v = ag_at_uleb(&a);
          if ((at == 0 && fm == 0) || a.bad) break;
          if (fm == 0x16) fm = ag_at_uleb(&c);                    /* indirect */
          if (fm != 0x21 && !ag_at_form(&c, fm, asz, &v, &blk)) return;
          if (fm == 0x21) blk = NULL;
+         if (at == 0x03) name = ag_at_string(s, fm, v, at_p, c.end, str_base);
+         if (at == 0x72 && !blk) str_base = v;              /* the unit's DW_AT_str_offsets_base */
          Bool unit_ref = fm == 0x11 || fm == 0x12 || fm == 0x13 || fm == 0x14 || fm == 0x15;
          if (at == 0x49 && (unit_ref || fm == 0x10)) type = unit_ref ? base + v : v;
          else if (at == 0x47 && (unit_ref || fm == 0x10)) specof = unit_ref ? base + v : v;
@@ -178,23 +232,33 @@ static void ag_at_unit(ag_at_scan *s, const UChar *sec, const UChar *body, const
          }
       }
       if (addrx != ~0ULL) addr = ag_at_addrx(s, addr_base, addrx, asz);
+      Bool in_std = std_at[depth < AG_AT_DEPTH ? depth : AG_AT_DEPTH - 1];
       if (tag == 0x34 && addr) ag_at_add_var(s, addr, type, specof);      /* variable */
       else if (type || size || tag == 0x47) {
          ag_at_die *d = ag_map_lookup(s->dies, off, NULL);
          d->tag = (UShort)tag;
          d->type = type ? type : specof;
          d->size = (UInt)size;
+         if ((tag == 0x13 || tag == 0x02) && in_std && size && name && ag_at_std_atomic(name))
+            d->tag = AG_AT_STD_ATOMIC;
+      }
+      if (children) {
+         depth++;
+         if (depth < AG_AT_DEPTH)
+            std_at[depth] = in_std || (tag == 0x39 && name && VG_(strcmp)(name, "std") == 0);
       }
    }
 }
 
-/* The size of an _Atomic object of type t, or 0 if t is not _Atomic. */
+/* The size of an _Atomic object (or a std::atomic) of type t, or 0 if t
+   is neither. */
 static UInt ag_at_atomic_size(ag_at_scan *s, ULong t)
 {
    Bool atomic = False;
    for (UInt hops = 0; t && hops < 16; hops++) {
       ag_at_die *d = ag_map_get(s->dies, t);
       if (!d) return 0;
+      if (d->tag == AG_AT_STD_ATOMIC) return d->size;
       if (d->tag == 0x47) atomic = True;
       if (d->tag != 0x16 && d->tag != 0x26 && d->tag != 0x35 && d->tag != 0x47)
          return atomic ? d->size : 0;
@@ -221,11 +285,13 @@ static void ag_at_read(const HChar *path, PtrdiffT bias)
    ULong ilen = 0, alen = 0;
    UChar *info = ag_elf_section(fd, ".debug_info", &ilen, AG_AT_MAX_SECTION);
    UChar *abbr = info ? ag_elf_section(fd, ".debug_abbrev", &alen, AG_AT_MAX_SECTION) : NULL;
-   ULong xlen = 0;
+   ULong xlen = 0, slen = 0, olen = 0;
    UChar *addrs = abbr ? ag_elf_section(fd, ".debug_addr", &xlen, AG_AT_MAX_SECTION) : NULL;
+   UChar *strs = abbr ? ag_elf_section(fd, ".debug_str", &slen, AG_AT_MAX_SECTION) : NULL;
+   UChar *soffs = abbr ? ag_elf_section(fd, ".debug_str_offsets", &olen, AG_AT_MAX_SECTION) : NULL;
    VG_(close)(fd);
    if (!info || !abbr) goto out;
-   ag_at_scan s = { ag_map_new(sizeof(ag_at_die)), NULL, 0, 0, addrs, xlen };
+   ag_at_scan s = { ag_map_new(sizeof(ag_at_die)), NULL, 0, 0, addrs, xlen, strs, soffs, slen, olen };
    for (const UChar *u = info; u + 11 <= info + ilen;) {
       ag_at_cur c = { u, info + ilen, False };
       ULong len = ag_at_fixed(&c, 4);
@@ -259,6 +325,8 @@ out:
    if (info) VG_(free)(info);
    if (abbr) VG_(free)(abbr);
    if (addrs) VG_(free)(addrs);
+   if (strs) VG_(free)(strs);
+   if (soffs) VG_(free)(soffs);
 }
 
 /* ---- the query --------------------------------------------------------- */

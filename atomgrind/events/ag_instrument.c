@@ -454,8 +454,8 @@ static UInt ag_idiom(Addr ip, Bool rmw)
    }
 }
 
-/* A race-mode load or store at a fixed address inside a C11 _Atomic
-   variable is atomic by its type (ag_atomictypes.h). */
+/* A race-mode load or store at a fixed address inside a C11 _Atomic or
+   C++ std::atomic variable is atomic by its type (ag_atomictypes.h). */
 static UInt ag_typed(IRExpr *addr, UInt size)
 {
    if (!(ag_clo_check & AG_CHECK_RACES) || addr->tag != Iex_Const
