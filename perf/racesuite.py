@@ -17,8 +17,8 @@ copied into it):
   and is race-free when it expects no ThreadSanitizer warning at all
   (CHECK-NOT, or none named).  Tests expecting other warnings (leaks,
   lock misuse, signals), using tsan's own interfaces, annotations,
-  suppression files or tsan flags, or not built by gcc are left out and
-  counted.  They are built like their lit config builds them (-O1 -g
+  suppression files or tsan flags, or not built by the compiler (gcc, or
+  clang with --cc clang) are left out and counted.  They are built like their lit config builds them (-O1 -g
   -pthread), with a test.h of our own in place of theirs: its barrier is
   made of SysV semaphores, ordering threads as tsan's invisible barrier
   does without a happens-before edge any of the tools could see.
@@ -162,9 +162,13 @@ def tsan_verdict(text):
     return "%deflake" in text
 
 
+CLANG = False                    # --cc clang: build with clang/clang++
+
+
 def build(src, exe, cflags, skipped):
-    cc = "g++" if src.endswith((".cpp", ".cc")) else "gcc"
-    std = ["-std=c++17"] if cc == "g++" else []
+    cxx = src.endswith((".cpp", ".cc"))
+    cc = ("clang++" if cxx else "clang") if CLANG else ("g++" if cxx else "gcc")
+    std = ["-std=c++17"] if cxx else []
     if os.path.exists(exe) and os.path.getmtime(exe) > os.path.getmtime(src):
         return True
     r = sh([cc] + std + cflags + ["-w", "-o", exe, src, "-ldl", "-lrt", "-lm"])
@@ -286,7 +290,13 @@ def main():
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="atomgrind build dir")
     ap.add_argument("--list", action="store_true", help="one line per program")
+    ap.add_argument("--cc", choices=("gcc", "clang"), default="gcc",
+                    help="the compiler the programs are built with [gcc]")
     a = ap.parse_args()
+    global CLANG, TMP
+    CLANG = a.cc == "clang"
+    if CLANG:
+        TMP += "-clang"                  # its own builds
     if not a.tsan and not a.vg:
         ap.error("give --tsan DIR and/or --vg DIR")
     for d in (a.tsan, a.vg):
