@@ -198,7 +198,15 @@ static ag_ln_obj *ag_ln_obj_at(Addr ip, Bool load)
    const HChar *file = di ? VG_(DebugInfo_get_filename)(di) : NULL;
    if (!file) return NULL;
    PtrdiffT bias = VG_(DebugInfo_get_text_bias)(di);
+   /* most look-ups in a row are of one object (every instruction of a
+      spec'd run is asked about at translation) */
+   static const DebugInfo *last_di;
+   static const HChar *last_file;
+   static PtrdiffT last_bias;
+   static UInt last;
    ag_ln_obj *o = NULL;
+   if (di == last_di && file == last_file && bias == last_bias && last < ag_ln_nobjs)
+      o = &ag_ln_objs[last];
    for (UInt i = 0; i < ag_ln_nobjs && !o; i++)
       if (ag_ln_objs[i].bias == bias && VG_(strcmp)(ag_ln_objs[i].file, file) == 0)
          o = &ag_ln_objs[i];
@@ -214,6 +222,10 @@ static ag_ln_obj *ag_ln_obj_at(Addr ip, Bool load)
       o->bias = bias;
       o->clang = ag_ln_built_by_clang(file);
    }
+   last_di = di;
+   last_file = file;
+   last_bias = bias;
+   last = (UInt)(o - ag_ln_objs);
    if (load && !o->loaded) {
       o->loaded = True;
       ag_ln_load(o);
