@@ -36,8 +36,9 @@ typedef struct {
    Addr lo, hi;                  /* the object's own addresses, hi excluded */
    Int depth, line;
    const HChar *name;            /* into the object's text */
-   const HChar *linkage;         /* mangled, into the text; NULL: none */
-   const HChar *full;            /* linkage demangled, on first use */
+   const HChar *linkage;         /* mangled (or, for C++ of internal linkage, the
+                                    scoped name), into the text; NULL: none */
+   const HChar *full;            /* linkage demangled (a plain name stays), on first use */
 } ag_ln_range;
 
 typedef struct {

@@ -20,7 +20,9 @@ const HChar *ag_lto_name(Addr ip, Int depth, Int call_line);
 /* The full name of the function of the inlined instance at ip (depth and
    call_line as for ag_lto_name) whose bare name is name, as it is named
    out of line ("bank::Account::withdraw(int)": its mangled name,
-   demangled), or NULL when it has none (C) or it is not known.  Valgrind
+   demangled; for C++ of internal linkage, which has none, its scopes and
+   name: "(anonymous namespace)::f"), or NULL when it has neither (C) or
+   it is not known.  Valgrind
    gives inlined frames the bare name only. */
 const HChar *ag_lto_full_name(Addr ip, Int depth, Int call_line, const HChar *name);
 
