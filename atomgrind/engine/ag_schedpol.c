@@ -155,6 +155,7 @@ void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen)
    ag_sp_rare(p, t, 0);
    th->run = 0;
    th->held_until = 0;
+   th->exit_until = 0;
    ag_sp_unpost(p, t);           /* (a fork child's gone threads: not postponed) */
    th->depth = 0;              /* (not recounted in in_regions either) */
    th->damp = 1;
@@ -327,6 +328,17 @@ int ag_sp_rare_first(const ag_schedpol *p, unsigned t)
 }
 
 static int ag_sp_held(const ag_schedpol *p, unsigned t) { return p->th[t].held_until > p->points; }
+static int ag_sp_exiting(const ag_schedpol *p, unsigned t) { return p->th[t].exit_until > p->points; }
+
+/* An enabled thread other than self waiting to end the process (0: none):
+   chosen only when the holder must leave the turn and nobody else can
+   take it. */
+static unsigned ag_sp_exiting_other(const ag_schedpol *p, unsigned self)
+{
+   for (unsigned t = 1; t < p->nth; t++)
+      if (t != self && p->th[t].enabled && ag_sp_exiting(p, t)) return t;
+   return 0;
+}
 
 /* A random enabled thread other than self; threads held back are chosen
    only if nobody else is enabled; one released at a race comes first.
@@ -339,16 +351,18 @@ static unsigned ag_sp_other(ag_schedpol *p, unsigned self, int release)
    if (rel != 0 && rel != self && p->th[rel].enabled) return rel;
    unsigned n = 0, free = 0;
    for (unsigned t = 1; t < p->nth; t++)
-      if (t != self && p->th[t].enabled && !ag_sp_postponed(p, t)) {
+      if (t != self && p->th[t].enabled && !ag_sp_postponed(p, t) && !ag_sp_exiting(p, t)) {
          n++;
          free += !ag_sp_held(p, t);
       }
-   if (n == 0)
-      return release || ag_sp_postponed(p, self) ? ag_sp_release_postponed(p, self) : 0;
+   if (n == 0) {
+      unsigned t = release || ag_sp_postponed(p, self) ? ag_sp_release_postponed(p, self) : 0;
+      return t == 0 && release ? ag_sp_exiting_other(p, self) : t;
+   }
    int any = free == 0;
    unsigned i = (unsigned)(ag_sp_rand(p) % (any ? n : free));
    for (unsigned t = 1; t < p->nth; t++)
-      if (t != self && p->th[t].enabled && !ag_sp_postponed(p, t)
+      if (t != self && p->th[t].enabled && !ag_sp_postponed(p, t) && !ag_sp_exiting(p, t)
           && (any || !ag_sp_held(p, t)) && i-- == 0)
          return t;
    return 0;
@@ -407,6 +421,16 @@ unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch)
    int others = p->enabled > 0;
    int starving = others && p->th[self].run >= AG_SP_MAX_RUN;
    if (p->pct) return ag_sp_choose_pct(p, self, kind, starving);
+   /* a thread that yields, keeps the turn for long, or spins (runs its
+      budget out again and again) may wait for what only the exit brings:
+      the exit goes on */
+   if (kind == AG_SP_PT_BLOCKS || kind == AG_SP_PT_YIELD || starving) {
+      unsigned x = ag_sp_exiting_other(p, self);
+      if (x != 0 && (kind != AG_SP_PT_BLOCKS || ++p->exit_budgets >= AG_SP_EXIT_BUDGETS)) {
+         p->th[x].exit_until = 0;
+         return x;
+      }
+   }
    /* ran its budget out, yields or starves the others: another runs, a
       postponed one if nobody else can (a spin loop may wait for it) */
    if (kind == AG_SP_PT_BLOCKS) return others ? ag_sp_other(p, self, 1) : self;
@@ -427,6 +451,25 @@ unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch)
 unsigned ag_sp_pass(ag_schedpol *p, unsigned self)
 {
    return p->pct ? ag_sp_highest(p, self, 0) : ag_sp_other(p, self, 1);
+}
+
+/* Natively, exit() takes a while (atexit handlers, stdio's flush) and
+   the other threads run on meanwhile, on other CPUs: a checker that main
+   created last and never joined (SCTBench's account_bad, token_ring_bad)
+   runs before the process ends.  Here the exit would end them at once.
+   So the exiting thread yields first (but in 1 run of AG_SP_EXIT_NOW:
+   a thread killed mid-way by the exit is a bug too).  Random chooses it
+   again only when the holder must leave the turn (it blocks, ends, yields
+   or ran its budget out) and nobody else can take it, or after
+   AG_SP_EXIT_HOLD points (two threads that poll forever would hand the
+   turn to each other); PCT demotes it below every other thread. */
+int ag_sp_exit_holds(ag_schedpol *p, unsigned self)
+{
+   if (p->enabled == 0 || ag_sp_one_in(p, AG_SP_EXIT_NOW)) return 0;
+   if (p->pct) ag_sp_demote(p, self);
+   else p->th[self].exit_until = p->points + AG_SP_EXIT_HOLD;
+   p->exit_budgets = 0;
+   return 1;
 }
 
 void ag_sp_switched(ag_schedpol *p, unsigned self)

@@ -52,6 +52,11 @@
 #define AG_SP_RANDOM_IN_REGION 4
 #define AG_SP_RANDOM_OUTSIDE   4
 #define AG_SP_HOLD           256
+/* exit(): the other threads run first, for at most AG_SP_EXIT_HOLD
+   points, except in 1 run of AG_SP_EXIT_NOW (ag_sp_exit_holds). */
+#define AG_SP_EXIT_HOLD    10000
+#define AG_SP_EXIT_NOW         4
+#define AG_SP_EXIT_BUDGETS    16
 /* Random: 1 in AG_SP_RANDOM_ACCESS accesses inside a region preempts,
    damped.  While a thread waits to begin a region still rare (not yet
    damped) and the holder runs a damped one, the holder keeps the turn at
@@ -118,6 +123,7 @@ typedef struct {
    unsigned long long accesses;  /* accesses since then (random) */
    unsigned long long prio;      /* PCT: the higher runs */
    unsigned long long held_until;  /* random: not chosen before this point number */
+   unsigned long long exit_until;  /* random: waits to exit until then (ag_sp_exit_holds) */
    unsigned long post_addr;      /* postponed before an access to this granule (0: not) */
    unsigned long long post_until;  /* ... until this point number */
    unsigned long post_ip;        /* ... at this site */
@@ -142,6 +148,7 @@ typedef struct {
    unsigned long long points;               /* scheduling points so far */
    unsigned long long low_prio;             /* PCT: next priority for a change point */
    unsigned long long outside;              /* random: points outside regions */
+   unsigned exit_budgets;                   /* random: budgets run out while an exit waits */
    struct ag_sr_state race;                 /* random: learned sites, postponements */
 } ag_schedpol;
 
@@ -205,6 +212,10 @@ int ag_sp_rare_first(const ag_schedpol *p, unsigned t);
 unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch);
 /* self leaves or blocks: who gets the turn (0: nobody). */
 unsigned ag_sp_pass(ag_schedpol *p, unsigned self);
+/* self is about to end the process (exit_group) while others are
+   enabled: does it let them run first (1: it is held back -- random --
+   or demoted -- PCT -- and should yield)? */
+int ag_sp_exit_holds(ag_schedpol *p, unsigned self);
 /* self was switched away from: in a region, random holds it back a while. */
 void ag_sp_switched(ag_schedpol *p, unsigned self);
 /* PCT at a shared access of the holder: a change point demotes it; does

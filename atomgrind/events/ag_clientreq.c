@@ -136,6 +136,9 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_WAIT_CHECK:
       *ret = ag_deadlock_recheck(vgtid);
       break;
+   case AG_CR_EXIT:
+      ag_sched_exit(vgtid);
+      break;
    case AG_CR_COND_SLICEABLE:
       *ret = ag_default_version(arg[1]);
       break;

@@ -155,7 +155,7 @@ static const char *ag_trace_req_name(unsigned long code)
       "SPIN_INIT_OR_UNLOCK", "WAIT", "WAIT_DONE", "WAIT_CHECK",
       "BARRIER_COUNT", "SEM_INIT", "SIGNAL_HANDLER", "COND_SIGNALLED",
       "CANCEL", "STDIO_FILES", "BARRIER_INIT_PRE", "BARRIER_DESTROY_PRE",
-      "COND_SLICE", "COND_SLICEABLE"
+      "COND_SLICE", "COND_SLICEABLE", "EXIT"
    };
    unsigned long i = code - AG_CR_IGNORE_PUSH;
    return i < sizeof names / sizeof names[0] ? names[i] : "?";
@@ -1126,3 +1126,22 @@ AG_SIGNAL(70820, signal, signal)
 AG_SIGNAL(70830, sigset, sigset)
 AG_SIGNAL(70840, bsdZusignal, bsd_signal)
 AG_SIGNAL(70850, sysvZusignal, sysv_signal)
+
+/* ------------------------------------------------------------------ */
+/* The process's exit                                                   */
+/* ------------------------------------------------------------------ */
+
+/* exit() (main's return too): the tool may let the other threads run
+   first, as they would natively while exit does its work (ag_sched.c).
+   Here, not at exit_group: a thread that dies of a signal meanwhile
+   must find this one in client code, not inside the exit's system call.
+   Only libc has exit; the wrapper in libpthread binds to nothing. */
+AG_INLINE void ag_exit(int status)
+{
+   OrigFn fn;
+   VALGRIND_GET_ORIG_FN(fn);
+   AG_REQ(AG_CR_EXIT, status, 0, 0);
+   CALL_FN_v_W(fn, status);
+   _exit(status);                /* (exit does not return) */
+}
+AG_WRAP(70910, exit, void, ag_exit, (int status), (status))

@@ -59,8 +59,9 @@ enum {
    AG_CR_COND_SLICE,         /* a slice of an untimed cond wait ran out: the
                                 result is 1 to return to the program, 0 to
                                 wait again (ag_deadlock_cond_moved) */
-   AG_CR_COND_SLICEABLE      /* arg1: the wrapped pthread_cond_wait: 1 if it is
+   AG_CR_COND_SLICEABLE,     /* arg1: the wrapped pthread_cond_wait: 1 if it is
                                 the current version (not a compatibility one) */
+   AG_CR_EXIT                /* arg1: status (before exit() does its work) */
 };
 
 /* How a lock was asked for (AG_CR_LOCK_ACQUIRED, AG_CR_COND_WAIT_PRE): only

@@ -658,6 +658,12 @@ void ag_sched_thread_exit(ThreadId vgtid)
    ag_sc_pass_turn(vgtid);
 }
 
+void ag_sched_exit(ThreadId vgtid)
+{
+   if (!ag_sc_th || !ag_sc_on() || ag_sc_draining || ag_sc_turn != vgtid) return;
+   if (ag_sp_exit_holds(&ag_sc_pol, vgtid)) ag_sched_point(vgtid, AG_PT_YIELD);
+}
+
 /* A futex call's operation, without FUTEX_PRIVATE and FUTEX_CLOCK_REALTIME */
 static UWord ag_sc_futex_cmd(UWord op) { return op & 0x7f; }
 

@@ -40,6 +40,8 @@ void ag_sched_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs, 
 /* The run ends with every thread (a deadlock, ag_deadlock.c): nobody
    waits for the turn any more, as at exit_group. */
 void ag_sched_end_run(void);
+/* vgtid is about to exit() the process: the others may run first. */
+void ag_sched_exit(ThreadId vgtid);
 void ag_sched_init(void);             /* after the options are known */
 void ag_sched_fini(void);             /* the line that says what was checked */
 void ag_sched_thread_new(ThreadId parent, ThreadId child);

@@ -2,7 +2,8 @@
  * holder (atomgrind/engine/ag_schedpol.c) on synthetic sequences of
  * points, blocking calls and wake-ups: every choice is the holder or an
  * enabled thread, threads held back after a preemption are avoided while
- * a free one exists, PCT runs the highest priority and demotes at change
+ * a free one exists, a thread about to exit() waits while any other can
+ * run, PCT runs the highest priority and demotes at change
  * points, preemptions and yields, a starving run ends, a seed repeats its
  * choices, and random_other is uniform. */
 #include <stdio.h>
@@ -208,11 +209,71 @@ static void pct(void)
    CHECK(ag_sp_pct_shared(&pol, top), "no switch at a change point");
 }
 
+/* 1 calls exit() while 2 and 3 can run (ag_sp_exit_holds): random hands
+   it the turn only when the holder must leave it and nobody else can take
+   it, or once AG_SP_EXIT_HOLD points passed; it holds in all runs but 1 in
+   AG_SP_EXIT_NOW; PCT demotes it below the others.  Nobody else enabled:
+   the exit goes on. */
+static void exit_held(void)
+{
+   int holds = 0;
+   for (unsigned long long seed = 1; seed <= 400; seed++) {
+      setup(seed, 0, 3);
+      holds += ag_sp_exit_holds(&pol, 1);
+   }
+   CHECK(holds == 0, "held with nobody else enabled (%d)", holds);
+   for (unsigned long long seed = 1; seed <= 400; seed++) {
+      setup(seed, 0, 3);
+      ag_sp_enable(&pol, 2, 1);
+      ag_sp_enable(&pol, 3, 1);
+      holds += ag_sp_exit_holds(&pol, 1);
+   }
+   CHECK(holds > 260 && holds < 340, "exit held in %d of 400 runs", holds);
+
+   /* a run that holds (the first seed that does, of the 400) */
+   unsigned long long seed = 0;
+   do setup(++seed, 0, 3), ag_sp_enable(&pol, 2, 1), ag_sp_enable(&pol, 3, 1);
+   while (!ag_sp_exit_holds(&pol, 1) && seed < 400);
+   CHECK(seed < 400, "no run held its exit");
+   ag_sp_enable(&pol, 1, 1);                 /* parked at its yield */
+   ag_sp_enable(&pol, 2, 0);                 /* 2 runs */
+   for (int i = 0; i < 1000; i++) {
+      CHECK(ag_sp_random_other(&pol, 2) == 3, "exiting thread chosen over a free one");
+      unsigned c = ag_sp_choose(&pol, 2, AG_SP_PT_SYNC_PRE, 0);
+      CHECK(c == 2 || c == 3, "a point of 2 chose %u", c);
+   }
+   ag_sp_enable(&pol, 3, 0);                 /* 3 blocks: 2 alone */
+   for (int i = 0; i < 1000; i++) {         /* (0: nobody else, 2 keeps it) */
+      CHECK(ag_sp_choose(&pol, 2, AG_SP_PT_SYNC_PRE, 0) != 1, "a random switch to the exit");
+      CHECK(ag_sp_choose(&pol, 2, AG_SP_PT_SHARED, 1) != 1, "a drawn switch to the exit");
+   }
+   CHECK(ag_sp_choose(&pol, 2, AG_SP_PT_YIELD, 0) == 1, "a yield kept the exit waiting");
+   CHECK(ag_sp_choose(&pol, 2, AG_SP_PT_BLOCKS, 0) == 1, "a spinner kept the exit waiting");
+   CHECK(ag_sp_pass(&pol, 2) == 1, "2 ends: not passed to the exit");
+   pol.points += AG_SP_EXIT_HOLD;            /* the hold is over */
+   int ones = 0;
+   for (int i = 0; i < 1000; i++) ones += ag_sp_choose(&pol, 2, AG_SP_PT_SHARED, 1) == 1;
+   CHECK(ones == 1000, "after the hold: chosen %d of 1000 switches", ones);
+
+   setup(5, 1, 3);                           /* PCT: below everyone */
+   ag_sp_enable(&pol, 2, 1);
+   ag_sp_enable(&pol, 3, 1);
+   seed = 5;
+   while (!ag_sp_exit_holds(&pol, 1) && seed < 400) {
+      setup(++seed, 1, 3);
+      ag_sp_enable(&pol, 2, 1);
+      ag_sp_enable(&pol, 3, 1);
+   }
+   CHECK(th[1].prio < th[2].prio && th[1].prio < th[3].prio, "pct: the exit not demoted");
+   CHECK(ag_sp_highest(&pol, 1, 1) != 1, "pct: the exit runs first");
+}
+
 int main(void)
 {
    sequences();
    alone();
    held_back();
+   exit_held();
    uniform();
    starving();
    pct();
