@@ -123,6 +123,17 @@ class World(unittest.TestCase):
                 self.assertRegex(r.text, r"Possible data race during read of size 1[^\n]*\n"
                                          r"(.*\n)*?.*This conflicts with a previous write")
 
+    def test_condvar_freed_by_its_waiter(self):
+        # tests/progs/race_cond_free.c: the signal reads the condvar after
+        # it wakes the waiter (ThreadSanitizer's cond_race); a signal made
+        # under the mutex is ordered by the waiter's relock.  Before, the
+        # read was taken before the wake-up's release: no race
+        self.assert_clean("race_cond_free", "inside")
+        r = self.assert_racy("race_cond_free", "outside")
+        self.assertRegex(r.text, r"Possible data race during free of size \d+(.|\n)*"
+                                 r"This conflicts with a previous read by thread #2\n.*\n"
+                                 r" +at 0x[0-9A-F]+: signaller \(race_cond_free.c:28\)")
+
     def test_barrier_misuse(self):
         # Helgrind's barrier misuses (its bar_bad), each reported once, and
         # nothing else: no race on the barrier's memory besides the misuse

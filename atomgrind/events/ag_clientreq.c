@@ -146,10 +146,13 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
       *ret = ag_deadlock_cond_moved(vgtid);
       break;
    case AG_CR_COND_SIGNAL:
-      ag_sync_use(vgtid, arg[1]);        /* before the release it makes */
       ag_sync_object(vgtid, arg[1]);
       break;
    case AG_CR_COND_SIGNALLED:
+      /* the cond is read after the release: glibc's signal still touches
+         it after the futex wake, when the waiter may be on its way to
+         free it (ThreadSanitizer's cond_race) */
+      ag_sync_use(vgtid, arg[1]);
       ag_deadlock_signal(arg[1]);
       break;
    case AG_CR_CANCEL:
