@@ -179,6 +179,21 @@ static void ag_sc_futex_wait(volatile Int *w, UInt ms)
                    0, (UWord)&ts, 0, 0, 0, 0);
 }
 
+/* Wait up to ms for w to be set, in pieces of at most AG_SC_PIECE_MS: a
+   thread that dies of a signal (an assertion's abort) kills the process
+   without waking anybody, and a parked thread must notice that it is
+   exiting soon, not after a whole --sched-timeout (the tests give 10 s). */
+#define AG_SC_PIECE_MS 50
+static void ag_sc_park(volatile Int *w, ThreadId vgtid, UInt ms)
+{
+   UInt start = VG_(read_millisecond_timer)(), waited = 0;
+   do {
+      UInt left = ms - waited;
+      ag_sc_futex_wait(w, left < AG_SC_PIECE_MS ? left : AG_SC_PIECE_MS);
+      waited = VG_(read_millisecond_timer)() - start;
+   } while (*w == 0 && waited < ms && !ag_sc_draining && !VG_(is_exiting)(vgtid));
+}
+
 static Bool ag_sc_affine = True;        /* off once the kernel refuses */
 
 /* A preemption inside a region hands the turn to a thread that is woken
@@ -346,7 +361,7 @@ static void ag_sc_wait(ThreadId vgtid)
       }
       t->word = 0;
       VG_(release_BigLock)(vgtid, AG_SC_VGTS_YIELDING, "atomgrind: wait for the turn");
-      ag_sc_futex_wait(&t->word, ag_clo_sched_timeout_ms);
+      ag_sc_park(&t->word, vgtid, ag_clo_sched_timeout_ms);
       VG_(acquire_BigLock)(vgtid, "atomgrind: wait for the turn");
       if (ag_sc_turn == vgtid) break;
       if (ag_sc_epoch != epoch) {        /* the holder progresses: wait on */
