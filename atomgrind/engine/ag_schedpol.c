@@ -440,14 +440,15 @@ unsigned ag_sp_pass(ag_schedpol *p, unsigned self)
 
 /* Natively, exit() takes a while (atexit handlers, stdio's flush) and
    the other threads run on meanwhile, on other CPUs: a checker that main
-   created last and never joined (SCTBench's account_bad, token_ring_bad)
-   runs before the process ends.  Here the exit would end them at once.
-   So the exiting thread yields first (but in 1 run of AG_SP_EXIT_NOW:
-   a thread killed mid-way by the exit is a bug too).  Random chooses it
-   again only when the holder must leave the turn (it blocks, ends, yields
-   or ran its budget out) and nobody else can take it, or after
-   AG_SP_EXIT_HOLD points (two threads that poll forever would hand the
-   turn to each other); PCT demotes it below every other thread. */
+   started and never joined (SCTBench's account_bad, token_ring_bad) runs
+   before the process ends.  Here the exit would end them at once.  So
+   the exiting thread yields first (but in 1 run of AG_SP_EXIT_NOW: a
+   thread killed mid-way by the exit is a bug too).  Random sets it aside:
+   it gets the turn only when the holder must leave it and nobody else can
+   take it, or when a thread yields, starves the others or runs out
+   AG_SP_EXIT_BUDGETS budgets (it may wait for what only the exit brings),
+   or after AG_SP_EXIT_HOLD points (two pollers would hand the turn to
+   each other forever); PCT demotes it below every other thread. */
 int ag_sp_exit_holds(ag_schedpol *p, unsigned self)
 {
    if (p->enabled == 0 || ag_sp_one_in(p, AG_SP_EXIT_NOW)) return 0;

@@ -53,7 +53,8 @@
 #define AG_SP_RANDOM_OUTSIDE   4
 #define AG_SP_HOLD           256
 /* exit(): the other threads run first, for at most AG_SP_EXIT_HOLD
-   points, except in 1 run of AG_SP_EXIT_NOW (ag_sp_exit_holds). */
+   points or until they run out AG_SP_EXIT_BUDGETS budgets (a spinner),
+   except in 1 run of AG_SP_EXIT_NOW (ag_sp_exit_holds). */
 #define AG_SP_EXIT_HOLD    10000
 #define AG_SP_EXIT_NOW         4
 #define AG_SP_EXIT_BUDGETS    16
@@ -212,9 +213,9 @@ int ag_sp_rare_first(const ag_schedpol *p, unsigned t);
 unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch);
 /* self leaves or blocks: who gets the turn (0: nobody). */
 unsigned ag_sp_pass(ag_schedpol *p, unsigned self);
-/* self is about to end the process (exit_group) while others are
-   enabled: does it let them run first (1: it is held back -- random --
-   or demoted -- PCT -- and should yield)? */
+/* self is about to exit() the process while others are enabled: does it
+   let them run first (1: it is set aside -- random -- or demoted -- PCT --
+   and should yield)? */
 int ag_sp_exit_holds(ag_schedpol *p, unsigned self);
 /* self was switched away from: in a region, random holds it back a while. */
 void ag_sp_switched(ag_schedpol *p, unsigned self);
