@@ -206,6 +206,9 @@ static void ag_at_unit(ag_at_scan *s, const UChar *sec, const UChar *body, const
       ag_at_cur a = { spec, abbr_end, False };
       ULong type = 0, size = 0, addr = 0, specof = 0, addrx = ~0ULL;
       const HChar *name = NULL;
+      /* names are read only where they are asked about: classes and
+         structures (std::atomic), namespaces (std) */
+      Bool named = tag == 0x13 || tag == 0x02 || tag == 0x39;
       for (;;) {
          ULong at = ag_at_uleb(&a), fm = ag_at_uleb(&a), v = 0;
          const UChar *blk, *at_p = c.p;
@@ -214,7 +217,7 @@ static void ag_at_unit(ag_at_scan *s, const UChar *sec, const UChar *body, const
          if (fm == 0x16) fm = ag_at_uleb(&c);                    /* indirect */
          if (fm != 0x21 && !ag_at_form(&c, fm, asz, &v, &blk)) return;
          if (fm == 0x21) blk = NULL;
-         if (at == 0x03) name = ag_at_string(s, fm, v, at_p, c.end, str_base);
+         if (at == 0x03 && named) name = ag_at_string(s, fm, v, at_p, c.end, str_base);
          if (at == 0x72 && !blk) str_base = v;              /* the unit's DW_AT_str_offsets_base */
          Bool unit_ref = fm == 0x11 || fm == 0x12 || fm == 0x13 || fm == 0x14 || fm == 0x15;
          if (at == 0x49 && (unit_ref || fm == 0x10)) type = unit_ref ? base + v : v;
