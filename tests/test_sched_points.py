@@ -223,7 +223,6 @@ class RacePostponement(unittest.TestCase):
         self.assertEqual(without, 0)
 
 
-
 @unittest.skipUnless(tool_built(), "atomgrind not built")
 class ExitLetsOthersRun(unittest.TestCase):
     """exit() lets the other threads run first (ag_sp_exit_holds), as they
