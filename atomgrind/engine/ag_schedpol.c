@@ -188,20 +188,35 @@ void ag_sp_unpost(ag_schedpol *p, unsigned t)
    if (p->race.release == t) p->race.release = 0;
 }
 
-/* Released when nobody else can run: the thread postponed last.  The one
-   postponed first waits longest, as PCT's demoted thread stays below the
-   others: a writer postponed between its two critical sections stays out
-   while a reader that came later, and was postponed on its way, runs to
-   its end (SCTBench's aget-bug2: 6 of 30 seeds, 2 before, when a random
-   site was drawn). */
+/* Released when nobody else can run: a random site among those threads
+   wait at, then a random thread there -- several threads at one store
+   (the same code) count as one, so a lone reader gets its turn as often
+   as they do. */
 unsigned ag_sp_release_postponed(ag_schedpol *p, unsigned self)
 {
-   unsigned pick = 0;
+   unsigned sites = 0, pick = 0;
    for (unsigned t = 1; t < p->nth; t++) {
       const ag_sp_thread *th = &p->th[t];
-      if (t != self && th->enabled && th->post_addr != 0
-          && (pick == 0 || th->post_until > p->th[pick].post_until))
-         pick = t;
+      if (t == self || !th->enabled || th->post_addr == 0) continue;
+      unsigned first = 1, n = 0;      /* t first at its site? how many there */
+      for (unsigned u = 1; u < p->nth; u++) {
+         const ag_sp_thread *o = &p->th[u];
+         if (u == self || !o->enabled || o->post_addr == 0 || o->post_ip != th->post_ip) continue;
+         if (u < t) first = 0;
+         n++;
+      }
+      if (first && ag_sp_rand(p) % ++sites == 0) {
+         /* this site: a random thread of its n */
+         unsigned k = (unsigned)(ag_sp_rand(p) % n);
+         for (unsigned u = 1; u < p->nth; u++) {
+            const ag_sp_thread *o = &p->th[u];
+            if (u != self && o->enabled && o->post_addr != 0 && o->post_ip == th->post_ip
+                && k-- == 0) {
+               pick = u;
+               break;
+            }
+         }
+      }
    }
    if (pick) ag_sp_unpost(p, pick);
    return pick;

@@ -224,7 +224,7 @@ void ag_sp_switched(ag_schedpol *p, unsigned self);
 int ag_sp_pct_shared(ag_schedpol *p, unsigned self);
 /* Postponed threads (race-directed postponement, ag_schedrace.h): is t
    one (and not yet run out)?  t runs on (it took or kept the turn): no
-   longer.  The one other than self postponed last, released (0: none). */
+   longer.  A random one other than self, released (0: none). */
 int ag_sp_postponed(const ag_schedpol *p, unsigned t);
 void ag_sp_unpost(ag_schedpol *p, unsigned t);
 unsigned ag_sp_release_postponed(ag_schedpol *p, unsigned self);

@@ -2,8 +2,7 @@
  * (atomgrind/engine/ag_schedrace.c) on constructed accesses: which pairs
  * are learned, a thread at a learned site is postponed while another can
  * run, two threads at one location have their order drawn (both orders
- * occur), two at one site wait together, the thread postponed last is
- * released first when nobody else can run, a postponed thread is released
+ * occur), two at one site wait together, a postponed thread is released
  * when the holder leaves, or yields or runs its budget out with nobody
  * else to run, the caps, and seeds that only learn. */
 #include <stdio.h>
@@ -103,38 +102,6 @@ static void races(void)
          "two threads at one site raced each other");
 }
 
-/* Nobody else can run: the thread postponed last is released first, the
-   one postponed first last (a writer postponed between its critical
-   sections stays out while a later reader runs to its end). */
-static void last_postponed_first(void)
-{
-   for (unsigned long long seed = 1; seed <= 20; seed++) {
-      setup(seed, 0, 4);
-      pol.race.active = 1;
-      ag_sr_add(&pol, X);
-      ag_sr_add(&pol, Y);
-      for (unsigned t = 1; t <= 4; t++) ag_sp_enable(&pol, t, 1);
-      /* 1 at X, then 2 at Y, then 3 at X (another location each time) */
-      unsigned order[3] = { 1, 2, 3 };
-      for (int i = 0; i < 3; i++) {
-         unsigned t = order[i];
-         ag_sp_enable(&pol, t, 0);                /* t holds the turn */
-         CHECK(ag_sr_shared(&pol, t, A + 64 * (unsigned long)(i + 1), i == 1 ? Y : X, 1),
-               "seed %llu: %u not postponed", seed, t);
-         ag_sp_enable(&pol, t, 1);                /* parked */
-         ag_sp_count(&pol, 4, AG_SP_PT_SYNC_PRE); /* a point of 4 between */
-      }
-      ag_sp_enable(&pol, 4, 0);                   /* 4 holds the turn, then blocks */
-      CHECK(ag_sp_pass(&pol, 4) == 3, "seed %llu: not the last postponed first", seed);
-      ag_sp_took(&pol, 3);
-      ag_sp_enable(&pol, 3, 0);
-      CHECK(ag_sp_pass(&pol, 3) == 2, "seed %llu: 2 not second", seed);
-      ag_sp_took(&pol, 2);
-      ag_sp_enable(&pol, 2, 0);
-      CHECK(ag_sp_pass(&pol, 2) == 1, "seed %llu: 1 not last", seed);
-   }
-}
-
 static void caps(void)
 {
    postponed_holder(9);
@@ -170,7 +137,6 @@ int main(void)
    learning();
    postponing();
    races();
-   last_postponed_first();
    caps();
    return sp_verdict();
 }
