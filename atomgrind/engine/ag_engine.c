@@ -440,6 +440,13 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
       work in access_start then overlaps the likely cache miss */
    void *loc = ag_shadow_loc1(e->shadow, addr, size);
    if (__builtin_expect(loc != NULL, 1)) __builtin_prefetch(loc, 1);
+   /* an unaligned or partial access with nothing for the engine to do: a
+      byte loop over a word the thread has just read whole, say, costs no
+      division of the word (and no join after it) */
+   else if (ops->access_idle && ag_shadow_idle(e->shadow, addr, size, t, flags)) {
+      e->ctx.size = 0;
+      return AG_OK;
+   }
    if (ops->access_start) ops->access_start(e->self, t, flags);
    if (__builtin_expect(loc != NULL, 1)) ops->access(e->self, t, loc, addr, flags);
    else ag_shadow_access(e->shadow, addr, size, t, flags);

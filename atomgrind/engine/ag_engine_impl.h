@@ -101,6 +101,13 @@ struct ag_engine_ops {
       t is outside any region. */
    void  (*access_start)(void *self, ag_tid t, unsigned flags);
    void  (*access)(void *self, ag_tid t, void *loc, ag_addr addr, unsigned flags);
+   /* May be NULL.  1 if this access, to part of a whole word whose state
+      is loc, would report nothing and leave the state of the part as it
+      is: the dispatcher then makes no other call for it, and the word is
+      not divided (its parts would all have loc's state again, and an
+      undivided word is as good as one divided into equal states: see
+      ag_shadow.h). */
+   int   (*access_idle)(void *self, ag_tid t, const void *loc, unsigned flags);
    void  (*acquire)(void *self, ag_tid t, ag_addr lock, int shared);
    void  (*release)(void *self, ag_tid t, ag_addr lock, int shared);
    void  (*fork)(void *self, ag_tid parent, ag_tid child);

@@ -209,6 +209,35 @@ void ag_shadow_access(ag_shadow *s, ag_addr addr, uint64_t size, ag_tid t, unsig
    ag_shadow_visit(s, addr, size, ag_access_fn, &x);
 }
 
+/* Every location [addr, addr+size) overlaps has a state, and the access
+   is idle on each (ops->access_idle). */
+int ag_shadow_idle(ag_shadow *s, ag_addr addr, uint64_t size, ag_tid t, unsigned flags)
+{
+   if (!ag_clamp(addr, &size) || size > AG_IDLE_MAX) return 0;
+   ag_addr end = addr + size;
+   for (ag_addr w = addr & ~(ag_addr)7; w < end; w += 8) {
+      ag_page *p = ag_page_of(s, w, 0);
+      uintptr_t v = p ? (uintptr_t)p->slot[(w >> 3) & (AG_PAGE_WORDS - 1)] : 0;
+      if (!v) return 0;
+      if (!(v & AG_SPLIT)) {
+         if (!s->ops->access_idle(s->self, t, ag_block(v), flags)) return 0;
+         continue;
+      }
+      unsigned lo = addr > w ? (unsigned)(addr - w) : 0;
+      unsigned hi = end < w + 8 ? (unsigned)(end - w) : 8;
+      unsigned cuts = ag_cuts(v);
+      /* the location holding byte lo, and every one starting in (lo, hi) */
+      unsigned k = AG_POP(cuts & ((2u << lo) - 1)) - 1;
+      unsigned n = AG_POP(cuts & ((1u << hi) - 1) & ~((2u << lo) - 1)) + 1;
+#ifdef AG_SHADOW_MUTANT    /* the differential test's: the first one only */
+      n = 1;
+#endif
+      for (char *b = ag_block(v); n; n--, k++)
+         if (!s->ops->access_idle(s->self, t, AG_LOC(s, b, k), flags)) return 0;
+   }
+   return 1;
+}
+
 /* The locations with state of [lo, hi), which lies within page p. */
 static void ag_existing_in_page(ag_shadow *s, ag_page *p, ag_addr base, ag_addr lo,
                                 ag_addr hi, ag_tid t, unsigned flags)

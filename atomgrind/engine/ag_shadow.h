@@ -52,6 +52,14 @@ void ag_shadow_access(ag_shadow *s, ag_addr addr, uint64_t size, ag_tid t,
 void ag_shadow_access_existing(ag_shadow *s, ag_addr addr, uint64_t size,
                                ag_tid t, unsigned flags);
 
+/* 1 if every location [addr, addr+size) overlaps has a state and
+   ops->access_idle(self, t, loc, flags) says the access leaves it as it
+   is: then the access can be skipped, and no location need be divided
+   for it (its parts would all have their location's state again).
+   Accesses of more than AG_IDLE_MAX bytes are never idle. */
+#define AG_IDLE_MAX 64
+int ag_shadow_idle(ag_shadow *s, ag_addr addr, uint64_t size, ag_tid t, unsigned flags);
+
 /* Drop the state of [addr, addr+len): locations return to fresh. */
 void ag_shadow_forget(ag_shadow *s, ag_addr addr, uint64_t len);
 

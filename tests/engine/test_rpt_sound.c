@@ -2,7 +2,7 @@
  *
  * On thousands of random traces (2-5 threads, mutexes, an rwlock, a sync
  * object used as a semaphore, fork/join, plain and atomic accesses of sizes
- * 1-8 on a few words, frees of 1-8 bytes) this checks, against a brute-force
+ * 1-8 on a few words, plain ones unaligned too, frees of 1-8 bytes) this checks, against a brute-force
  * happens-before oracle that models atomics as ag_fasttrack.c describes
  * (atomic accesses acquire and release their address; a plain store of an
  * atomic object's exact address and size and a plain load starting in one
@@ -31,7 +31,8 @@
  *      field the same but the earlier access named, which is one of the
  *      same thread and kind, at a common byte, that races with the reported
  *      one by the oracle (not ordered before it); built with AG_FT_MUTANT=1
- *      or 2 (ag_fasttrack.c) this fails, on a lost or an extra report.
+ *      to 3 (ag_fasttrack.c), or AG_SHADOW_MUTANT (ag_shadow.c), this
+ *      fails, on a lost or an extra report (or a wrong earlier access).
  * Exits non-zero on the first failing trace, printing it. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,11 @@ static void gen(trace *tr, int len, int atomics)
          uint64_t w = BASE + 8 * below(WORDS);
          int fl = 4 | (below(2) ? 1 : 0);
          for (int b = 0; b < 8; b++) add(tr, t, ACC, w + b, 1, fl);
+      } else if (a < 50 && below(6) == 0) {
+         /* unaligned: across two words, or parts of one (a plain access:
+            only atomic objects' own accesses are aligned) */
+         int sz = 2 << below(3);
+         add(tr, t, ACC, BASE + below(8 * WORDS - sz + 1), sz, below(2));
       } else if (a < 50) {
          static const int sizes[] = { 1, 2, 4, 8 };
          int sz = sizes[below(4)];
