@@ -18,6 +18,8 @@
 #include "pub_tool_tooliface.h"    /* VG_(track_*_mem_*), CorePart */
 #include "pub_tool_libcbase.h"     /* VG_(strlen), VG_(strcmp) */
 #include "pub_tool_machine.h"      /* VG_(get_SP): the caller's own stack */
+#include "pub_tool_mallocfree.h"   /* VG_(calloc) */
+#include "pub_tool_threadstate.h"  /* VG_N_THREADS */
 #include "pub_tool_vki.h"          /* VKI_F_DUPFD */
 #include "pub_tool_vkiscnums.h"    /* __NR_* */
 #include "ag_analysis.h"           /* ag_an_order, ag_an_world_access */
@@ -207,6 +209,14 @@ static void ag_fd_after(ThreadId vgtid, ag_tid t, UInt sysno, const UWord *args,
 
 /* ---- memory that system calls read and write --------------------------- */
 
+/* The system call each thread is in (0: none), for the callbacks below,
+   which are not told.  A futex call's accesses to its word (the core's
+   PRE and POST(sys_futex) read and "write" it) are none of the program's:
+   the kernel only reads the word, atomically, and it is a lock's or an
+   atomic wait's (std::counting_semaphore, atomic<T>::wait), which the
+   program updates atomically too. */
+static UInt *ag_fd_sysno;
+
 /* The kernel reads a write()'s buffer and fills a read()'s for the
    calling thread: those are its accesses, at the call.  The core tells
    tools (the same callbacks Memcheck checks definedness with); a
@@ -231,6 +241,7 @@ static void ag_fd_pre_mem_read(CorePart part, ThreadId vgtid, const HChar *what,
    (void)what;
    if (part != Vg_CoreSysCall || !ag_fd_thread(vgtid)) return;
    if (VG_(strcmp)(what, "write(buf)") == 0 && ag_callsite_under(vgtid, "_IO_cleanup")) return;
+   if (ag_fd_sysno[vgtid] == __NR_futex) return;
    ag_fd_mem(vgtid, a, len, False);
 }
 
@@ -244,7 +255,8 @@ static void ag_fd_pre_mem_read_asciiz(CorePart part, ThreadId vgtid, const HChar
 
 static void ag_fd_post_mem_write(CorePart part, ThreadId vgtid, Addr a, SizeT len)
 {
-   if (part == Vg_CoreSysCall) ag_fd_mem(vgtid, a, len, True);
+   if (part == Vg_CoreSysCall && ag_fd_sysno[vgtid] != __NR_futex)
+      ag_fd_mem(vgtid, a, len, True);
 }
 
 /* ---- the core's system-call callbacks (through ag_main.c) ------------- */
@@ -304,6 +316,7 @@ static void ag_fd_post_deliver_signal(ThreadId vgtid, Int sig)
 
 void ag_fd_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args)
 {
+   ag_fd_sysno[vgtid] = sysno;
    ag_fd_signal_sent(vgtid, sysno, args);
    ag_thread *th = ag_fd_thread(vgtid);
    if (!th) return;
@@ -313,6 +326,7 @@ void ag_fd_pre_syscall(ThreadId vgtid, UInt sysno, UWord *args)
 
 void ag_fd_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, SysRes res)
 {
+   ag_fd_sysno[vgtid] = 0;
    ag_thread *th = ag_fd_thread(vgtid);
    if (!th || sr_isError(res)) return;
    ag_an_running(vgtid);
@@ -324,6 +338,7 @@ void ag_fd_init(void)
    ag_fd_on = (ag_clo_check & AG_CHECK_RACES) != 0;
    ag_fd_keys = ag_map_new(sizeof(Addr));
    ag_fd_refs = ag_map_new(sizeof(UInt));
+   ag_fd_sysno = VG_(calloc)("ag.fd.sysno", VG_N_THREADS, sizeof(UInt));
    if (!ag_fd_on) return;
    VG_(track_pre_mem_read)(ag_fd_pre_mem_read);
    VG_(track_pre_mem_read_asciiz)(ag_fd_pre_mem_read_asciiz);

@@ -43,6 +43,15 @@ static Bool ag_pv_named(const HChar *fn, const HChar *base)
    return VG_(strncmp)(last, base, n) == 0 && (last[n] == 0 || last[n] == '(' || last[n] == '<');
 }
 
+/* C++20's atomic waits (atomic<T>::wait and notify, counting_semaphore,
+   latch, barrier): the __atomic builtins on the waited-on word there are
+   atomic operations, and their loads plain movs. */
+static Bool ag_pv_atomic_wait_h(const HChar *file)
+{
+   return ag_pv_file_is(file, "atomic_wait.h") || ag_pv_file_is(file, "atomic_timed_wait.h")
+          || ag_pv_file_is(file, "semaphore_base.h");
+}
+
 /* libstdc++'s reference counts: ext/atomicity.h's __exchange_and_add and
    __atomic_add (shared_ptr's control block, locales, facets, ios_base
    callbacks), and the control block's own members (weak_ptr::lock's CAS). */
@@ -60,7 +69,7 @@ static Bool ag_pv_atomic_ctor(const HChar *fn)
 {
    static const HChar *const names[] = {
       "__atomic_base", "atomic", "__atomic_float", "__atomic_ref", "atomic_ref",
-      "atomic_flag", "__atomic_flag_base",
+      "atomic_flag", "__atomic_flag_base", "__atomic_semaphore",
    };
    return ag_pv_named_any(fn, names, sizeof names / sizeof names[0]);
 }
@@ -130,7 +139,8 @@ UInt ag_prov_of(Addr ip, Bool rmw)
       return fn && !rmw && (ag_pv_named(fn, "widen") || ag_pv_named(fn, "narrow"))
              ? AG_PROV_ATOMIC : AG_PROV_NONE;
    }
-   Bool atomic_h = ag_pv_file_is(file, "atomic_base.h") || ag_pv_file_is(file, "atomic");
+   Bool atomic_h = ag_pv_file_is(file, "atomic_base.h") || ag_pv_file_is(file, "atomic")
+                   || ag_pv_atomic_wait_h(file);
    Bool count_h = ag_pv_file_is(file, "atomicity.h") || ag_pv_file_is(file, "shared_ptr_base.h");
    if (!atomic_h && !count_h) return AG_PROV_NONE;
    /* ext/atomicity.h's only read-modify-writes are its count updates, which
