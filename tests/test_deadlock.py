@@ -369,8 +369,22 @@ class LockOrders(unittest.TestCase):
         self.assertEqual(orders(r), 1, r)
         self.assertIn("and by: thread #3", r.text)
 
+    def test_rwlock_orders(self):
+        """A read hold of an rwlock excludes a writer (Helgrind reports the
+        inversion too), and two read holds are no gate; before, read holds
+        were left out of the orders and neither was reported."""
+        for mode in ("rw_mutex", "rw_gate"):
+            with self.subTest(mode=mode):
+                r = self.run_mode(mode)
+                self.assertEqual(orders(r), 1, r)
+                self.assertEqual(deadlocks(r), 0, r)
+                self.assertIn("done", r.stdout)
+        r = self.run_mode("rw_mutex")
+        self.assertIn('is 0 bytes inside data symbol "R"', r.text)
+        self.assertRegex(r.text, r"(?s)Observed \(incorrect\) order: .*?a_r \(lock_orders.c")
+
     def test_orders_that_cannot_deadlock(self):
-        for mode in ("gate", "trylock", "timed", "one_thread", "readers", "reinit",
+        for mode in ("gate", "trylock", "timed", "one_thread", "readers", "rd_mutex", "reinit",
                      "heap_reuse", "fork_held", "exit_held"):
             with self.subTest(mode=mode):
                 r = self.run_mode(mode)

@@ -12,7 +12,10 @@
  *    forever).  Helgrind counts those; back-off code that trylocks in the
  *    "wrong" order is correct, so this tool does not.  A lock taken by a
  *    trylock and still held does count as the earlier lock of an order.
- *  - read holds of rwlocks are left out: readers do not exclude readers.
+ *  - a lock of the cycle that is read-held where a thread waits to
+ *    read-lock it: readers do not exclude readers.  A read hold does
+ *    exclude a writer, and is no gate.  (An order made both ways counts
+ *    as exclusive.)
  *
  * The orders are established whichever threads ran them, even one after
  * the other (Helgrind's rule): the inversion is reported as possible. */
@@ -34,6 +37,8 @@ typedef struct {
    ExeContext *from_ec, *to_ec;   /* the first acquisitions that made it */
    ag_tid tid;                    /* the first thread that made it ... */
    Bool many;                     /* ... and whether another one did too */
+   Bool from_excl, to_excl;       /* ever write-held / write-locked (not
+                                     an rwlock's read lock) */
    UInt ngates;                   /* locks held at every acquisition that made it */
    Addr gates[AG_LO_GATES];
 } ag_lo_edge;
@@ -116,6 +121,18 @@ static void ag_lo_intersect(Addr *gates, UInt *n, const Addr *b, UInt nb)
    *n = k;
 }
 
+/* Can each lock of the cycle block the thread that waits for it: it is
+   write-held by the order leaving it, or write-locked by the one entering
+   it?  new_* are the new order's (from -> to), closing the path's
+   to -> ... -> from. */
+static Bool ag_lo_all_exclude(Bool new_from_excl, Bool new_to_excl, ag_lo_edge **path, UInt n)
+{
+   if (!new_to_excl && !path[0]->from_excl) return False;          /* to */
+   for (UInt i = 0; i + 1 < n; i++)
+      if (!path[i]->to_excl && !path[i + 1]->from_excl) return False;
+   return path[n - 1]->to_excl || new_from_excl;                    /* from */
+}
+
 /* The new order (by thread t, gates g) and the path's orders: made by
    more than one thread, and no lock off the cycle held at all of them. */
 static Bool ag_lo_can_deadlock(ag_tid t, const Addr *g, UInt ng, ag_lo_edge **path, UInt n)
@@ -166,9 +183,24 @@ static void ag_lo_tell(ThreadId vgtid, const ag_lo_order *obs, ag_lo_edge **path
    ag_lockerr_order(vgtid, &r);
 }
 
-/* Thread vgtid took `to` at ec while holding h's locks: each one held is
-   ordered before it. */
-static void ag_lo_orders(ThreadId vgtid, ag_tid t, ag_lo_held *h, Addr to, ExeContext *ec)
+/* Report the inversion if the order h->lock[i] -> to (to_excl: `to` was
+   write-locked), with gates g, closes a cycle that can deadlock. */
+static void ag_lo_check(ThreadId vgtid, ag_tid t, const ag_lo_held *h, UInt i, Addr to,
+                        ExeContext *ec, Bool to_excl, const Addr *g, UInt ng)
+{
+   ag_lo_edge *path[AG_LO_DEPTH];
+   UInt n;
+   if (ag_lo_path(to, h->lock[i], path, &n) && ag_lo_can_deadlock(t, g, ng, path, n)
+       && ag_lo_all_exclude(!h->shared[i], to_excl, path, n)) {
+      ag_lo_order obs = { h->lock[i], to, h->ec[i], ec, t };
+      ag_lo_tell(vgtid, &obs, path, n, to);
+   }
+}
+
+/* Thread vgtid took `to` (shared: read-locked it) at ec while holding h's
+   locks: each one held is ordered before it. */
+static void ag_lo_orders(ThreadId vgtid, ag_tid t, ag_lo_held *h, Addr to, ExeContext *ec,
+                         Bool shared)
 {
    for (UInt i = 0; i < h->n; i++) {
       Addr from = h->lock[i];
@@ -176,34 +208,39 @@ static void ag_lo_orders(ThreadId vgtid, ag_tid t, ag_lo_held *h, Addr to, ExeCo
       Addr gates[AG_LO_GATES];
       UInt ng = 0;
       for (UInt j = 0; j < h->n && ng < AG_LO_GATES; j++)
-         if (j != i && h->lock[j] != to) gates[ng++] = h->lock[j];
+         if (j != i && h->lock[j] != to && !h->shared[j]) gates[ng++] = h->lock[j];
+      Bool from_excl = !h->shared[i], to_excl = !shared;
       ag_lo_edge *e = ag_lo_edge_of(ag_lo_node_of(from, False), to);
-      if (e) {                     /* known: what it says narrows */
+      if (e) {                     /* known: what it says narrows ... */
          e->many |= e->tid != t;
          ag_lo_intersect(e->gates, &e->ngates, gates, ng);
+         if ((e->from_excl || !from_excl) && (e->to_excl || !to_excl)) continue;
+         /* ... but an order made read-only before may deadlock now */
+         e->from_excl |= from_excl;
+         e->to_excl |= to_excl;
+         ag_lo_check(vgtid, t, h, i, to, ec, to_excl, gates, ng);
          continue;
       }
-      ag_lo_edge *path[AG_LO_DEPTH];
-      UInt n;
-      if (ag_lo_path(to, from, path, &n) && ag_lo_can_deadlock(t, gates, ng, path, n)) {
-         ag_lo_order obs = { from, to, h->ec[i], ec, t };
-         ag_lo_tell(vgtid, &obs, path, n, to);
-      }
+      ag_lo_check(vgtid, t, h, i, to, ec, to_excl, gates, ng);
       e = ag_lo_add_edge(from, to);
       e->from_ec = h->ec[i];
       e->to_ec = ec;
       e->tid = t;
+      e->from_excl = from_excl;
+      e->to_excl = to_excl;
       e->ngates = ng;
       for (UInt j = 0; j < ng; j++) e->gates[j] = gates[j];
    }
 }
 
-void ag_lo_acquire(ThreadId vgtid, ag_tid t, Addr lock, ExeContext *ec, Bool blocking)
+void ag_lo_acquire(ThreadId vgtid, ag_tid t, Addr lock, ExeContext *ec, Bool blocking,
+                   Bool shared)
 {
    ag_lo_held *h = &ag_slot_of(vgtid)->lockorder;
-   if (blocking) ag_lo_orders(vgtid, t, h, lock, ec);
+   if (blocking) ag_lo_orders(vgtid, t, h, lock, ec, shared);
    if (h->n < AG_LO_HELD) {
       h->lock[h->n] = lock;
+      h->shared[h->n] = shared;
       h->ec[h->n++] = ec;
    }
 }
@@ -216,6 +253,7 @@ void ag_lo_release(ThreadId vgtid, Addr lock)
          for (UInt j = i + 1; j < h->n; j++) {
             h->lock[j - 1] = h->lock[j];
             h->ec[j - 1] = h->ec[j];
+            h->shared[j - 1] = h->shared[j];
          }
          h->n--;
          return;

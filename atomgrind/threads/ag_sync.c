@@ -90,6 +90,9 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind, UInt how)
       UInt *n = ag_map_lookup(ag_readers, ag_reader_key(lock, th->tid), NULL);
       if ((*n)++ == 0) {
          l->readers++;
+         /* a read hold excludes writers: it takes part in lock orders */
+         ag_lo_acquire(vgtid, th->tid, lock, VG_(record_ExeContext)(vgtid, 0),
+                       how == AG_ACQ_BLOCK, True);
          ag_an_lock_acquire(th->tid, lock, True);
       }
    } else if (l->owner == th->tid) {       /* recursive mutex */
@@ -107,7 +110,7 @@ void ag_sync_lock_acquired(ThreadId vgtid, Addr lock, UInt kind, UInt how)
       /* a deadlock report says where each lock was taken, and so does an
          inversion (only a new order looks at it, but any may become one) */
       l->taken_at = VG_(record_ExeContext)(vgtid, 0);
-      ag_lo_acquire(vgtid, th->tid, lock, l->taken_at, how == AG_ACQ_BLOCK);
+      ag_lo_acquire(vgtid, th->tid, lock, l->taken_at, how == AG_ACQ_BLOCK, False);
       ag_an_lock_acquire(th->tid, lock, False);
    }
 }
@@ -135,6 +138,7 @@ void ag_sync_lock_release(ThreadId vgtid, Addr lock)
    if (n && *n > 0) {
       if (--*n == 0) {
          if (l && l->readers > 0) l->readers--;
+         ag_lo_release(vgtid, lock);
          ag_an_lock_release(th->tid, lock, True);
       }
       return;

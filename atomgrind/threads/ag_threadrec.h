@@ -139,6 +139,7 @@ typedef struct {
    UInt n;
    Addr lock[AG_LO_HELD];
    ExeContext *ec[AG_LO_HELD];
+   Bool shared[AG_LO_HELD];      /* a read hold of an rwlock */
 } ag_ts_lockorder;
 
 /* ag_deadlock.c: what the thread waits for. */

@@ -14,6 +14,12 @@
  *               wait for itself.  Not reported.
  *   readers     rwlocks: T1 read-locks R then S, T2 S then R.  Readers do
  *               not exclude readers.  Not reported.
+ *   rd_mutex    T1 read-locks R, then takes A; T2 takes A, then
+ *               read-locks R.  R does not block T2: not reported.
+ *   rw_mutex    as rd_mutex, but T2 write-locks R: T1's read hold
+ *               blocks it.  Reported.
+ *   rw_gate     T1: read-locks R, then A, B; T2: read-locks R, then B, A.
+ *               Both can hold R at once: it is no gate.  Reported.
  *   reinit      T1: A then B; A destroyed and initialised again (a new
  *               lock); T2: B then A.  Not reported.
  *   heap_reuse  T1: H then B, H a mutex in a malloc'd block, set up by
@@ -106,6 +112,35 @@ static void rd2(pthread_rwlock_t *x, pthread_rwlock_t *y)
 }
 static void *rs(void *arg) { (void)arg; rd2(&R, &S); return NULL; }
 static void *sr(void *arg) { (void)arg; rd2(&S, &R); return NULL; }
+
+static void *r_a(void *arg)
+{
+   (void)arg;
+   pthread_rwlock_rdlock(&R);
+   pthread_mutex_lock(&A);
+   pthread_mutex_unlock(&A);
+   pthread_rwlock_unlock(&R);
+   return NULL;
+}
+
+static void *a_r(void *arg)              /* arg: write-lock R */
+{
+   pthread_mutex_lock(&A);
+   if (arg) pthread_rwlock_wrlock(&R);
+   else pthread_rwlock_rdlock(&R);
+   pthread_rwlock_unlock(&R);
+   pthread_mutex_unlock(&A);
+   return NULL;
+}
+
+static void *r_gate(void *arg)           /* arg: B before A */
+{
+   pthread_rwlock_rdlock(&R);
+   if (arg) take2(&B, &A);
+   else take2(&A, &B);
+   pthread_rwlock_unlock(&R);
+   return NULL;
+}
 
 static pthread_mutex_t *H;
 
@@ -205,6 +240,12 @@ int main(int argc, char **argv)
       take2(&B, &A);
    } else if (strcmp(mode, "readers") == 0) {
       one_after_other(rs, sr);
+   } else if (strcmp(mode, "rd_mutex") == 0 || strcmp(mode, "rw_mutex") == 0) {
+      pthread_join(spawn(r_a, NULL), NULL);
+      pthread_join(spawn(a_r, strcmp(mode, "rw_mutex") == 0 ? &A : NULL), NULL);
+   } else if (strcmp(mode, "rw_gate") == 0) {
+      pthread_join(spawn(r_gate, NULL), NULL);
+      pthread_join(spawn(r_gate, &A), NULL);
    } else if (strcmp(mode, "heap_reuse") == 0) {
       H = new_heap_mutex();
       void *first = H;
