@@ -134,6 +134,22 @@ class World(unittest.TestCase):
                                  r"This conflicts with a previous read by thread #2\n.*\n"
                                  r" +at 0x[0-9A-F]+: signaller \(race_cond_free.c:28\)")
 
+    def test_openmp(self):
+        # tests/progs/race_openmp.c, GCC's OpenMP: libgomp's barriers and
+        # team starts order the program's work (its plain movs on a
+        # barrier's generation are atomic by provenance); before, a
+        # reduction's shared sum and libgomp's own words gave 28 false
+        # races.  A loop's `nowait` and an unprotected sum are races.
+        exe = compile_prog("race_openmp", ["-fopenmp", "-O2"], "_omp")
+        r = valgrind(exe, "--check=races", args=["constructs"])
+        self.assertEqual(r.errors, 0, r)
+        for mode in ("nowait", "no_reduction"):
+            with self.subTest(mode=mode):
+                r = valgrind(exe, "--check=races", args=[mode])
+                self.assertGreaterEqual(r.races, 1, r)
+                pairs = race_pairs(r, "race_openmp.c")
+                self.assertTrue(any(a and b for a, b in pairs), (pairs, r))
+
     def test_barrier_misuse(self):
         # Helgrind's barrier misuses (its bar_bad), each reported once, and
         # nothing else: no race on the barrier's memory besides the misuse

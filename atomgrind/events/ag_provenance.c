@@ -94,7 +94,15 @@ static const HChar *ag_pv_innermost(Addr ip)
    return ag_inline_chain(ip, names, AG_INLINE_MAX) > 0 ? names[0] : NULL;
 }
 
-/* Code of libstdc++.so itself (Debian ships it without line information):
+/* GNU OpenMP's runtime (libgomp.so, shipped without line information)
+   synchronises its teams through __atomic builtins and futex calls: a
+   barrier's generation is stored (release) and loaded (acquire) with
+   plain movs.  Its loads and stores are taken as atomic, so that the
+   program's work before a barrier or a parallel region's start is
+   ordered before the work after it, as the OpenMP model orders it.  (Its
+   read-modify-writes are LOCK-prefixed, atomic already.)
+
+   Code of libstdc++.so itself (Debian ships it without line information):
    its locale and facet functions update reference counts with their only
    read-modify-writes (their one-time initialisation is pthread_once).
    ctype<char>'s widen and narrow caches are filled on first use by any
@@ -104,7 +112,9 @@ static const HChar *ag_pv_innermost(Addr ip)
 static UInt ag_pv_libstdcxx(DiEpoch ep, Addr ip, Bool rmw)
 {
    const HChar *obj, *fn;
-   if (!VG_(get_objname)(ep, ip, &obj) || !VG_(strstr)(obj, "libstdc++")) return AG_PROV_NONE;
+   if (!VG_(get_objname)(ep, ip, &obj)) return AG_PROV_NONE;
+   if (VG_(strstr)(obj, "libgomp")) return rmw ? AG_PROV_NONE : AG_PROV_ATOMIC;
+   if (!VG_(strstr)(obj, "libstdc++")) return AG_PROV_NONE;
    if (!VG_(get_fnname)(ep, ip, &fn)) return AG_PROV_NONE;
    if (!rmw)
       return ag_pv_starts(fn, "std::ctype<char>::_M_widen_init")
