@@ -134,6 +134,19 @@ class World(unittest.TestCase):
                                  r"This conflicts with a previous read by thread #2\n.*\n"
                                  r" +at 0x[0-9A-F]+: signaller \(race_cond_free.c:28\)")
 
+    def test_posix_aio(self):
+        # tests/progs/race_aio.c: glibc's AIO helper thread reads a
+        # request's state that the enqueuer stores again after starting
+        # it (atomgrind.supp; before: 1 report on every aio_read).  The
+        # buffer read before the request is done races with the helper's
+        # pread.
+        exe = compile_prog("race_aio", ["-lrt"])
+        r = valgrind(exe, "--check=races", args=["wait"])
+        self.assertEqual(r.errors, 0, r)
+        r = valgrind(exe, "--check=races", args=["early"])
+        self.assertGreaterEqual(r.races, 1, r)
+        self.assertIn('data symbol "buf"', r.text)
+
     def test_openmp(self):
         # tests/progs/race_openmp.c, GCC's OpenMP: libgomp's barriers and
         # team starts order the program's work (its plain movs on a
