@@ -147,6 +147,16 @@ class World(unittest.TestCase):
         self.assertGreaterEqual(r.races, 1, r)
         self.assertIn('data symbol "buf"', r.text)
 
+    def test_glibc_lookups_and_conversions(self):
+        # tests/progs/race_glibc.c: NSS lookups and first wide-character
+        # conversions from two threads (glibc's nscd retry counter and its
+        # converters' double-checked loading: atomgrind.supp).  Before,
+        # 1-3 reports a run, inside glibc.
+        exe = compile_prog("race_glibc")
+        for _ in range(3):
+            r = valgrind(exe, "--check=races")
+            self.assertEqual(r.errors, 0, r)
+
     def test_openmp(self):
         # tests/progs/race_openmp.c, GCC's OpenMP: libgomp's barriers and
         # team starts order the program's work (its plain movs on a
