@@ -94,15 +94,7 @@ static const HChar *ag_pv_innermost(Addr ip)
    return ag_inline_chain(ip, names, AG_INLINE_MAX) > 0 ? names[0] : NULL;
 }
 
-/* GNU OpenMP's runtime (libgomp.so, shipped without line information)
-   synchronises its teams through __atomic builtins and futex calls: a
-   barrier's generation is stored (release) and loaded (acquire) with
-   plain movs.  Its loads and stores are taken as atomic, so that the
-   program's work before a barrier or a parallel region's start is
-   ordered before the work after it, as the OpenMP model orders it.  (Its
-   read-modify-writes are LOCK-prefixed, atomic already.)
-
-   Code of libstdc++.so itself (Debian ships it without line information):
+/* Code of libstdc++.so itself (Debian ships it without line information):
    its locale and facet functions update reference counts with their only
    read-modify-writes (their one-time initialisation is pthread_once).
    ctype<char>'s widen and narrow caches are filled on first use by any
@@ -112,9 +104,7 @@ static const HChar *ag_pv_innermost(Addr ip)
 static UInt ag_pv_libstdcxx(DiEpoch ep, Addr ip, Bool rmw)
 {
    const HChar *obj, *fn;
-   if (!VG_(get_objname)(ep, ip, &obj)) return AG_PROV_NONE;
-   if (VG_(strstr)(obj, "libgomp")) return rmw ? AG_PROV_NONE : AG_PROV_ATOMIC;
-   if (!VG_(strstr)(obj, "libstdc++")) return AG_PROV_NONE;
+   if (!VG_(get_objname)(ep, ip, &obj) || !VG_(strstr)(obj, "libstdc++")) return AG_PROV_NONE;
    if (!VG_(get_fnname)(ep, ip, &fn)) return AG_PROV_NONE;
    if (!rmw)
       return ag_pv_starts(fn, "std::ctype<char>::_M_widen_init")
@@ -137,11 +127,25 @@ static Bool ag_pv_in_libc(DiEpoch ep, Addr ip)
    return True;
 }
 
+/* Is ip in GNU OpenMP's runtime (libgomp.so)?  It synchronises its teams
+   through __atomic builtins and futex calls: a barrier's generation is
+   stored (release) and loaded (acquire) with plain movs, and Debian ships
+   it without line information.  Its loads and stores are taken as atomic,
+   so that the program's work before a barrier or a parallel region's
+   start is ordered before the work after it, as OpenMP orders it.  (Its
+   read-modify-writes are LOCK-prefixed, atomic already.) */
+static Bool ag_pv_in_libgomp(DiEpoch ep, Addr ip)
+{
+   const HChar *obj;
+   return VG_(get_objname)(ep, ip, &obj) && VG_(strstr)(obj, "libgomp.so") != NULL;
+}
+
 UInt ag_prov_of(Addr ip, Bool rmw)
 {
    DiEpoch ep = VG_(current_DiEpoch)();
    const HChar *file;
    if (ag_pv_in_libc(ep, ip)) return AG_PROV_LIBC;
+   if (ag_pv_in_libgomp(ep, ip)) return rmw ? AG_PROV_NONE : AG_PROV_ATOMIC;
    if (!VG_(get_filename)(ep, ip, &file) || !file[0])
       return ag_pv_libstdcxx(ep, ip, rmw);
    if (ag_pv_file_is(file, "locale_facets.h")) {        /* the caches' readers */
