@@ -113,39 +113,37 @@ static UInt ag_pv_libstdcxx(DiEpoch ep, Addr ip, Bool rmw)
           ? AG_PROV_REFCOUNT : AG_PROV_NONE;
 }
 
-/* Is ip in libc.so's text?  The last such range found is kept: most
-   instructions asked about in a row are in one object. */
-static Bool ag_pv_in_libc(DiEpoch ep, Addr ip)
+/* The text of the loaded object whose soname starts with `so`, as last
+   found: most instructions asked about in a row are in one object. */
+typedef struct { const HChar *so; Addr lo, hi; } ag_pv_text;
+
+static Bool ag_pv_in(ag_pv_text *x, DiEpoch ep, Addr ip)
 {
-   static Addr lo = 1, hi = 0;
-   if (ip >= lo && ip < hi) return True;
+   if (ip >= x->lo && ip < x->hi) return True;
    DebugInfo *di = VG_(find_DebugInfo)(ep, ip);
    const HChar *so = di ? VG_(DebugInfo_get_soname)(di) : NULL;
-   if (!so || !ag_pv_starts(so, "libc.so")) return False;
-   lo = VG_(DebugInfo_get_text_avma)(di);
-   hi = lo + VG_(DebugInfo_get_text_size)(di);
+   if (!so || !ag_pv_starts(so, x->so)) return False;
+   x->lo = VG_(DebugInfo_get_text_avma)(di);
+   x->hi = x->lo + VG_(DebugInfo_get_text_size)(di);
    return True;
 }
 
-/* Is ip in GNU OpenMP's runtime (libgomp.so)?  It synchronises its teams
-   through __atomic builtins and futex calls: a barrier's generation is
-   stored (release) and loaded (acquire) with plain movs, and Debian ships
-   it without line information.  Its loads and stores are taken as atomic,
-   so that the program's work before a barrier or a parallel region's
-   start is ordered before the work after it, as OpenMP orders it.  (Its
+static ag_pv_text ag_pv_libc = { "libc.so", 1, 0 };
+/* GNU OpenMP's runtime synchronises its teams through __atomic builtins
+   and futex calls: a barrier's generation is stored (release) and loaded
+   (acquire) with plain movs, and Debian ships it without line
+   information.  Its loads and stores are taken as atomic, so that the
+   program's work before a barrier or a parallel region's start is
+   ordered before the work after it, as OpenMP orders it.  (Its
    read-modify-writes are LOCK-prefixed, atomic already.) */
-static Bool ag_pv_in_libgomp(DiEpoch ep, Addr ip)
-{
-   const HChar *obj;
-   return VG_(get_objname)(ep, ip, &obj) && VG_(strstr)(obj, "libgomp.so") != NULL;
-}
+static ag_pv_text ag_pv_libgomp = { "libgomp.so", 1, 0 };
 
 UInt ag_prov_of(Addr ip, Bool rmw)
 {
    DiEpoch ep = VG_(current_DiEpoch)();
    const HChar *file;
-   if (ag_pv_in_libc(ep, ip)) return AG_PROV_LIBC;
-   if (ag_pv_in_libgomp(ep, ip)) return rmw ? AG_PROV_NONE : AG_PROV_ATOMIC;
+   if (ag_pv_in(&ag_pv_libc, ep, ip)) return AG_PROV_LIBC;
+   if (ag_pv_in(&ag_pv_libgomp, ep, ip)) return rmw ? AG_PROV_NONE : AG_PROV_ATOMIC;
    if (!VG_(get_filename)(ep, ip, &file) || !file[0])
       return ag_pv_libstdcxx(ep, ip, rmw);
    if (ag_pv_file_is(file, "locale_facets.h")) {        /* the caches' readers */
