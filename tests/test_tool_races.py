@@ -106,11 +106,14 @@ class World(unittest.TestCase):
                 self.assertRegex(r.text, r'inside data symbol "(buf|st)"')
 
     def test_pthread_objects_memory(self):
-        # init/destroy write the object, other operations read it
-        for mode in ("after_join", "last_user"):
+        # init/destroy write the object, other operations read it; a
+        # barrier wait reads it at its return too, so the serial thread's
+        # destroy races with the other waiter's leaving (last_user), as
+        # ThreadSanitizer (race_on_barrier2) and DRD (pth_barrier_race) count it
+        for mode in ("after_join",):
             with self.subTest(mode=mode):
                 self.assert_clean("race_objects", mode)
-        for mode in ("mutex_racy", "cond_racy", "barrier_racy", "free_racy"):
+        for mode in ("mutex_racy", "cond_racy", "barrier_racy", "free_racy", "last_user"):
             with self.subTest(mode=mode):
                 r = self.assert_racy("race_objects", mode)
                 self.assertRegex(r.text, r"Possible data race during (write of size 1|free of size \d+)")

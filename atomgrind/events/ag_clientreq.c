@@ -187,6 +187,10 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
    case AG_CR_BARRIER_POST:
       ag_deadlock_done(vgtid);
       ag_bar_depart(vgtid, arg[1]);
+      /* a leaving waiter reads the barrier too (glibc's counts its way
+         out): a destroy not ordered after every waiter's return races,
+         as ThreadSanitizer and DRD count it */
+      if (!ag_bar_misused(arg[1])) ag_sync_use(vgtid, arg[1]);
       break;
    case AG_CR_BARRIER_COUNT:
       ag_bar_set_inited(arg[1], True);
