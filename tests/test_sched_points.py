@@ -218,8 +218,10 @@ class RacePostponement(unittest.TestCase):
             with_sites, runs = rate(sites)
             without, _ = rate("none")
         self.assertIn("--sched-races=" + sites, runs[0].text)
-        # measured: 8 of 30 seeds with the sites (5 of these 20), 0 of 30 without
-        self.assertGreaterEqual(with_sites, 2, "with learned sites: %d of %d" % (with_sites, SEEDS))
+        # measured: 10 of these 20 seeds with the sites (16 of 40), 0 without;
+        # 3 of 20 before the checker ran on past its own sites while every
+        # setter waited, and each setter could stop at a site (not 4 in all)
+        self.assertGreaterEqual(with_sites, 6, "with learned sites: %d of %d" % (with_sites, SEEDS))
         self.assertEqual(without, 0)
 
 

@@ -75,6 +75,9 @@ enum {
 
 /* Owner-table slot values (ag_shared.h says what they mean). */
 #define AG_SP_TAGS           126
+/* A thread's tag (in slots and race sites' last accesses), from the
+   engine's thread number. */
+static inline unsigned char ag_sp_tag(unsigned long t) { return (unsigned char)(1 + t % AG_SP_TAGS); }
 #define AG_SP_READ           127
 #define AG_SP_TRY            128
 #define AG_SP_BOTH           255
@@ -85,9 +88,9 @@ enum {
 #define AG_SR_MAX           512
 /* The last access to a location, per hashed granule of 8 bytes. */
 #define AG_SR_LAST         4096
-/* A run postpones at most AG_SR_PER_SITE times per site and AG_SR_PER_RUN
-   times in all: a hot site (a compressor's shared counter) costs a few
-   switches, not one per access. */
+/* A run postpones a thread at most AG_SR_PER_SITE times per site, and
+   AG_SR_PER_RUN times in all: a hot site (a compressor's shared counter)
+   costs a few switches, not one per access. */
 #define AG_SR_PER_SITE        4
 #define AG_SR_PER_RUN       256
 /* A postponed thread runs again after at most this many points of others. */
@@ -96,20 +99,22 @@ enum {
 typedef struct {
    unsigned long addr;     /* granule address (a >> 3), 0: none */
    unsigned long ip;       /* the site of the last access */
+   unsigned long long at;  /* when (the policy's point count) */
    unsigned char tag;      /* by whom */
    unsigned char write;
 } ag_sr_last;
 
 struct ag_sr_state {
    unsigned long site[AG_SR_SLOTS];       /* learned sites, 0: empty */
-   unsigned char used[AG_SR_SLOTS];       /* postponements at each this run */
+   unsigned char used[AG_SR_SLOTS];       /* postponements per site and thread (hashed) */
    unsigned nsites;
    unsigned learned;                      /* sites added this run */
    unsigned postponed;                    /* postponements this run */
    unsigned npost;                        /* threads postponed now */
    unsigned release;                      /* the thread chosen next (0: none) */
-   int active;                            /* this seed postpones (else it only learns) */
    ag_sr_last last[AG_SR_LAST];
+   unsigned char parent[AG_SP_TAGS + 1];  /* per tag: its creator's tag (0: none) ... */
+   unsigned long long born[AG_SP_TAGS + 1];  /* ... and when it was created */
 };
 
 /* What the policy knows of one thread (indexed by thread id, 0 unused). */

@@ -17,14 +17,6 @@ static unsigned ag_sr_find(const struct ag_sr_state *r, unsigned long ip)
    return i;
 }
 
-void ag_sr_activate(ag_schedpol *p, unsigned long long seed)
-{
-   unsigned long long z = seed * 0xbf58476d1ce4e5b9ULL + 0x94d049bb133111ebULL;
-   z ^= z >> 31;
-   z *= 0x9e3779b97f4a7c15ULL;
-   p->race.active = (int)(z >> 63);
-}
-
 int ag_sr_has(const ag_schedpol *p, unsigned long ip)
 {
    const struct ag_sr_state *r = &p->race;
@@ -42,29 +34,39 @@ int ag_sr_add(ag_schedpol *p, unsigned long ip)
    return 1;
 }
 
+void ag_sr_born(ag_schedpol *p, unsigned char tag, unsigned char parent)
+{
+   if (tag > AG_SP_TAGS) return;
+   p->race.parent[tag] = parent;
+   p->race.born[tag] = p->points;
+}
+
 int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned char tag, int write)
 {
    struct ag_sr_state *r = &p->race;
    unsigned long g = a >> 3 | 1UL << 63;          /* never 0 */
    ag_sr_last *l = &r->last[(g ^ g >> 12) % AG_SR_LAST];
-   if (l->addr == g && l->tag != tag && (write || l->write)) {
+   int set_up = tag <= AG_SP_TAGS && l->tag == r->parent[tag] && l->at <= r->born[tag];
+   if (l->addr == g && l->tag != tag && (write || l->write) && !set_up) {
       r->learned += ag_sr_add(p, l->ip);
       r->learned += ag_sr_add(p, ip);
    }
    l->addr = g;
    l->ip = ip;
+   l->at = p->points;
    l->tag = tag;
    l->write = (unsigned char)!!write;
-   return r->active && ag_sr_has(p, ip);
+   return ag_sr_has(p, ip);
 }
 
-static void ag_sr_post(ag_schedpol *p, unsigned t, unsigned long g, unsigned long ip)
+static void ag_sr_post(ag_schedpol *p, unsigned t, unsigned long g, unsigned long ip,
+                       unsigned long long hold)
 {
    ag_sp_thread *th = &p->th[t];
    if (th->post_addr == 0) p->race.npost++;
    th->post_addr = g;
    th->post_ip = ip;
-   th->post_until = p->points + AG_SR_HOLD;
+   th->post_until = p->points + hold;
 }
 
 /* A postponed thread other than self waiting at granule g, at another
@@ -82,29 +84,42 @@ static unsigned ag_sr_waiting_at(ag_schedpol *p, unsigned self, unsigned long g,
    return pick;
 }
 
+/* Is a thread other than self free to run (enabled, not postponed)?
+   With none, self runs on past a learned site where nobody waits: the
+   threads postponed elsewhere may be waiting for what it does next, and
+   stopping it would only release one of them at random. */
+static int ag_sr_free_other(const ag_schedpol *p, unsigned self)
+{
+   for (unsigned t = 1; t < p->nth; t++)
+      if (t != self && p->th[t].enabled && !ag_sp_postponed(p, t)) return 1;
+   return 0;
+}
+
 int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long ip, int learned)
 {
    struct ag_sr_state *r = &p->race;
    unsigned long g = a >> 3 | 1UL << 63;
-   if (!r->active) return 0;
    if (r->npost > 0) {
       unsigned u = ag_sr_waiting_at(p, self, g, ip);
       if (u != 0) {
          /* the race is here: which of the two goes first is drawn */
          if (ag_sp_one_in(p, 2)) return 0;        /* self; u stays postponed */
-         ag_sr_post(p, self, g, ip);
+         /* u, then self: self waits for u's access only, not for a
+            partner of its own (a reader after the writer reads on) */
+         ag_sr_post(p, self, g, ip, 1);
          ag_sp_unpost(p, u);
          r->release = u;
          return 1;
       }
    }
-   if (!learned || r->postponed >= AG_SR_PER_RUN || p->enabled == 0) return 0;
-   unsigned i = ag_sr_find(r, ip);
-   /* with nobody else free, a postponed one is released in its stead
-      (ag_sp_random_other): the stop swaps them */
-   if (r->site[i] != ip || r->used[i] >= AG_SR_PER_SITE) return 0;
-   r->used[i]++;
+   if (!learned || r->postponed >= AG_SR_PER_RUN || !ag_sr_free_other(p, self)) return 0;
+   if (!ag_sr_has(p, ip)) return 0;
+   /* counted per site and thread (hashed together): each of many threads
+      that run one code (setters, workers) stops there, a loop does not */
+   unsigned char *used = &r->used[ag_sr_hash(ip ^ (unsigned long)self << 40)];
+   if (*used >= AG_SR_PER_SITE) return 0;
+   ++*used;
    r->postponed++;
-   ag_sr_post(p, self, g, ip);
+   ag_sr_post(p, self, g, ip, AG_SR_HOLD);
    return 1;
 }

@@ -5,15 +5,21 @@
  *
  * Learning: the code addresses ("sites") of two accesses by different
  * threads, one a write, that followed each other at one location with no
- * other shared access to it in between.  Sites are learned during a run
- * and kept per command between runs (the mechanism reads and writes the
- * file).  Postponing: a thread about to make an access at a learned site
- * is stopped and others run, until another thread reaches an access to
- * the same location (then their order is drawn at random), the
- * postponement runs out (AG_SR_HOLD points), or nobody else can run (the
- * holder blocks, leaves, is postponed itself, or yields, starves others or
- * runs its budget out with no other thread to hand the turn).  A thread created later thus gets
- * to meet one stopped between its paired accesses. */
+ * other shared access to it in between, the first not made by the
+ * other's creator before it created the other (a set-up the thread
+ * reads).  Sites are learned during a run and kept per command between
+ * runs (the mechanism reads and writes the file).
+ *
+ * Postponing: a thread about to make an access at a learned site is
+ * stopped while another thread is free to run,
+ * until another thread reaches an access to the same location (then
+ * their order is drawn at random, and the second waits for the first's
+ * access only), the postponement runs out (AG_SR_HOLD points), or nobody
+ * else can run (the holder blocks, leaves, is postponed itself, or
+ * yields, starves others or runs its budget out with no other thread to
+ * hand the turn).  A thread created later thus gets to meet one stopped
+ * between its paired accesses, and a thread that runs while all others
+ * wait is not stopped: it may be what they wait for. */
 #ifndef AG_SCHEDRACE_H
 #define AG_SCHEDRACE_H
 
@@ -21,17 +27,17 @@
 
 /* Its sizes and state (struct ag_sr_state) are in ag_schedpol.h. */
 
-/* Half the seeds postpone, drawn from the seed apart from the choices'
-   stream: the others run as without postponement (learning all the
-   same), so bugs that postponing hides still show in them. */
-void ag_sr_activate(ag_schedpol *p, unsigned long long seed);
 /* Is ip a learned site?  Add one (1: it was new; 0: known or full). */
 int ag_sr_has(const ag_schedpol *p, unsigned long ip);
 int ag_sr_add(ag_schedpol *p, unsigned long ip);
+/* The thread tagged `tag` was just created by the one tagged `parent`:
+   what its creator did before is ordered before all it does, so no pair
+   of the two is learned. */
+void ag_sr_born(ag_schedpol *p, unsigned char tag, unsigned char parent);
 /* An access by the thread tagged `tag` to address a at ip (write: a
    store) that reached the shared-access check: learns the pair if the
    location's last access was another thread's and one of the two writes.
-   Returns: ip is a learned site and this seed postpones. */
+   Returns: ip is a learned site. */
 int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned char tag, int write);
 /* The holder self is about to access a at ip (learned: ip is a site):
    1 if it is to stop and another thread run instead (p->race.release

@@ -446,10 +446,15 @@ void ag_sched_lock_wait(ThreadId vgtid, Addr lock)
    if (ag_sc_th) ag_sc_th[vgtid].lock_next = lock;
 }
 
-void ag_sched_lock_acquired(ThreadId vgtid, Addr lock)
+void ag_sched_lock_acquired(ag_tid t, Addr lock)
 {
    if (!ag_sc_th || ag_clo_sched != AG_SCHED_RANDOM) return;
-   ag_sr_access(&ag_sc_pol, lock, lock, (UChar)(1 + vgtid % AG_SP_TAGS), 1);
+   ag_sr_access(&ag_sc_pol, lock, lock, ag_sp_tag(t), 1);
+}
+
+void ag_sched_thread_born(ag_tid parent, ag_tid child)
+{
+   if (ag_sc_th) ag_sr_born(&ag_sc_pol, ag_sp_tag(child), ag_sp_tag(parent));
 }
 
 void ag_sched_point(ThreadId vgtid, ag_point kind)
@@ -923,7 +928,6 @@ void ag_sched_init(void)
 {
    if (!ag_clo_sched_seed_given) ag_clo_sched_seed = ag_sc_fresh_seed();
    ag_sp_init(&ag_sc_pol, ag_clo_sched_seed);
-   ag_sr_activate(&ag_sc_pol, ag_clo_sched_seed);
    if (ag_sc_on()) ag_sc_refill();
    ag_sc_th = VG_(calloc)("ag.sched", VG_N_THREADS, sizeof(ag_sc_thread));
    ag_sc_pth = VG_(calloc)("ag.sched.policy", VG_N_THREADS, sizeof(ag_sp_thread));
@@ -989,11 +993,9 @@ void ag_sched_fini(void)
       VG_(umsg)("atomgrind: scheduler: %llu preemption(s) after accesses, "
                 "%llu takeover(s) after a timeout, %llu wait(s) for woken threads "
                 "(%llu ms), %llu hand-over(s) woken on the preempted thread's CPU, "
-                "%llu postponement(s) at %u race site(s) (%u learned in this run; "
-                "this seed %s)\n",
+                "%llu postponement(s) at %u race site(s) (%u learned in this run)\n",
                 ag_sc_preempts, ag_sc_timeouts, ag_sc_settles, ag_sc_settle_ms_total,
-                ag_sc_narrows, ag_sc_postponed, ag_sc_pol.race.nsites, ag_sc_pol.race.learned,
-                ag_sc_pol.race.active ? "postpones" : "only learns");
+                ag_sc_narrows, ag_sc_postponed, ag_sc_pol.race.nsites, ag_sc_pol.race.learned);
    if (ag_sc_regions > 0 && ag_sc_overlapped == 0 && ag_sc_threads_seen > 1)
       VG_(umsg)("WARNING: no atomic region overlapped another thread's work: "
                 "this check was vacuous\n");

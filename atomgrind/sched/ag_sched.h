@@ -5,6 +5,7 @@
 #define AG_SCHED_H
 
 #include "pub_tool_basics.h"     /* ThreadId, Addr, Bool */
+#include "ag_engine.h"           /* ag_tid: the engine's thread numbers, tags */
 
 
 /* Where a thread is when it reaches a scheduling point. */
@@ -45,6 +46,9 @@ void ag_sched_exit(ThreadId vgtid);
 void ag_sched_init(void);             /* after the options are known */
 void ag_sched_fini(void);             /* the line that says what was checked */
 void ag_sched_thread_new(ThreadId parent, ThreadId child);
+/* The thread parent (the engine's number) created child: race sites are
+   not learned from what it did before. */
+void ag_sched_thread_born(ag_tid parent, ag_tid child);
 void ag_sched_thread_exit(ThreadId vgtid);
 /* The running thread has left generated code (every return to the
    scheduler): a stop exit taken preempts it here. */
@@ -85,10 +89,10 @@ void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a);
    then be a point)? */
 Bool ag_sched_race_site(Addr a, Addr ip, UChar me, Bool write);
 /* Locks as race sites: vgtid's next synchronisation call (its SYNC_PRE
-   point) blocks to acquire lock; vgtid acquired it (learned when another
-   thread held it last). */
+   point) blocks to acquire lock; the thread t (the engine's number)
+   acquired it (learned when another thread held it last). */
 void ag_sched_lock_wait(ThreadId vgtid, Addr lock);
-void ag_sched_lock_acquired(ThreadId vgtid, Addr lock);
+void ag_sched_lock_acquired(ag_tid t, Addr lock);
 
 /* An owner-table slot's value after an access by the thread tagged me
    (ag_shared.c); *point: the access is a scheduling point.  A slot one

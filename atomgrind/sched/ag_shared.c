@@ -34,7 +34,7 @@ void ag_shared_init(void)
 
 void ag_shared_running(ag_tid t)
 {
-   ag_shared_tag = 1 + t % AG_SHARED_TAGS;
+   ag_shared_tag = ag_sp_tag(t);
 }
 
 /* A heap block reused by another thread would stay shared forever (a

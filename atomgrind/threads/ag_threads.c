@@ -79,6 +79,7 @@ static void ag_thread_create(ThreadId parent, ThreadId child)
    ag_sched_thread_new(parent, child);
    ag_thread *p = parent != VG_INVALID_THREADID ? ag_thread_of(parent) : NULL;
    if (p && p->valid) {
+      ag_sched_thread_born(p->tid, c->tid);
       static Bool checked;
       if (!checked) {
          /* the first thread the program starts: synchronisation must be
