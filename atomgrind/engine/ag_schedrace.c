@@ -72,12 +72,15 @@ static void ag_sr_post(ag_schedpol *p, unsigned t, unsigned long g, unsigned lon
 /* A postponed thread other than self waiting at granule g, at another
    site than ip (0: none); several: a random one.  Two threads at one
    site (the same store in two threads) are the same race either way
-   round: they wait together for a third. */
-static unsigned ag_sr_waiting_at(ag_schedpol *p, unsigned self, unsigned long g, unsigned long ip)
+   round: they wait together for a third.  A lock's site is the lock
+   itself (a == ip), whatever code takes it: two threads waiting for one
+   lock race. */
+static unsigned ag_sr_waiting_at(ag_schedpol *p, unsigned self, unsigned long g, unsigned long ip,
+                                 int lock)
 {
    unsigned n = 0, pick = 0;
    for (unsigned t = 1; t < p->nth; t++)
-      if (t != self && p->th[t].enabled && p->th[t].post_addr == g && p->th[t].post_ip != ip
+      if (t != self && p->th[t].enabled && p->th[t].post_addr == g && (lock || p->th[t].post_ip != ip)
           && ag_sp_postponed(p, t)
           && ag_sp_rand(p) % ++n == 0)
          pick = t;
@@ -100,7 +103,7 @@ int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long i
    struct ag_sr_state *r = &p->race;
    unsigned long g = a >> 3 | 1UL << 63;
    if (r->npost > 0) {
-      unsigned u = ag_sr_waiting_at(p, self, g, ip);
+      unsigned u = ag_sr_waiting_at(p, self, g, ip, a == ip);
       if (u != 0) {
          /* the race is here: which of the two goes first is drawn */
          if (ag_sp_one_in(p, 2)) return 0;        /* self; u stays postponed */

@@ -3,9 +3,10 @@
  * are learned (none from a creator's set-up), a thread at a learned site
  * is postponed while another is free to run, two threads at one location
  * have their order drawn (both orders occur; the second waits for the
- * first's access only), two at one site wait together, a postponed
- * thread is released when the holder leaves, or yields or runs its budget
- * out with nobody else to run, and the caps (per site and thread). */
+ * first's access only), two at one site wait together (but two waiting
+ * for one lock race), a postponed thread is released when the holder
+ * leaves, or yields or runs its budget out with nobody else to run, and
+ * the caps (per site and thread). */
 #include <stdio.h>
 #include <string.h>
 #include "ag_schedpol.h"
@@ -16,6 +17,7 @@
 #define A 0x10c06cUL            /* a location */
 #define X 0x109598UL            /* a store to it */
 #define Y 0x1095bfUL            /* a load of it */
+#define L 0x4a61030UL           /* a lock (its site is itself) */
 
 static void learning(void)
 {
@@ -127,6 +129,23 @@ static void races(void)
    unsigned h = th[2].enabled ? 3 : 2;
    CHECK(ag_sr_shared(&pol, h, A, X, 1) && pol.race.release == 0 && pol.race.npost == 2,
          "two threads at one site raced each other");
+   /* a lock's site is the lock (a == ip), whatever code takes it: two
+      threads waiting for it race, both orders drawn */
+   int lock_first[2] = { 0, 0 };
+   for (unsigned long long seed = 1; seed <= 40; seed++) {
+      setup(seed, 0, 3);
+      ag_sr_add(&pol, L);
+      ag_sp_enable(&pol, 2, 1);
+      ag_sp_enable(&pol, 3, 1);
+      CHECK(ag_sr_shared(&pol, 1, L, L, 1), "not postponed at a learned lock");
+      ag_sp_enable(&pol, 1, 1);
+      ag_sp_enable(&pol, 2, 0);
+      int swapped = ag_sr_shared(&pol, 2, L, L, 1);
+      CHECK(!swapped || pol.race.release == 1, "the lock's waiters did not race");
+      lock_first[swapped]++;
+   }
+   CHECK(lock_first[0] > 5 && lock_first[1] > 5, "lock orders drawn %d / %d",
+         lock_first[0], lock_first[1]);
 }
 
 /* Per site and thread: a loop stops a few times, each of several threads
