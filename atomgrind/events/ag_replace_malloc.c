@@ -24,6 +24,10 @@ static void *ag_rm_alloc(ThreadId vgtid, SizeT align, SizeT n, Bool zero)
    p = VG_(cli_malloc)(align, n);
    if (p && zero) VG_(memset)(p, 0, n);
    if (p) ag_shared_fresh((Addr)p, n);      /* who touched the freed block before */
+   /* new memory, as Helgrind and DRD make it: no access before counts,
+      such as glibc's string functions reading past the end of a
+      neighbouring block (strcmp in 32-byte steps) */
+   if (p) ag_an_forget((Addr)p, n);
    if (p && ag_blocks_on) {
       ExeContext *ec = VG_(record_ExeContext)(vgtid, 0);
       ag_blocks_alloc((Addr)p, n, ec, ag_cur->tid);
