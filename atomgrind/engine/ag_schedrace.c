@@ -116,7 +116,6 @@ int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long i
       }
    }
    if (!learned || r->postponed >= AG_SR_PER_RUN || !ag_sr_free_other(p, self)) return 0;
-   if (!ag_sr_has(p, ip)) return 0;
    /* counted per site and thread (hashed together): each of many threads
       that run one code (setters, workers) stops there, a loop does not */
    unsigned char *used = &r->used[ag_sr_hash(ip ^ (unsigned long)self << 40)];
