@@ -61,7 +61,7 @@ FOLDERS = ["events", "regions", "sched", "threads", "analysis", "report", "engin
 TOP_FILES = {"ag_main.c", "ag_options.c"}
 
 # Sources that are not the tool's: the preload library, the host shim.
-NOT_TOOL = {"ag_intercepts.c", "ag_shim_host.c"}
+NOT_TOOL = {"ag_intercepts.c", "ag_strmem.c", "ag_shim_host.c"}
 
 
 def tool_sources():

@@ -1128,6 +1128,49 @@ AG_SIGNAL(70840, bsdZusignal, bsd_signal)
 AG_SIGNAL(70850, sysvZusignal, sysv_signal)
 
 /* ------------------------------------------------------------------ */
+/* Streams                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A FILE the program opens is told to the tool as it is returned, before
+   another thread can use it.  glibc sets a stream's orientation before
+   it takes the stream's lock, so a FILE first known at its first lock
+   (ag_stdio.c) has had that write analysed, and a race with it reported.
+   Not bracketed: the FILE is new memory, and its lock is free. */
+#define AG_FOPEN(tag, zfn, cname, params, args, CALL)                     \
+   AG_INLINE FILE *ag_##cname params                                      \
+   {                                                                      \
+      FILE *f;                                                            \
+      OrigFn fn;                                                          \
+      VALGRIND_GET_ORIG_FN(fn);                                           \
+      CALL;                                                               \
+      AG_REQ(AG_CR_STDIO_FILES, f, 0, 0);                                 \
+      AG_TRACE(fn, #cname, f, 0, 0);                                      \
+      return f;                                                           \
+   }                                                                      \
+   AG_WRAP_ONE(tag, AG_SO_LIBC, zfn, FILE *, ag_##cname, params, args)
+
+#define AG_FOPEN_PM(tag, zfn, cname, P)                                   \
+   AG_FOPEN(tag, zfn, cname, (P a, const char *m), (a, m), CALL_FN_W_WW(f, fn, a, m))
+#define AG_FOPEN_PMF(tag, zfn, cname)                                     \
+   AG_FOPEN(tag, zfn, cname, (const char *p, const char *m, FILE *o), (p, m, o), \
+            CALL_FN_W_WWW(f, fn, p, m, o))
+#define AG_FOPEN_V(tag, zfn, cname)                                       \
+   AG_FOPEN(tag, zfn, cname, (void), (), CALL_FN_W_v(f, fn))
+
+AG_FOPEN_PM(71010, fopen, fopen, const char *)
+AG_FOPEN_PM(71020, fopen64, fopen64, const char *)
+AG_FOPEN_PM(71030, fdopen, fdopen, int)
+AG_FOPEN_PM(71040, popen, popen, const char *)
+AG_FOPEN_PMF(71050, freopen, freopen)
+AG_FOPEN_PMF(71060, freopen64, freopen64)
+AG_FOPEN_V(71070, tmpfile, tmpfile)
+AG_FOPEN_V(71080, tmpfile64, tmpfile64)
+AG_FOPEN(71090, fmemopen, fmemopen, (void *b, size_t n, const char *m), (b, n, m),
+         CALL_FN_W_WWW(f, fn, b, n, m))
+AG_FOPEN(71100, openZumemstream, open_memstream, (char **b, size_t *n), (b, n),
+         CALL_FN_W_WW(f, fn, b, n))
+
+/* ------------------------------------------------------------------ */
 /* The process's exit                                                   */
 /* ------------------------------------------------------------------ */
 

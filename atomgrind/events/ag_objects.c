@@ -2,7 +2,7 @@
  * preloads or the dynamic linker: their code is not the program. */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"  /* VG_(next_DebugInfo), file and soname */
-#include "pub_tool_libcbase.h"   /* VG_(strncmp) */
+#include "pub_tool_libcbase.h"   /* VG_(strncmp), VG_(strcmp) */
 #include "ag_objects.h"
 
 /* Is di a Valgrind preload object whose file name starts with `prefix`?
@@ -24,26 +24,36 @@ Bool ag_preload_present(void)
    return False;
 }
 
+/* Is the code at a our preload's string functions (ag_strmem.c)?  They
+   stand for libc's, and are checked as libc's code. */
+static Bool ag_is_strmem(DebugInfo *di, Addr a)
+{
+   const HChar *file;
+   return ag_is_preload(di, "vgpreload_atomgrind")
+          && VG_(get_filename)(VG_(current_DiEpoch)(), a, &file)
+          && VG_(strcmp)(file, "ag_strmem.c") == 0;
+}
+
 /* Code of the dynamic linker and of Valgrind's preload objects is not the
    program: its accesses (GOT updates, our own wrappers) are not checked. */
 Bool ag_object_skipped(Addr a)
 {
    DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
    if (!di) return False;
-   if (ag_is_preload(di, "vgpreload_")) return True;
+   if (ag_is_preload(di, "vgpreload_")) return !ag_is_strmem(di, a);
    const HChar *so = VG_(DebugInfo_get_soname)(di);
    return so && VG_(strncmp)(so, "ld-linux", 8) == 0;
 }
 
-/* Code of the C runtime (libc, libpthread, libm, libgcc_s): correct, and
-   its races are by design (a thread's start, stdio's locks), so its
-   accesses are no scheduling points (ag_shared.c); the program's are. */
+/* Code of the C runtime (libc, libpthread, libm, libgcc_s, and the string
+   functions standing for libc's): correct, and its races are by design (a
+   thread's start, stdio's locks), so its accesses are no scheduling points (ag_shared.c); the program's are. */
 Bool ag_object_system(Addr a)
 {
    static const HChar *const names[] = { "libc.so", "libpthread.so", "libm.so", "libgcc_s.so" };
    DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
    const HChar *so = di ? VG_(DebugInfo_get_soname)(di) : NULL;
-   if (!so) return False;
+   if (!so) return di && ag_is_strmem(di, a);
    for (UInt i = 0; i < sizeof names / sizeof names[0]; i++)
       if (VG_(strncmp)(so, names[i], VG_(strlen)(names[i])) == 0) return True;
    return False;

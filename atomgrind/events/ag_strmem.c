@@ -1,0 +1,151 @@
+/* ag_strmem.c -- the preload library's string functions: glibc's, as
+ * plain byte loops that read no byte past the string's end.
+ *
+ * glibc's strlen, strcmp, strchrnul ... read 16, 32 or 64 aligned bytes
+ * at a time and stop at the chunk that holds the terminating NUL, so they
+ * read bytes after it: another block's, which another thread may be
+ * writing.  The program never reads those bytes, and a report on them is
+ * false (C++ locale and filesystem code, short heap strings beside other
+ * threads' objects).  Memcheck, Helgrind and DRD replace the same
+ * functions for the same reason.
+ *
+ * Unlike the wrappers of ag_intercepts.c, this code is checked: a race
+ * through strlen is the program's race.  ag_objects.c keeps this file's
+ * code out of "Valgrind's preloads", and counts it as the C runtime's.
+ *
+ * Names.  A program's call reaches glibc's IFUNC symbol (strlen), which
+ * Valgrind redirects as a whole; libc's own calls go straight to the
+ * variant the IFUNC chose (__strlen_avx2 ...), named by libc6-dbg, which
+ * Debian's valgrind depends on.  Each function is replaced under its name
+ * and its variants' names in glibc 2.36 (the resolvers, __X_ifunc, and
+ * the checked __X_chk are not variants).  Built with
+ * -fno-tree-loop-distribute-patterns, so that GCC does not turn a loop
+ * back into a call of the function it replaces. */
+#include <stddef.h>
+#include "pub_tool_basics.h"
+#include "pub_tool_redir.h"        /* VG_REPLACE_FUNCTION_EZU, VG_Z_LIBC_SONAME */
+
+typedef unsigned char ag_uc;
+
+/* libc's `name`, replaced by ag_sm_<fn>(args). */
+#define AG_SM_AS(tag, name, fn, ret, params, args) \
+   ret VG_REPLACE_FUNCTION_EZU(tag, VG_Z_LIBC_SONAME, name) params; \
+   ret VG_REPLACE_FUNCTION_EZU(tag, VG_Z_LIBC_SONAME, name) params { return ag_sm_##fn args; }
+
+/* The function under its own name and the variants all of them have. */
+#define AG_SM_BASE(tag, fn, ...) \
+   AG_SM_AS(tag, fn, fn, __VA_ARGS__) \
+   AG_SM_AS(tag, __##fn##_sse2, fn, __VA_ARGS__) \
+   AG_SM_AS(tag, __##fn##_avx2, fn, __VA_ARGS__) \
+   AG_SM_AS(tag, __##fn##_avx2_rtm, fn, __VA_ARGS__) \
+   AG_SM_AS(tag, __##fn##_evex, fn, __VA_ARGS__)
+
+static size_t ag_sm_strlen(const char *s)
+{
+   size_t n = 0;
+   while (s[n]) n++;
+   return n;
+}
+
+static int ag_sm_strcmp(const char *a, const char *b)
+{
+   const ag_uc *x = (const ag_uc *)a, *y = (const ag_uc *)b;
+   while (*x && *x == *y) x++, y++;
+   return *x - *y;
+}
+
+static int ag_sm_strncmp(const char *a, const char *b, size_t n)
+{
+   const ag_uc *x = (const ag_uc *)a, *y = (const ag_uc *)b;
+   for (; n; n--, x++, y++)
+      if (!*x || *x != *y) return *x - *y;
+   return 0;
+}
+
+static char *ag_sm_strchrnul(const char *s, int c)
+{
+   while (*s && *s != (char)c) s++;
+   return (char *)s;
+}
+
+static char *ag_sm_stpcpy(char *d, const char *s)
+{
+   while ((*d = *s)) d++, s++;
+   return d;
+}
+
+static size_t ag_sm_strnlen(const char *s, size_t m)
+{
+   size_t n = 0;
+   while (n < m && s[n]) n++;
+   return n;
+}
+
+static char *ag_sm_strchr(const char *s, int c)
+{
+   const char *p = ag_sm_strchrnul(s, c);
+   return *p == (char)c ? (char *)p : NULL;
+}
+
+static char *ag_sm_strrchr(const char *s, int c)
+{
+   const char *last = NULL;
+   for (;; s++) {
+      if (*s == (char)c) last = s;
+      if (!*s) return (char *)last;
+   }
+}
+
+static void *ag_sm_memchr(const void *s, int c, size_t n)
+{
+   const ag_uc *p = s;
+   for (; n; n--, p++)
+      if (*p == (ag_uc)c) return (void *)p;
+   return NULL;
+}
+
+static void *ag_sm_rawmemchr(const void *s, int c)
+{
+   const ag_uc *p = s;
+   while (*p != (ag_uc)c) p++;
+   return (void *)p;
+}
+
+static char *ag_sm_strcpy(char *d, const char *s)
+{
+   ag_sm_stpcpy(d, s);
+   return d;
+}
+
+static char *ag_sm_strcat(char *d, const char *s)
+{
+   ag_sm_stpcpy(d + ag_sm_strlen(d), s);
+   return d;
+}
+
+typedef const char *ag_cs;
+
+/* tag, name, [the function,] type, parameters, arguments */
+AG_SM_BASE(20010, strlen, size_t, (ag_cs s), (s))
+AG_SM_AS(20010, __strlen_evex512, strlen, size_t, (ag_cs s), (s))
+AG_SM_BASE(20020, strnlen, size_t, (ag_cs s, size_t m), (s, m))
+AG_SM_AS(20020, __strnlen_evex512, strnlen, size_t, (ag_cs s, size_t m), (s, m))
+AG_SM_BASE(20030, strcmp, int, (ag_cs a, ag_cs b), (a, b))
+AG_SM_AS(20030, __strcmp_sse2_unaligned, strcmp, int, (ag_cs a, ag_cs b), (a, b))
+AG_SM_AS(20030, __strcmp_sse42, strcmp, int, (ag_cs a, ag_cs b), (a, b))
+AG_SM_BASE(20040, strncmp, int, (ag_cs a, ag_cs b, size_t n), (a, b, n))
+AG_SM_AS(20040, __strncmp_sse42, strncmp, int, (ag_cs a, ag_cs b, size_t n), (a, b, n))
+AG_SM_BASE(20050, strchrnul, char *, (ag_cs s, int c), (s, c))
+AG_SM_BASE(20060, strchr, char *, (ag_cs s, int c), (s, c))
+AG_SM_AS(20060, __strchr_sse2_no_bsf, strchr, char *, (ag_cs s, int c), (s, c))
+AG_SM_BASE(20070, strrchr, char *, (ag_cs s, int c), (s, c))
+AG_SM_BASE(20080, memchr, void *, (const void *s, int c, size_t n), (s, c, n))
+AG_SM_AS(20080, __memchr_evex_rtm, memchr, void *, (const void *s, int c, size_t n), (s, c, n))
+AG_SM_BASE(20090, rawmemchr, void *, (const void *s, int c), (s, c))
+AG_SM_AS(20090, __rawmemchr_evex_rtm, rawmemchr, void *, (const void *s, int c), (s, c))
+AG_SM_BASE(20100, stpcpy, char *, (char *d, ag_cs s), (d, s))
+AG_SM_AS(20100, __stpcpy_sse2_unaligned, stpcpy, char *, (char *d, ag_cs s), (d, s))
+AG_SM_BASE(20110, strcpy, char *, (char *d, ag_cs s), (d, s))
+AG_SM_AS(20110, __strcpy_sse2_unaligned, strcpy, char *, (char *d, ag_cs s), (d, s))
+AG_SM_BASE(20120, strcat, char *, (char *d, ag_cs s), (d, s))
+AG_SM_AS(20120, __strcat_sse2_unaligned, strcat, char *, (char *d, ag_cs s), (d, s))

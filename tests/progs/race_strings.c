@@ -1,0 +1,64 @@
+/* glibc's string functions read whole chunks (16-64 bytes), past a
+ * string's end, into the next fields.  Each item has a name that nobody
+ * writes after main set it, and a count beside it.  Thread 1 counts under
+ * a mutex; thread 2 runs strlen, strcmp, strchr ... on the names, without
+ * the mutex, as the program may: the names are read-only.
+ *   clean  the above                                  -> no report
+ *   race   thread 1 also writes a byte of item 7's name, unlocked, while
+ *          thread 2 measures it                       -> a race in strlen
+ * A 19-character name 16 bytes into a 32-byte line ends in the line whose
+ * other bytes are the count: AVX2's 32-byte reads take both. */
+#include "common.h"
+
+#define N 64
+struct item {
+   long id, spare;
+   char name[20];
+   int count;
+} __attribute__((aligned(32)));
+static struct item items[N];
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int racy;
+static volatile size_t sink;
+
+static void *counter(void *arg)
+{
+   (void)arg;
+   for (int r = 0; r < 50; r++)
+      for (int i = 0; i < N; i++) {
+         pthread_mutex_lock(&mu);
+         items[i].count++;
+         pthread_mutex_unlock(&mu);
+         if (racy && i == 7) items[7].name[1] = 'a' + r % 26;
+      }
+   return NULL;
+}
+
+static void *reader(void *arg)
+{
+   char buf[48];
+   (void)arg;
+   for (int r = 0; r < 50; r++)
+      for (int i = 0; i < N; i++) {
+         const char *s = items[i].name;
+         sink += strlen(s) + strnlen(s, 20) + (strcmp(s, "xyz") > 0) + (strncmp(s, "x", 5) > 0);
+         sink += (strchr(s, 'q') != NULL) + (strrchr(s, 'x') != NULL) + (memchr(s, 'q', 4) != NULL);
+         sink += (size_t)(strchrnul(s, 'q') - s) + (size_t)((char *)rawmemchr(s, 0) - s);
+         strcpy(buf, s);
+         strcat(buf, "+");
+         sink += (size_t)(stpcpy(buf, s) - buf);
+      }
+   return NULL;
+}
+
+int main(int argc, char **argv)
+{
+   racy = argc > 1 && !strcmp(argv[1], "race");
+   for (int i = 0; i < N; i++)
+      strcpy(items[i].name, i % 2 ? "abc" : "xyzxyzxyzxyzxyzxyzx");
+   pthread_t c = spawn(counter, NULL), r = spawn(reader, NULL);
+   pthread_join(c, NULL);
+   pthread_join(r, NULL);
+   printf("%zu\n", sink);
+   return 0;
+}
