@@ -9,6 +9,8 @@
  * threads' objects).  Memcheck, Helgrind and DRD replace the same
  * functions for the same reason.
  *
+ * The wide-character ones (wcslen, wcschr, wcscmp, wmemchr) likewise.
+ *
  * Unlike the wrappers of ag_intercepts.c, this code is checked: a race
  * through strlen is the program's race.  ag_objects.c keeps this file's
  * code out of "Valgrind's preloads", and counts it as the C runtime's.
@@ -21,16 +23,17 @@
  * the checked __X_chk are not variants).  Built with
  * -fno-tree-loop-distribute-patterns, so that GCC does not turn a loop
  * back into a call of the function it replaces. */
-#include <stddef.h>
-#include "pub_tool_basics.h"
-#include "pub_tool_redir.h"        /* VG_REPLACE_FUNCTION_EZU, VG_Z_LIBC_SONAME */
+#include <stddef.h>                /* size_t, NULL */
 
 typedef unsigned char ag_uc;
 
-/* libc's `name`, replaced by ag_sm_<fn>(args). */
+/* libc's `name`, replaced by ag_sm_<fn>(args): _vgr<tag>ZU_<soname>_<name>,
+   the soname "libc.so*" Z-encoded (pub_tool_redir.h, whose config.h
+   clashes with ours) */
+#define AG_SM_NAME(tag, name) _vgr##tag##ZU_libcZdsoZa_##name
 #define AG_SM_AS(tag, name, fn, ret, params, args) \
-   ret VG_REPLACE_FUNCTION_EZU(tag, VG_Z_LIBC_SONAME, name) params; \
-   ret VG_REPLACE_FUNCTION_EZU(tag, VG_Z_LIBC_SONAME, name) params { return ag_sm_##fn args; }
+   ret AG_SM_NAME(tag, name) params; \
+   ret AG_SM_NAME(tag, name) params { return ag_sm_##fn args; }
 
 /* The function under its own name and the variants all of them have. */
 #define AG_SM_BASE(tag, fn, ...) \
@@ -123,7 +126,45 @@ static char *ag_sm_strcat(char *d, const char *s)
    return d;
 }
 
+typedef __WCHAR_TYPE__ ag_wc;       /* wchar_t, without <wchar.h> */
+
+static size_t ag_sm_wcslen(const ag_wc *s)
+{
+   size_t n = 0;
+   while (s[n]) n++;
+   return n;
+}
+
+static size_t ag_sm_wcsnlen(const ag_wc *s, size_t m)
+{
+   size_t n = 0;
+   while (n < m && s[n]) n++;
+   return n;
+}
+
+static ag_wc *ag_sm_wcschr(const ag_wc *s, ag_wc c)
+{
+   for (;; s++) {
+      if (*s == c) return (ag_wc *)s;
+      if (!*s) return NULL;
+   }
+}
+
+static int ag_sm_wcscmp(const ag_wc *a, const ag_wc *b)
+{
+   while (*a && *a == *b) a++, b++;
+   return *a < *b ? -1 : *a > *b;
+}
+
+static ag_wc *ag_sm_wmemchr(const ag_wc *s, ag_wc c, size_t n)
+{
+   for (; n; n--, s++)
+      if (*s == c) return (ag_wc *)s;
+   return NULL;
+}
+
 typedef const char *ag_cs;
+typedef const ag_wc *ag_ws;
 
 /* tag, name, [the function,] type, parameters, arguments */
 AG_SM_BASE(20010, strlen, size_t, (ag_cs s), (s))
@@ -149,3 +190,13 @@ AG_SM_BASE(20110, strcpy, char *, (char *d, ag_cs s), (d, s))
 AG_SM_AS(20110, __strcpy_sse2_unaligned, strcpy, char *, (char *d, ag_cs s), (d, s))
 AG_SM_BASE(20120, strcat, char *, (char *d, ag_cs s), (d, s))
 AG_SM_AS(20120, __strcat_sse2_unaligned, strcat, char *, (char *d, ag_cs s), (d, s))
+AG_SM_BASE(20130, wcslen, size_t, (ag_ws s), (s))
+AG_SM_AS(20130, __wcslen_sse4_1, wcslen, size_t, (ag_ws s), (s))
+AG_SM_AS(20130, __wcslen_evex512, wcslen, size_t, (ag_ws s), (s))
+AG_SM_BASE(20140, wcsnlen, size_t, (ag_ws s, size_t m), (s, m))
+AG_SM_AS(20140, __wcsnlen_sse4_1, wcsnlen, size_t, (ag_ws s, size_t m), (s, m))
+AG_SM_AS(20140, __wcsnlen_evex512, wcsnlen, size_t, (ag_ws s, size_t m), (s, m))
+AG_SM_BASE(20150, wcschr, ag_wc *, (ag_ws s, ag_wc c), (s, c))
+AG_SM_BASE(20160, wcscmp, int, (ag_ws a, ag_ws b), (a, b))
+AG_SM_BASE(20170, wmemchr, ag_wc *, (ag_ws s, ag_wc c, size_t n), (s, c, n))
+AG_SM_AS(20170, __wmemchr_evex_rtm, wmemchr, ag_wc *, (ag_ws s, ag_wc c, size_t n), (s, c, n))
