@@ -88,10 +88,22 @@ long long ag_sp_budget(ag_schedpol *p)
 {
    unsigned long long k = p->budgets / AG_SP_KNEE_BUDGETS;
    unsigned long long d = 1ULL << (k < AG_SP_DOUBLINGS ? k : AG_SP_DOUBLINGS);
-   return (long long)(1 + ag_sp_rand(p) % (2 * AG_SP_QUANTUM * d));
+   p->budget = (long long)(1 + ag_sp_rand(p) % (2 * AG_SP_QUANTUM * d));
+   return p->budget;
 }
 
-void ag_sp_budget_out(ag_schedpol *p) { p->budgets++; }
+void ag_sp_budget_out(ag_schedpol *p)
+{
+   p->budgets++;
+   p->exit_spent += (unsigned long long)p->budget;
+}
+
+/* Has a thread spun while an exit waits: run out enough budgets, long
+   enough in all?  (This one counted.) */
+static int ag_sp_exit_spun(ag_schedpol *p)
+{
+   return ++p->exit_budgets >= AG_SP_EXIT_BUDGETS && p->exit_spent >= AG_SP_EXIT_SPENT;
+}
 
 /* PCT (Burckhardt et al., ASPLOS 2010) draws its d-1 change points
    uniformly among the run's k steps, and then finds a bug of depth d with
@@ -328,7 +340,7 @@ int ag_sp_rare_first(const ag_schedpol *p, unsigned t)
 }
 
 static int ag_sp_held(const ag_schedpol *p, unsigned t) { return p->th[t].held_until > p->points; }
-static int ag_sp_exiting(const ag_schedpol *p, unsigned t) { return p->th[t].exit_until > p->points; }
+int ag_sp_exiting(const ag_schedpol *p, unsigned t) { return p->th[t].exit_until > p->points; }
 
 /* An enabled thread other than self waiting to end the process (0: none):
    chosen only when the holder must leave the turn and nobody else can
@@ -426,14 +438,19 @@ unsigned ag_sp_choose(ag_schedpol *p, unsigned self, int kind, int stop_switch)
       the exit goes on */
    if (kind == AG_SP_PT_BLOCKS || kind == AG_SP_PT_YIELD || starving) {
       unsigned x = ag_sp_exiting_other(p, self);
-      if (x != 0 && (kind != AG_SP_PT_BLOCKS || ++p->exit_budgets >= AG_SP_EXIT_BUDGETS)) {
+      if (x != 0 && (kind != AG_SP_PT_BLOCKS || ag_sp_exit_spun(p))) {
          p->th[x].exit_until = 0;
          return x;
       }
    }
    /* ran its budget out, yields or starves the others: another runs, a
       postponed one if nobody else can (a spin loop may wait for it) */
-   if (kind == AG_SP_PT_BLOCKS) return others ? ag_sp_other(p, self, 1) : self;
+   if (kind == AG_SP_PT_BLOCKS) {
+      unsigned t = others ? ag_sp_other(p, self, 1) : self;
+      /* not yet to the exit, which waits until the spinning is long
+         enough (above): it would end self (a failed assertion's message) */
+      return t != 0 && ag_sp_exiting(p, t) ? self : t;
+   }
    if (kind == AG_SP_PT_SHARED)          /* decided at the access */
       return stop_switch && others ? ag_sp_random_other(p, self) : self;
    if (!others) return self;
@@ -461,7 +478,8 @@ unsigned ag_sp_pass(ag_schedpol *p, unsigned self)
    thread killed mid-way by the exit is a bug too).  Random sets it aside:
    it gets the turn only when the holder must leave it and nobody else can
    take it, or when a thread yields, starves the others or runs out
-   AG_SP_EXIT_BUDGETS budgets (it may wait for what only the exit brings),
+   AG_SP_EXIT_BUDGETS budgets of AG_SP_EXIT_SPENT units in all (it may wait
+   for what only the exit brings),
    or after AG_SP_EXIT_HOLD points (two pollers would hand the turn to
    each other forever); PCT demotes it below every other thread. */
 int ag_sp_exit_holds(ag_schedpol *p, unsigned self)
@@ -470,6 +488,7 @@ int ag_sp_exit_holds(ag_schedpol *p, unsigned self)
    if (p->pct) ag_sp_demote(p, self);
    else p->th[self].exit_until = p->points + AG_SP_EXIT_HOLD;
    p->exit_budgets = 0;
+   p->exit_spent = 0;
    return 1;
 }
 

@@ -53,11 +53,14 @@
 #define AG_SP_RANDOM_OUTSIDE   4
 #define AG_SP_HOLD           256
 /* exit(): the other threads run first, for at most AG_SP_EXIT_HOLD
-   points or until they run out AG_SP_EXIT_BUDGETS budgets (a spinner),
+   points or until they run out AG_SP_EXIT_BUDGETS budgets of at least
+   AG_SP_EXIT_SPENT units in all (a spinner; early budgets are short, and
+   a thread that fails an assertion formats its message for thousands),
    except in 1 run of AG_SP_EXIT_NOW (ag_sp_exit_holds). */
 #define AG_SP_EXIT_HOLD    10000
 #define AG_SP_EXIT_NOW         4
 #define AG_SP_EXIT_BUDGETS    16
+#define AG_SP_EXIT_SPENT   65536
 /* Random: 1 in AG_SP_RANDOM_ACCESS accesses inside a region preempts,
    damped.  While a thread waits to begin a region still rare (not yet
    damped) and the holder runs a damped one, the holder keeps the turn at
@@ -154,7 +157,9 @@ typedef struct {
    unsigned long long points;               /* scheduling points so far */
    unsigned long long low_prio;             /* PCT: next priority for a change point */
    unsigned long long outside;              /* random: points outside regions */
-   unsigned exit_budgets;                   /* random: budgets run out while an exit waits */
+   unsigned exit_budgets;                   /* random: budgets run out while an exit waits ... */
+   unsigned long long exit_spent;           /* ... and their units */
+   long long budget;                        /* the last budget given */
    struct ag_sr_state race;                 /* random: learned sites, postponements */
 } ag_schedpol;
 
@@ -233,6 +238,8 @@ int ag_sp_pct_shared(ag_schedpol *p, unsigned self);
 int ag_sp_postponed(const ag_schedpol *p, unsigned t);
 void ag_sp_unpost(ag_schedpol *p, unsigned t);
 unsigned ag_sp_release_postponed(ag_schedpol *p, unsigned self);
+/* Random: does t wait to exit (ag_sp_exit_holds)? */
+int ag_sp_exiting(const ag_schedpol *p, unsigned t);
 /* Some chosen thread (tests): random_other, highest. */
 unsigned ag_sp_random_other(ag_schedpol *p, unsigned self);
 unsigned ag_sp_highest(const ag_schedpol *p, unsigned self, int self_too);

@@ -87,14 +87,18 @@ static unsigned ag_sr_waiting_at(ag_schedpol *p, unsigned self, unsigned long g,
    return pick;
 }
 
-/* Is a thread other than self free to run (enabled, not postponed)?
-   With none, self runs on past a learned site where nobody waits: the
-   threads postponed elsewhere may be waiting for what it does next, and
-   stopping it would only release one of them at random. */
+/* Is a thread other than self free to run (enabled, not postponed, not
+   waiting to exit)?  With none, self runs on past a learned site where
+   nobody waits: the threads postponed elsewhere may be waiting for what
+   it does next, and stopping it would only release one of them at random
+   -- or the exit, which would end self before its next step (SCTBench's
+   token_ring_bad: the checker stopped at its read of a flag, killed by
+   main's return). */
 static int ag_sr_free_other(const ag_schedpol *p, unsigned self)
 {
    for (unsigned t = 1; t < p->nth; t++)
-      if (t != self && p->th[t].enabled && !ag_sp_postponed(p, t)) return 1;
+      if (t != self && p->th[t].enabled && !ag_sp_postponed(p, t) && !ag_sp_exiting(p, t))
+         return 1;
    return 0;
 }
 

@@ -211,7 +211,8 @@ static void pct(void)
 
 /* 1 calls exit() while 2 and 3 can run (ag_sp_exit_holds): random hands
    it the turn only when the holder must leave it and nobody else can take
-   it, or once AG_SP_EXIT_HOLD points passed; it holds in all runs but 1 in
+   it, or spins (runs out AG_SP_EXIT_BUDGETS budgets of AG_SP_EXIT_SPENT
+   units), or once AG_SP_EXIT_HOLD points passed; it holds in all runs but 1 in
    AG_SP_EXIT_NOW; PCT demotes it below the others.  Nobody else enabled:
    the exit goes on. */
 static void exit_held(void)
@@ -247,6 +248,22 @@ static void exit_held(void)
       CHECK(ag_sp_choose(&pol, 2, AG_SP_PT_SYNC_PRE, 0) != 1, "a random switch to the exit");
       CHECK(ag_sp_choose(&pol, 2, AG_SP_PT_SHARED, 1) != 1, "a drawn switch to the exit");
    }
+   /* a budget run out: 2 runs on (a failed assertion formats its message
+      for many short budgets) until it has spun long enough */
+   int budgets = 0;
+   unsigned long long spent = 0, last = 0;
+   for (unsigned c = 2; c == 2 && budgets < 100000; budgets++) {
+      spent += last = (unsigned long long)ag_sp_budget(&pol);
+      ag_sp_budget_out(&pol);
+      c = ag_sp_choose(&pol, 2, AG_SP_PT_BLOCKS, 0);
+      CHECK(c == 1 || c == 2, "a budget run out chose %u", c);
+   }
+   /* (at the first budget that makes both enough) */
+   CHECK(budgets >= AG_SP_EXIT_BUDGETS && spent >= AG_SP_EXIT_SPENT
+         && (budgets == AG_SP_EXIT_BUDGETS || spent - last < AG_SP_EXIT_SPENT),
+         "the exit went on after %d budgets, %llu units", budgets, spent);
+   CHECK(th[1].exit_until == 0, "the exit still waits");
+   th[1].exit_until = pol.points + AG_SP_EXIT_HOLD;
    CHECK(ag_sp_choose(&pol, 2, AG_SP_PT_YIELD, 0) == 1, "a yield kept the exit waiting");
    CHECK(ag_sp_choose(&pol, 2, AG_SP_PT_BLOCKS, 0) == 1, "a spinner kept the exit waiting");
    CHECK(ag_sp_pass(&pol, 2) == 1, "2 ends: not passed to the exit");

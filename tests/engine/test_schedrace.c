@@ -102,6 +102,17 @@ static void postponing(void)
    ag_sp_enable(&pol, 5 - h, 0);
    CHECK(!ag_sr_shared(&pol, h, A + 128, X, 1) && !ag_sp_postponed(&pol, h),
          "postponed with nobody else free to run");
+   /* the only other one waits to exit: the holder runs on (postponed,
+      it would hand the turn to the exit, which ends it) */
+   unsigned long long seed = 6;
+   do {
+      setup(++seed, 0, 3);
+      ag_sp_enable(&pol, 2, 1);
+   } while (!ag_sp_exit_holds(&pol, 2) && seed < 100);
+   CHECK(ag_sp_exiting(&pol, 2), "no run held its exit");
+   ag_sr_add(&pol, X);
+   CHECK(!ag_sr_shared(&pol, 1, A, X, 1) && !ag_sp_postponed(&pol, 1),
+         "postponed with only the exit to run");
 }
 
 /* 1 postponed at X (a store to A); 2 or 3 reaches A at Y: both orders occur. */
