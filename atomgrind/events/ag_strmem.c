@@ -43,12 +43,14 @@ typedef unsigned char ag_uc;
    AG_SM_AS(tag, __##fn##_avx2_rtm, fn, __VA_ARGS__) \
    AG_SM_AS(tag, __##fn##_evex, fn, __VA_ARGS__)
 
-static size_t ag_sm_strlen(const char *s)
+static size_t ag_sm_strnlen(const char *s, size_t m)
 {
    size_t n = 0;
-   while (s[n]) n++;
+   while (n < m && s[n]) n++;
    return n;
 }
+
+static size_t ag_sm_strlen(const char *s) { return ag_sm_strnlen(s, (size_t)-1); }
 
 static int ag_sm_strcmp(const char *a, const char *b)
 {
@@ -77,12 +79,6 @@ static char *ag_sm_stpcpy(char *d, const char *s)
    return d;
 }
 
-static size_t ag_sm_strnlen(const char *s, size_t m)
-{
-   size_t n = 0;
-   while (n < m && s[n]) n++;
-   return n;
-}
 
 static char *ag_sm_strchr(const char *s, int c)
 {
@@ -128,19 +124,14 @@ static char *ag_sm_strcat(char *d, const char *s)
 
 typedef __WCHAR_TYPE__ ag_wc;       /* wchar_t, without <wchar.h> */
 
-static size_t ag_sm_wcslen(const ag_wc *s)
-{
-   size_t n = 0;
-   while (s[n]) n++;
-   return n;
-}
-
 static size_t ag_sm_wcsnlen(const ag_wc *s, size_t m)
 {
    size_t n = 0;
    while (n < m && s[n]) n++;
    return n;
 }
+
+static size_t ag_sm_wcslen(const ag_wc *s) { return ag_sm_wcsnlen(s, (size_t)-1); }
 
 static ag_wc *ag_sm_wcschr(const ag_wc *s, ag_wc c)
 {
