@@ -47,7 +47,8 @@ Bool ag_object_skipped(Addr a)
 
 /* Code of the C runtime (libc, libpthread, libm, libgcc_s, and the string
    functions standing for libc's): correct, and its races are by design (a
-   thread's start, stdio's locks), so its accesses are no scheduling points (ag_shared.c); the program's are. */
+   thread's start, stdio's locks), so its accesses are no scheduling points
+   (ag_shared.c); the program's are. */
 Bool ag_object_system(Addr a)
 {
    static const HChar *const names[] = { "libc.so", "libpthread.so", "libm.so", "libgcc_s.so" };

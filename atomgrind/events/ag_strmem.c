@@ -5,9 +5,9 @@
  * at a time and stop at the chunk that holds the terminating NUL, so they
  * read bytes after it: another block's, which another thread may be
  * writing.  The program never reads those bytes, and a report on them is
- * false (C++ locale and filesystem code, short heap strings beside other
- * threads' objects).  Memcheck, Helgrind and DRD replace the same
- * functions for the same reason.
+ * false (a read-only name beside a count that another thread updates:
+ * tests/progs/race_strings.c; C++ locale and filesystem code).  Memcheck,
+ * Helgrind and DRD replace the same functions for the same reason.
  *
  * The wide-character ones (wcslen, wcschr, wcscmp, wmemchr) likewise.
  *
