@@ -4,10 +4,12 @@
  * a mutex; thread 2 runs strlen, strcmp, strchr ... on the names, without
  * the mutex, as the program may: the names are read-only.
  *   clean  the above                                  -> no report
- *   race   thread 1 also writes a byte of item 7's name, unlocked, while
- *          thread 2 measures it                       -> a race in strlen
+ *   race   thread 1 also writes a byte of item 7's name, and a character
+ *          of wide string 9, unlocked, while thread 2 measures them
+ *                                                     -> races in strlen, wcslen
  * A 19-character name 16 bytes into a 32-byte line ends in the line whose
  * other bytes are the count: AVX2's 32-byte reads take both. */
+#include <wchar.h>
 #include "common.h"
 
 #define N 64
@@ -17,6 +19,7 @@ struct item {
    int count;
 } __attribute__((aligned(32)));
 static struct item items[N];
+static wchar_t wide[N][8];          /* the same, as wide strings */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static int racy;
 static volatile size_t sink;
@@ -30,6 +33,7 @@ static void *counter(void *arg)
          items[i].count++;
          pthread_mutex_unlock(&mu);
          if (racy && i == 7) items[7].name[1] = 'a' + r % 26;
+         if (racy && i == 9) wide[9][1] = L'a' + r % 26;
       }
    return NULL;
 }
@@ -47,6 +51,9 @@ static void *reader(void *arg)
          strcpy(buf, s);
          strcat(buf, "+");
          sink += (size_t)(stpcpy(buf, s) - buf);
+         const wchar_t *w = wide[i];
+         sink += wcslen(w) + wcsnlen(w, 5) + (wcschr(w, L'q') != NULL) + (wcscmp(w, L"xy") > 0)
+                 + (wmemchr(w, L'q', 2) != NULL);
       }
    return NULL;
 }
@@ -56,6 +63,8 @@ int main(int argc, char **argv)
    racy = argc > 1 && !strcmp(argv[1], "race");
    for (int i = 0; i < N; i++)
       strcpy(items[i].name, i % 2 ? "abc" : "xyzxyzxyzxyzxyzxyzx");
+   for (int i = 0; i < N; i++)
+      wcscpy(wide[i], i % 2 ? L"abc" : L"xyzxyzx");
    pthread_t c = spawn(counter, NULL), r = spawn(reader, NULL);
    pthread_join(c, NULL);
    pthread_join(r, NULL);
