@@ -187,7 +187,8 @@ class World(unittest.TestCase):
         self.assertEqual(r.errors, 0, r)
         r = valgrind(exe, "--check=races", "--sched-seed=1", args=["race"])
         self.assertGreaterEqual(r.races, 1, r)
-        for fn in ("strlen", "strchr", "rawmemchr", "stpcpy", "wcslen", "wcschr"):
+        for fn in ("strlen", "strchr", "rawmemchr", "stpcpy", "strcspn", "strstr", "wcslen",
+                   "wcschr"):
             with self.subTest(fn=fn):
                 self.assertRegex(r.text, r"by 0x[0-9A-F]+: (__)?%s\w* \(ag_strmem.c:\d+\)\n"
                                  r"\s+by 0x[0-9A-F]+: reader \(race_strings.c" % fn)

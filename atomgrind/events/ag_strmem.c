@@ -9,7 +9,8 @@
  * tests/progs/race_strings.c; C++ locale and filesystem code).  Memcheck,
  * Helgrind and DRD replace the same functions for the same reason.
  *
- * The wide-character ones (wcslen, wcschr, wcscmp, wmemchr) likewise.
+ * strspn, strcspn, strpbrk and strstr (SSE4.2's 16-byte reads), and the
+ * wide-character ones (wcslen, wcschr, wcscmp, wmemchr) likewise.
  *
  * Unlike the wrappers of ag_intercepts.c, this code is checked: a race
  * through strlen is the program's race.  ag_objects.c keeps this file's
@@ -122,6 +123,44 @@ static char *ag_sm_strcat(char *d, const char *s)
    return d;
 }
 
+/* Is c one of set's characters (not its NUL)? */
+static int ag_sm_in(const char *set, char c)
+{
+   for (; *set; set++)
+      if (*set == c) return 1;
+   return 0;
+}
+
+static size_t ag_sm_strspn(const char *s, const char *accept)
+{
+   size_t n = 0;
+   while (s[n] && ag_sm_in(accept, s[n])) n++;
+   return n;
+}
+
+static size_t ag_sm_strcspn(const char *s, const char *reject)
+{
+   size_t n = 0;
+   while (s[n] && !ag_sm_in(reject, s[n])) n++;
+   return n;
+}
+
+static char *ag_sm_strpbrk(const char *s, const char *accept)
+{
+   s += ag_sm_strcspn(s, accept);
+   return *s ? (char *)s : NULL;
+}
+
+static char *ag_sm_strstr(const char *h, const char *n)
+{
+   for (;; h++) {
+      size_t i = 0;
+      while (n[i] && h[i] == n[i]) i++;
+      if (!n[i]) return (char *)h;
+      if (!*h) return NULL;
+   }
+}
+
 typedef __WCHAR_TYPE__ ag_wc;       /* wchar_t, without <wchar.h> */
 
 static size_t ag_sm_wcsnlen(const ag_wc *s, size_t m)
@@ -191,3 +230,18 @@ AG_SM_BASE(20150, wcschr, ag_wc *, (ag_ws s, ag_wc c), (s, c))
 AG_SM_BASE(20160, wcscmp, int, (ag_ws a, ag_ws b), (a, b))
 AG_SM_BASE(20170, wmemchr, ag_wc *, (ag_ws s, ag_wc c, size_t n), (s, c, n))
 AG_SM_AS(20170, __wmemchr_evex_rtm, wmemchr, ag_wc *, (ag_ws s, ag_wc c, size_t n), (s, c, n))
+/* (their variants are SSE4.2's and the generic C; __strcspn_c1 ... take
+   other arguments) */
+AG_SM_AS(20180, strspn, strspn, size_t, (ag_cs s, ag_cs a), (s, a))
+AG_SM_AS(20180, __strspn_sse42, strspn, size_t, (ag_cs s, ag_cs a), (s, a))
+AG_SM_AS(20180, __strspn_generic, strspn, size_t, (ag_cs s, ag_cs a), (s, a))
+AG_SM_AS(20190, strcspn, strcspn, size_t, (ag_cs s, ag_cs r), (s, r))
+AG_SM_AS(20190, __strcspn_sse42, strcspn, size_t, (ag_cs s, ag_cs r), (s, r))
+AG_SM_AS(20190, __strcspn_generic, strcspn, size_t, (ag_cs s, ag_cs r), (s, r))
+AG_SM_AS(20200, strpbrk, strpbrk, char *, (ag_cs s, ag_cs a), (s, a))
+AG_SM_AS(20200, __strpbrk_sse42, strpbrk, char *, (ag_cs s, ag_cs a), (s, a))
+AG_SM_AS(20200, __strpbrk_generic, strpbrk, char *, (ag_cs s, ag_cs a), (s, a))
+AG_SM_AS(20210, strstr, strstr, char *, (ag_cs h, ag_cs n), (h, n))
+AG_SM_AS(20210, __strstr_sse2_unaligned, strstr, char *, (ag_cs h, ag_cs n), (h, n))
+AG_SM_AS(20210, __strstr_avx512, strstr, char *, (ag_cs h, ag_cs n), (h, n))
+AG_SM_AS(20210, __strstr_generic, strstr, char *, (ag_cs h, ag_cs n), (h, n))

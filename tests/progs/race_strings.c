@@ -51,6 +51,8 @@ static void *reader(void *arg)
          strcpy(buf, s);
          strcat(buf, "+");
          sink += (size_t)(stpcpy(buf, s) - buf);
+         sink += strspn(s, "xyz") + strcspn(s, ";") + (strpbrk(s, ";!") != NULL)
+                 + (strstr(s, "zx") != NULL);
          const wchar_t *w = wide[i];
          sink += wcslen(w) + wcsnlen(w, 5) + (wcschr(w, L'q') != NULL) + (wcscmp(w, L"xy") > 0)
                  + (wmemchr(w, L'q', 2) != NULL);
