@@ -20,18 +20,27 @@ def tool_built():
     return os.path.exists(os.path.join(BUILD, "atomgrind-amd64-linux"))
 
 
+_compiling = threading.Lock()
+
+
 def compile_prog(name, extra=(), suffix=""):
     """Compile tests/progs/NAME.c (once) and return the binary's path
-    (NAME+suffix: a build with other flags needs its own suffix)."""
+    (NAME+suffix: a build with other flags needs its own suffix).  Safe
+    from a test's worker threads: one compiles while the others wait, and
+    the binary appears whole (a thread that ran it half-written got
+    "Permission denied" on a clean clone)."""
     os.makedirs(OUT, exist_ok=True)
     src = os.path.join(PROGS, name + ".c")
     exe = os.path.join(OUT, name + suffix)
     # (again when the program or a header beside it changed: common.h)
     newest = max(os.path.getmtime(f) for f in
                  [src] + [os.path.join(PROGS, h) for h in os.listdir(PROGS) if h.endswith(".h")])
-    if not os.path.exists(exe) or os.path.getmtime(exe) < newest:
-        subprocess.run(["cc", "-g", "-O0", "-pthread", "-I", os.path.join(REPO, "atomgrind"),
-                        "-o", exe, src, *extra], check=True)
+    with _compiling:
+        if not os.path.exists(exe) or os.path.getmtime(exe) < newest:
+            tmp = "%s.tmp%d" % (exe, os.getpid())
+            subprocess.run(["cc", "-g", "-O0", "-pthread", "-I", os.path.join(REPO, "atomgrind"),
+                            "-o", tmp, src, *extra], check=True)
+            os.replace(tmp, exe)
     return exe
 
 
