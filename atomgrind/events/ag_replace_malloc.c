@@ -25,8 +25,9 @@ static void *ag_rm_alloc(ThreadId vgtid, SizeT align, SizeT n, Bool zero)
    if (p && zero) VG_(memset)(p, 0, n);
    if (p) ag_shared_fresh((Addr)p, n);      /* who touched the freed block before */
    /* new memory, as Helgrind and DRD make it: no access before counts,
-      such as glibc's string functions reading past the end of a
-      neighbouring block (strcmp in 32-byte steps) */
+      such as a read past the end of a neighbouring block by code that
+      reads in wide steps (glibc's string functions did, before the
+      preload replaced them: ag_strmem.c) */
    if (p) ag_an_forget((Addr)p, n);
    if (p && ag_blocks_on) {
       ExeContext *ec = VG_(record_ExeContext)(vgtid, 0);
