@@ -147,8 +147,15 @@ int ag_sp_pct_change(const ag_schedpol *p, unsigned long long n)
 void ag_sp_threads(ag_schedpol *p, ag_sp_thread *th, unsigned nth, int pct)
 {
    p->th = th;
-   p->nth = nth;
+   p->cap = nth;
+   p->nth = nth < 2 ? nth : 2;   /* the main thread, 1 */
    p->pct = pct;
+}
+
+/* Thread t is in use: the loops over the threads reach it. */
+static void ag_sp_used(ag_schedpol *p, unsigned t)
+{
+   if (t >= p->nth && t < p->cap) p->nth = t + 1;
 }
 
 /* t is marked parked at a rare region's BEGIN, or not: rare_parked counts
@@ -164,6 +171,7 @@ static void ag_sp_rare(ag_schedpol *p, unsigned t, int on)
 void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen)
 {
    ag_sp_thread *th = &p->th[t];
+   ag_sp_used(p, t);
    ag_sp_rare(p, t, 0);
    th->run = 0;
    th->held_until = 0;
@@ -179,6 +187,7 @@ void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen)
 void ag_sp_enable(ag_schedpol *p, unsigned t, int on)
 {
    if (p->th[t].enabled == !!on) return;
+   ag_sp_used(p, t);
    p->th[t].enabled = !!on;
    if (on) p->enabled++;
    else p->enabled--;

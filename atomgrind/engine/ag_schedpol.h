@@ -150,7 +150,10 @@ typedef struct {
    unsigned nchange;
    int pct;                                 /* PCT, else random */
    ag_sp_thread *th;                        /* the threads (the caller's array) */
-   unsigned nth;                            /* ... its length */
+   unsigned cap;                            /* ... its length */
+   unsigned nth;                            /* one past the highest id used so far: every
+                                               loop over the threads stops there, not at
+                                               Valgrind's 500 (a shared access asks twice) */
    unsigned enabled;                        /* threads enabled */
    unsigned rare_parked;                    /* threads with .rare set */
    unsigned in_regions;                     /* threads inside a region */

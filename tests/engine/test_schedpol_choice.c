@@ -5,7 +5,8 @@
  * a free one exists, a thread about to exit() waits while any other can
  * run, PCT runs the highest priority and demotes at change
  * points, preemptions and yields, a starving run ends, a seed repeats its
- * choices, and random_other is uniform. */
+ * choices, random_other is uniform, and the loops over the threads
+ * stop after the highest id in use. */
 #include <stdio.h>
 #include <string.h>
 #include "ag_schedpol.h"
@@ -135,6 +136,32 @@ static void uniform(void)
    CHECK(n[0] == 0 && n[1] == 0, "chose %d none, %d self", n[0], n[1]);
    for (unsigned t = 2; t <= 4; t++)
       CHECK(n[t] > 3033 && n[t] < 3633, "thread %u: %d of 10000", t, n[t]);
+}
+
+/* The loops over the threads stop after the highest id in use, not at
+   the table's length (Valgrind's 500: two loops of it at every shared
+   access of a run with a postponed thread); a thread id first used late,
+   high in the table, is reached. */
+static void bound(void)
+{
+   static ag_sp_thread big[500];
+   ag_schedpol p;
+   ag_sp_init(&p, 12);
+   ag_sp_threads(&p, big, 500, 0);
+   CHECK(p.nth == 2, "the main thread alone: bound %u", p.nth);
+   for (unsigned t = 1; t <= 3; t++) ag_sp_thread_new(&p, t, t);
+   CHECK(p.nth == 4, "threads 1-3: bound %u", p.nth);
+   ag_sp_enable(&p, 2, 1);
+   ag_sp_enable(&p, 9, 1);                /* woken before it is announced */
+   CHECK(p.nth == 10, "thread 9: bound %u", p.nth);
+   int n9 = 0;
+   for (int i = 0; i < 1000; i++) n9 += ag_sp_random_other(&p, 1) == 9;
+   CHECK(n9 > 400 && n9 < 600, "thread 9 chosen %d of 1000", n9);
+   ag_sp_enable(&p, 9, 0);
+   ag_sp_thread_new(&p, 7, 4);           /* an id reused: the bound stays */
+   CHECK(p.nth == 10, "after 7: bound %u", p.nth);
+   ag_sp_enable(&p, 499, 1);
+   CHECK(p.nth == 500, "thread 499: bound %u", p.nth);
 }
 
 static void starving(void)
@@ -292,6 +319,7 @@ int main(void)
    held_back();
    exit_held();
    uniform();
+   bound();
    starving();
    pct();
    return sp_verdict();
