@@ -16,6 +16,7 @@
 #include "ag_fd.h"                 /* descriptors and system calls */
 #include "ag_instrument.h"         /* ag_instrument */
 #include "ag_options.h"            /* option callbacks, ag_options_check */
+#include "ag_poll.h"               /* sleeps and yields: polling loops */
 #include "ag_record.h"             /* ag_record_init/fini */
 #include "ag_regions.h"            /* a thread's regions end with it */
 #include "ag_replace_malloc.h"     /* ag_replace_malloc_*: the heap */
@@ -35,6 +36,7 @@ static void ag_thread_exit(ThreadId vgtid)
 {
    ag_rg_thread_exit(vgtid);
    ag_deadlock_exit(vgtid);          /* its ThreadId may be reused */
+   ag_poll_thread_exit(vgtid);
    ag_threads_exit(vgtid);
 }
 
@@ -57,6 +59,7 @@ static void ag_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
 {
    ag_sched_post_syscall(vgtid, sysno, args, nargs, res);
    ag_fd_post_syscall(vgtid, sysno, args, res);
+   ag_poll_post_syscall(vgtid, sysno);
 }
 
 static void ag_post_clo_init(void)

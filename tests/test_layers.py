@@ -17,7 +17,7 @@ LAYERS = [
     ["ag_clientreq", "ag_instrument", "ag_replace_malloc", "ag_fd"],  # what the program does
     ["ag_spec"],                                            # where frames and inlined code begin and end
     ["ag_regions"],                                         # the one owner of regions
-    ["ag_spin", "ag_deadload", "ag_provenance", "ag_atomictypes"],  # IR and code analysis for instrumentation
+    ["ag_spin", "ag_poll", "ag_deadload", "ag_provenance", "ag_atomictypes"],  # IR and code analysis for instrumentation, polling loops as they run
     ["ag_deadlock"],                                        # who waits for whom
     ["ag_sync"],                                            # sync objects
     ["ag_barrier"],                                         # barriers

@@ -237,6 +237,21 @@ class World(unittest.TestCase):
                 self.assert_clean("race_signal", mode)
         self.assert_racy("race_signal", "racy")
 
+    def test_polling_loops(self):
+        # a flag polled with usleep or sched_yield between rounds, reached
+        # through __atomic builtins on a plain int (plain movs): its load
+        # is an acquire, as a spin loop's (ag_poll.c); before, 3 races
+        # each.  Data written after the flag still races, and a value read
+        # under a lock in a sleeping loop is no poll: a store without the
+        # lock races with it
+        for mode in ("sleep", "yield"):
+            with self.subTest(mode=mode):
+                self.assert_clean("race_poll", mode)
+        r = self.assert_racy("race_poll", "racy")
+        self.assertIn('data symbol "data"', r.text)
+        r = self.assert_racy("race_poll", "locked")
+        self.assertIn('data symbol "q"', r.text)
+
     def test_iostreams_from_threads(self):
         # libstdc++'s stream state (the width operator<< resets) and
         # ctype's widen cache (std::endl) are updated outside any lock:

@@ -11,6 +11,7 @@
 #include "ag_deadlock.h"           /* calls that may block forever */
 #include "ag_requests.h"           /* what the preload library sends */
 #include "ag_errors.h"             /* ag_error_misuse */
+#include "ag_poll.h"               /* an acquire ends a polling window */
 #include "ag_sched.h"              /* scheduling points */
 #include "ag_stdio.h"              /* the standard streams */
 #include "ag_sync.h"               /* what a sync call means */
@@ -67,6 +68,14 @@ Bool ag_handle_client_request(ThreadId vgtid, UWord *arg, UWord *ret)
    return mine;
 }
 
+/* Does the request say the thread acquired something (a lock, a wakeup,
+   a join)?  Its reads after it are ordered by that, not polls. */
+static Bool ag_acquires(UWord req)
+{
+   return req == AG_CR_LOCK_ACQUIRED || req == AG_CR_COND_WAIT_POST || req == AG_CR_SEM_WAITED
+          || req == AG_CR_BARRIER_POST || req == AG_CR_THREAD_JOINED;
+}
+
 static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
 {
    ag_thread *th = ag_thread_of(vgtid);
@@ -74,6 +83,7 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
    *ret = 0;
    if (!th->valid) return True;
    ag_note_kind(arg);
+   if (ag_poll_open && ag_acquires(arg[0])) ag_poll_acquired(vgtid);
    switch (arg[0]) {
    case VG_USERREQ__ATOMGRIND_ATOMIC_BEGIN:
       ag_rg_marker_begin(vgtid);

@@ -18,6 +18,7 @@
 #include "ag_sched.h"              /* preemption after an access */
 #include "ag_shared.h"             /* shared accesses: scheduling points */
 #include "ag_spec.h"               /* atomic functions' entries, SP's rises */
+#include "ag_poll.h"               /* polling loops' loads, as they run */
 #include "ag_spin.h"               /* ag_spin_loop */
 #include "ag_stdio.h"              /* AG_IN_LIBC: libc's code */
 #include "ag_threads.h"            /* ag_cur: the running thread */
@@ -33,7 +34,9 @@ static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
       return;
    }
    if (!ag_an_gate) return;
-   ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
+   UInt flags = (UInt)(szfl >> 16);
+   if (UNLIKELY(ag_poll_open)) flags |= ag_poll_access(VG_(get_running_tid)(), a, flags, ip);
+   ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), flags, ip);
    if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
 }
 
@@ -58,7 +61,9 @@ static void ag_h_access_rpt(Addr a, UWord szfl, Addr ip, Addr sp)
 {
    ag_thread *th = ag_cur;
    if (th->ignore || !ag_an_gate || ag_own_stack_sp(th, a, sp)) return;
-   ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), (UInt)(szfl >> 16), ip);
+   UInt flags = (UInt)(szfl >> 16);
+   if (UNLIKELY(ag_poll_open)) flags |= ag_poll_access(VG_(get_running_tid)(), a, flags, ip);
+   ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), flags, ip);
    if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
 }
 
