@@ -9,7 +9,9 @@
  * tests/progs/race_strings.c; C++ locale and filesystem code).  Memcheck,
  * Helgrind and DRD replace the same functions for the same reason.
  *
- * strspn, strcspn, strpbrk and strstr (SSE4.2's 16-byte reads), and the
+ * strspn, strcspn, strpbrk and strstr (SSE4.2's 16-byte reads), the
+ * case-insensitive comparisons (strcasecmp, strncasecmp and their _l
+ * forms), the n-bounded copies (strncpy, stpncpy, strncat) and the
  * wide-character ones (wcslen, wcschr, wcscmp, wmemchr) likewise.
  *
  * Unlike the wrappers of ag_intercepts.c, this code is checked: a race
@@ -24,6 +26,9 @@
  * the checked __X_chk are not variants).  Built with
  * -fno-tree-loop-distribute-patterns, so that GCC does not turn a loop
  * back into a call of the function it replaces. */
+#define _GNU_SOURCE                /* tolower_l, locale_t */
+#include <ctype.h>                 /* tolower, tolower_l: the locale's case */
+#include <locale.h>                /* locale_t */
 #include <stddef.h>                /* size_t, NULL */
 
 typedef unsigned char ag_uc;
@@ -161,6 +166,58 @@ static char *ag_sm_strstr(const char *h, const char *n)
    }
 }
 
+/* Case-insensitive comparisons fold with the locale's tolower, as glibc
+   does (libc's table: read-only); loc NULL: the thread's locale. */
+static int ag_sm_fold(ag_uc c, locale_t loc) { return loc ? tolower_l(c, loc) : tolower(c); }
+
+static int ag_sm_strncasecmp_l(const char *a, const char *b, size_t n, locale_t loc)
+{
+   const ag_uc *x = (const ag_uc *)a, *y = (const ag_uc *)b;
+   for (; n; n--, x++, y++) {
+      int fx = ag_sm_fold(*x, loc), fy = ag_sm_fold(*y, loc);
+      if (!*x || fx != fy) return fx - fy;
+   }
+   return 0;
+}
+
+static int ag_sm_strcasecmp_l(const char *a, const char *b, locale_t loc)
+{
+   return ag_sm_strncasecmp_l(a, b, (size_t)-1, loc);
+}
+
+static int ag_sm_strcasecmp(const char *a, const char *b) { return ag_sm_strcasecmp_l(a, b, NULL); }
+
+static int ag_sm_strncasecmp(const char *a, const char *b, size_t n)
+{
+   return ag_sm_strncasecmp_l(a, b, n, NULL);
+}
+
+/* The n-bounded copies read the source up to its NUL only, and write
+   the NULs that pad d to n bytes (strncpy, stpncpy) */
+static char *ag_sm_stpncpy(char *d, const char *s, size_t n)
+{
+   size_t i = 0;
+   for (; i < n && s[i]; i++) d[i] = s[i];
+   char *end = d + i;
+   for (; i < n; i++) d[i] = 0;
+   return end;
+}
+
+static char *ag_sm_strncpy(char *d, const char *s, size_t n)
+{
+   ag_sm_stpncpy(d, s, n);
+   return d;
+}
+
+static char *ag_sm_strncat(char *d, const char *s, size_t n)
+{
+   char *e = d + ag_sm_strlen(d);
+   size_t i = 0;
+   for (; i < n && s[i]; i++) e[i] = s[i];
+   e[i] = 0;
+   return d;
+}
+
 typedef __WCHAR_TYPE__ ag_wc;       /* wchar_t, without <wchar.h> */
 
 static size_t ag_sm_wcsnlen(const ag_wc *s, size_t m)
@@ -245,3 +302,22 @@ AG_SM_AS(20210, strstr, strstr, char *, (ag_cs h, ag_cs n), (h, n))
 AG_SM_AS(20210, __strstr_sse2_unaligned, strstr, char *, (ag_cs h, ag_cs n), (h, n))
 AG_SM_AS(20210, __strstr_avx512, strstr, char *, (ag_cs h, ag_cs n), (h, n))
 AG_SM_AS(20210, __strstr_generic, strstr, char *, (ag_cs h, ag_cs n), (h, n))
+AG_SM_BASE(20220, strcasecmp, int, (ag_cs a, ag_cs b), (a, b))
+AG_SM_AS(20220, __strcasecmp_sse42, strcasecmp, int, (ag_cs a, ag_cs b), (a, b))
+AG_SM_BASE(20230, strncasecmp, int, (ag_cs a, ag_cs b, size_t n), (a, b, n))
+AG_SM_AS(20230, __strncasecmp_sse42, strncasecmp, int, (ag_cs a, ag_cs b, size_t n), (a, b, n))
+AG_SM_BASE(20240, strcasecmp_l, int, (ag_cs a, ag_cs b, locale_t l), (a, b, l))
+AG_SM_AS(20240, __strcasecmp_l_sse42, strcasecmp_l, int, (ag_cs a, ag_cs b, locale_t l), (a, b, l))
+AG_SM_AS(20240, __strcasecmp_l_nonascii, strcasecmp_l, int, (ag_cs a, ag_cs b, locale_t l),
+         (a, b, l))
+AG_SM_BASE(20250, strncasecmp_l, int, (ag_cs a, ag_cs b, size_t n, locale_t l), (a, b, n, l))
+AG_SM_AS(20250, __strncasecmp_l_sse42, strncasecmp_l, int, (ag_cs a, ag_cs b, size_t n, locale_t l),
+         (a, b, n, l))
+AG_SM_AS(20250, __strncasecmp_l_nonascii, strncasecmp_l, int,
+         (ag_cs a, ag_cs b, size_t n, locale_t l), (a, b, n, l))
+AG_SM_BASE(20260, strncpy, char *, (char *d, ag_cs s, size_t n), (d, s, n))
+AG_SM_AS(20260, __strncpy_sse2_unaligned, strncpy, char *, (char *d, ag_cs s, size_t n), (d, s, n))
+AG_SM_BASE(20270, stpncpy, char *, (char *d, ag_cs s, size_t n), (d, s, n))
+AG_SM_AS(20270, __stpncpy_sse2_unaligned, stpncpy, char *, (char *d, ag_cs s, size_t n), (d, s, n))
+AG_SM_BASE(20280, strncat, char *, (char *d, ag_cs s, size_t n), (d, s, n))
+AG_SM_AS(20280, __strncat_sse2_unaligned, strncat, char *, (char *d, ag_cs s, size_t n), (d, s, n))

@@ -1,14 +1,16 @@
 /* glibc's string functions read whole chunks (16-64 bytes), past a
  * string's end, into the next fields.  Each item has a name that nobody
  * writes after main set it, and a count beside it.  Thread 1 counts under
- * a mutex; thread 2 runs strlen, strcmp, strchr ... on the names, without
- * the mutex, as the program may: the names are read-only.
+ * a mutex; thread 2 runs strlen, strcmp, strchr, strcasecmp, strncpy ...
+ * on the names, without the mutex, as the program may: the names are
+ * read-only.
  *   clean  the above                                  -> no report
  *   race   thread 1 also writes a byte of item 7's name, and a character
  *          of wide string 9, unlocked, while thread 2 measures them
  *                                                     -> races in strlen, wcslen
  * A 19-character name 16 bytes into a 32-byte line ends in the line whose
  * other bytes are the count: AVX2's 32-byte reads take both. */
+#include <strings.h>
 #include <wchar.h>
 #include "common.h"
 
@@ -53,6 +55,10 @@ static void *reader(void *arg)
          sink += (size_t)(stpcpy(buf, s) - buf);
          sink += strspn(s, "xyz") + strcspn(s, ";") + (strpbrk(s, ";!") != NULL)
                  + (strstr(s, "zx") != NULL);
+         sink += (strcasecmp(s, "ABC") > 0) + (strncasecmp(s, "AB", 5) > 0);
+         strncpy(buf, s, 30);
+         sink += (size_t)(stpncpy(buf, s, 30) - buf);
+         strncat(buf, s, 20);
          const wchar_t *w = wide[i];
          sink += wcslen(w) + wcsnlen(w, 5) + (wcschr(w, L'q') != NULL) + (wcscmp(w, L"xy") > 0)
                  + (wmemchr(w, L'q', 2) != NULL);
