@@ -19,6 +19,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"     /* VG_(DebugInfo_sect_kind): the GOT */
 #include "pub_tool_libcbase.h"      /* VG_(memset) */
+#include "pub_tool_libcproc.h"      /* VG_(atfork) */
 #include "pub_tool_mallocfree.h"    /* VG_(calloc) */
 #include "pub_tool_threadstate.h"   /* VG_N_THREADS */
 #include "pub_tool_vkiscnums.h"     /* __NR_nanosleep & co. */
@@ -52,12 +53,24 @@ static void ag_poll_close(ag_poll_thread *p)
    ag_poll_open--;
 }
 
+/* A fork's child has the forking thread alone: the others' windows
+   would stay open, and every access would ask. */
+static void ag_poll_fork_child(ThreadId vgtid)
+{
+   (void)vgtid;
+   VG_(memset)(ag_poll_th, 0, VG_N_THREADS * sizeof(ag_poll_thread));
+   ag_poll_open = 0;
+}
+
 void ag_poll_post_syscall(ThreadId vgtid, UInt sysno)
 {
    if (!(ag_clo_check & AG_CHECK_RACES) || vgtid >= VG_N_THREADS) return;
    if (sysno != __NR_nanosleep && sysno != __NR_clock_nanosleep && sysno != __NR_sched_yield)
       return;
-   if (!ag_poll_th) ag_poll_th = VG_(calloc)("ag.poll", VG_N_THREADS, sizeof(ag_poll_thread));
+   if (!ag_poll_th) {
+      ag_poll_th = VG_(calloc)("ag.poll", VG_N_THREADS, sizeof(ag_poll_thread));
+      VG_(atfork)(NULL, NULL, ag_poll_fork_child);
+   }
    ag_poll_thread *p = &ag_poll_th[vgtid];
    if (p->window == 0) ag_poll_open++;
    p->window = AG_POLL_WINDOW;
