@@ -59,7 +59,7 @@ static void ag_post_syscall(ThreadId vgtid, UInt sysno, UWord *args, UInt nargs,
 {
    ag_sched_post_syscall(vgtid, sysno, args, nargs, res);
    ag_fd_post_syscall(vgtid, sysno, args, res);
-   ag_poll_post_syscall(vgtid, sysno);
+   ag_poll_post_syscall(vgtid, sysno, args);
 }
 
 static void ag_post_clo_init(void)

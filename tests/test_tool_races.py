@@ -240,13 +240,13 @@ class World(unittest.TestCase):
         self.assert_racy("race_signal", "racy")
 
     def test_polling_loops(self):
-        # a flag polled with usleep or sched_yield between rounds, reached
-        # through __atomic builtins on a plain int (plain movs): its load
-        # is an acquire, as a spin loop's (ag_poll.c); before, 3 races
-        # each.  Data written after the flag still races, and a value read
+        # a flag polled with usleep, sched_yield or select on no descriptor
+        # between rounds, reached through __atomic builtins on a plain int
+        # (plain movs): its load is an acquire, as a spin loop's
+        # (ag_poll.c); before, 3 races each.  Data written after the flag still races, and a value read
         # under a lock in a sleeping loop is no poll: a store without the
         # lock races with it
-        for mode in ("sleep", "yield"):
+        for mode in ("sleep", "yield", "select"):
             with self.subTest(mode=mode):
                 self.assert_clean("race_poll", mode)
         r = self.assert_racy("race_poll", "racy")

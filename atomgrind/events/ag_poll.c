@@ -5,8 +5,8 @@
  *
  * ag_spin.c sees a spin loop only when it is one superblock; a loop that
  * calls sleep or yield is several, and the call's code is libc's.  So it
- * is recognised as it runs: after each sleep or yield (nanosleep,
- * clock_nanosleep, sched_yield) the thread's next AG_POLL_WINDOW accesses
+ * is recognised as it runs: after each sleep or yield (ag_poll_waits)
+ * the thread's next AG_POLL_WINDOW accesses
  * outside libc are watched, up to its next acquire (a lock, a wakeup, a
  * join: what it reads after one is ordered by it), and a load at the same
  * instruction and address as one watched after an earlier wait, with no
@@ -62,10 +62,32 @@ static void ag_poll_fork_child(ThreadId vgtid)
    ag_poll_open = 0;
 }
 
-void ag_poll_post_syscall(ThreadId vgtid, UInt sysno)
+/* A sleep or a yield: nanosleep, clock_nanosleep, sched_yield, and
+   select, pselect, poll or ppoll on no descriptor (a timeout alone: the
+   portable sleep of older code). */
+static Bool ag_poll_waits(UInt sysno, const UWord *args)
 {
-   if (!(ag_clo_check & AG_CHECK_RACES) || vgtid >= VG_N_THREADS) return;
-   if (sysno != __NR_nanosleep && sysno != __NR_clock_nanosleep && sysno != __NR_sched_yield)
+   switch (sysno) {
+   case __NR_nanosleep: case __NR_clock_nanosleep: case __NR_sched_yield:
+      return True;
+#if defined(__NR_select)
+   case __NR_select:
+#endif
+   case __NR_pselect6:
+      return args[0] == 0;
+#if defined(__NR_poll)
+   case __NR_poll:
+#endif
+   case __NR_ppoll:
+      return args[1] == 0;
+   default:
+      return False;
+   }
+}
+
+void ag_poll_post_syscall(ThreadId vgtid, UInt sysno, const UWord *args)
+{
+   if (!(ag_clo_check & AG_CHECK_RACES) || vgtid >= VG_N_THREADS || !ag_poll_waits(sysno, args))
       return;
    if (!ag_poll_th) {
       ag_poll_th = VG_(calloc)("ag.poll", VG_N_THREADS, sizeof(ag_poll_thread));

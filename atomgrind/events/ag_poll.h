@@ -9,8 +9,9 @@
    asked (the hot path's test). */
 extern UInt ag_poll_open;
 
-/* A system call returned: a sleep or a yield opens vgtid's window. */
-void ag_poll_post_syscall(ThreadId vgtid, UInt sysno);
+/* A system call returned (args: its arguments): a sleep or a yield
+   opens vgtid's window. */
+void ag_poll_post_syscall(ThreadId vgtid, UInt sysno, const UWord *args);
 /* An access of vgtid at ip (AG_* flags, ag_engine.h): AG_SPIN if it is
    the load of a polling loop, else 0. */
 UInt ag_poll_access(ThreadId vgtid, Addr a, UInt flags, Addr ip);

@@ -7,6 +7,8 @@
  *   yield   the same with relaxed accesses and fences, the reader polling
  *           with sched_yield, and two yields and a store of its own per
  *           round (ThreadSanitizer's signal_block)               -> clean
+ *   select  the sleep mode's program, the reader waiting with select() on
+ *           no descriptor (a timeout alone)                     -> clean
  *   racy    the flag stored first, data after it: the reader's read of
  *           data after its polling loop races                   -> race
  *   locked  the reader polls a value under a lock, sleeping between
@@ -15,6 +17,7 @@
  * Sleeps let the reader poll several rounds; they are no synchronisation. */
 #include "common.h"
 #include <sched.h>
+#include <sys/select.h>
 #include <unistd.h>
 
 static int ready, data, mine, q;
@@ -41,6 +44,12 @@ static void *reader(void *arg)
          pthread_mutex_unlock(&m);
          if (v) break;
       }
+   } else if (!strcmp(mode, "select")) {
+      while (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
+         struct timeval tv = { 0, 1000 };
+         select(0, NULL, NULL, NULL, &tv);
+      }
+      v = data;
    } else {
       while (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) usleep(1000);
       v = data;
