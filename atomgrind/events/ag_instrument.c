@@ -23,9 +23,19 @@
 #include "ag_stdio.h"              /* AG_IN_LIBC: libc's code */
 #include "ag_threads.h"            /* ag_cur: the running thread */
 
-/* The hot path.  szfl packs the size (low 16 bits) and AG_* flags.  The
-   thread's own stack was already filtered out inline (ag_emit), except
-   with RPT (below). */
+/* An access the analysis takes (both helpers below): a polling loop's
+   load is marked (ag_poll.c), then the engines and the scheduler see it.
+   szfl packs the size (low 16 bits) and AG_* flags. */
+static inline void ag_h_analyse(const ag_thread *th, Addr a, UWord szfl, Addr ip)
+{
+   UInt flags = (UInt)(szfl >> 16);
+   if (UNLIKELY(ag_poll_open)) flags |= ag_poll_access(VG_(get_running_tid)(), a, flags, ip);
+   ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), flags, ip);
+   if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
+}
+
+/* The hot path.  The thread's own stack was already filtered out inline
+   (ag_emit), except with RPT (below). */
 static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
 {
    ag_thread *th = ag_cur;
@@ -34,10 +44,7 @@ static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
       return;
    }
    if (!ag_an_gate) return;
-   UInt flags = (UInt)(szfl >> 16);
-   if (UNLIKELY(ag_poll_open)) flags |= ag_poll_access(VG_(get_running_tid)(), a, flags, ip);
-   ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), flags, ip);
-   if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
+   ag_h_analyse(th, a, szfl, ip);
 }
 
 /* On the running thread's own stack or in the red zone below SP, and
@@ -61,10 +68,7 @@ static void ag_h_access_rpt(Addr a, UWord szfl, Addr ip, Addr sp)
 {
    ag_thread *th = ag_cur;
    if (th->ignore || !ag_an_gate || ag_own_stack_sp(th, a, sp)) return;
-   UInt flags = (UInt)(szfl >> 16);
-   if (UNLIKELY(ag_poll_open)) flags |= ag_poll_access(VG_(get_running_tid)(), a, flags, ip);
-   ag_an_access(th->tid, a, (UInt)(szfl & 0xffff), flags, ip);
-   if (ag_clo_sched != AG_SCHED_NATIVE) ag_sched_access(VG_(get_running_tid)());
+   ag_h_analyse(th, a, szfl, ip);
 }
 
 /* An access whose slot is not the running thread's own (ag_emit_shared).

@@ -85,7 +85,6 @@ static char *ag_sm_stpcpy(char *d, const char *s)
    return d;
 }
 
-
 static char *ag_sm_strchr(const char *s, int c)
 {
    const char *p = ag_sm_strchrnul(s, c);
