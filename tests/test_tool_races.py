@@ -358,6 +358,19 @@ class Races(unittest.TestCase):
         self.assertEqual(r.atomicity, 1, r)
         self.assertGreaterEqual(r.races, 1, r)
 
+    def test_spin_handoffs_take_turns_quickly(self):
+        # 20000 hand-offs each way through a flag both threads spin on:
+        # a spin loop's jump back cuts the thread's timeslice short at
+        # Valgrind's own pace (ag_spin.c).  Before, each hand-off waited
+        # out a timeslice: 10-20 ms each, some 400-800 s in all; now 1-2 s
+        for opt in ("-O0", "-O2"):
+            exe = compile_prog("race_spin_handoff", [opt], suffix=opt)
+            for mode in (["--check=races"], ["--sched=native"]):
+                with self.subTest(opt=opt, mode=mode):
+                    r = valgrind(exe, *mode, timeout=90)
+                    self.assertEqual(r.errors, 0, r)
+                    self.assertEqual(r.rc, 0, r)
+
     def test_race_suppression(self):
         with supp_file("{\n   counter-race\n   Atomgrind:Race\n   fun:worker\n}\n") as f:
             r = self.races("counter", "--suppressions=" + f)

@@ -4,6 +4,7 @@
  * treats them as acquire loads (AG_SPIN).  See ag_spin.h. */
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_guest.h"         /* VexGuestArchState: the event counter */
 #include "ag_spin.h"
 
 #define AG_SPIN_MAX_PUTS 32
@@ -101,4 +102,53 @@ Bool ag_spin_loop(IRSB *bb, const VexGuestExtents *vge)
          return False;
    }
    return True;
+}
+
+/* Under Valgrind one thread runs at a time, for a timeslice of 100,000
+   superblocks: a thread spinning on a flag that another thread is to set
+   keeps that thread off the CPU for the whole slice, one iteration per
+   superblock.  Two threads handing a flag back and forth then take two
+   slices (10-20 ms) per hand-off, in --tool=none as in any tool.  A spin
+   loop's jump back to its start therefore cuts what is left of the slice
+   to AG_SPIN_SLICE superblocks, through the core's event counter (the
+   guest state's host_EvC_COUNTER, which each superblock decrements and
+   the core reads back after the run, ending the slice at zero).  A yield
+   (Ijk_Yield, as `pause` makes) would run 300 more superblocks, each
+   returning to the core; this stays in chained code until the cut.
+   (The core counts the superblocks cut as run: its --stats count of
+   event checks grows by them, and nothing else reads it that would
+   mind.) */
+#define AG_SPIN_SLICE 32
+
+static void ag_spin_cap(IRSB *out, IRExpr *guard)
+{
+   Int off = offsetof(VexGuestArchState, host_EvC_COUNTER);
+   IRTemp ctr = newIRTemp(out->tyenv, Ity_I32), cut = newIRTemp(out->tyenv, Ity_I1);
+   IRExpr *k = IRExpr_Const(IRConst_U32(AG_SPIN_SLICE));
+   addStmtToIRSB(out, IRStmt_WrTmp(ctr, IRExpr_Get(off, Ity_I32)));
+   addStmtToIRSB(out, IRStmt_WrTmp(cut, IRExpr_Binop(Iop_CmpLT32U, k, IRExpr_RdTmp(ctr))));
+   if (guard) {
+      IRTemp both = newIRTemp(out->tyenv, Ity_I1);
+      addStmtToIRSB(out, IRStmt_WrTmp(both, IRExpr_Binop(Iop_And1, IRExpr_RdTmp(cut), guard)));
+      cut = both;
+   }
+   IRTemp left = newIRTemp(out->tyenv, Ity_I32);
+   addStmtToIRSB(out, IRStmt_WrTmp(left, IRExpr_ITE(IRExpr_RdTmp(cut), k, IRExpr_RdTmp(ctr))));
+   addStmtToIRSB(out, IRStmt_Put(off, IRExpr_RdTmp(left)));
+}
+
+IRSB *ag_spin_yield(IRSB *bb, Addr base)
+{
+   IRSB *out = deepCopyIRSBExceptStmts(bb);
+   for (Int i = 0; i < bb->stmts_used; i++) {
+      IRStmt *st = bb->stmts[i];
+      if (st->tag == Ist_Exit && st->Ist.Exit.jk == Ijk_Boring
+          && ag_spin_is_start(st->Ist.Exit.dst, base))
+         ag_spin_cap(out, st->Ist.Exit.guard);
+      addStmtToIRSB(out, st);
+   }
+   if (bb->next->tag == Iex_Const && bb->jumpkind == Ijk_Boring
+       && ag_spin_is_start(bb->next->Iex.Const.con, base))
+      ag_spin_cap(out, NULL);
+   return out;
 }

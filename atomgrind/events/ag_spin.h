@@ -11,4 +11,9 @@
    another thread writes (Jannesari & Tichy, IPDPS 2010). */
 Bool ag_spin_loop(IRSB *bb, const VexGuestExtents *vge);
 
+/* The spin loop bb (starting at base), made to end the thread's timeslice
+   soon after each jump back to its start, so that the thread it waits for
+   gets the CPU (ag_spin.c says how). */
+IRSB *ag_spin_yield(IRSB *bb, Addr base);
+
 #endif
