@@ -1,7 +1,8 @@
 /* ag_spin.c -- recognising spin loops in VEX IR: a superblock that only
  * loads from addresses it does not change, and jumps back to its own
  * start.  Such loads are a wait for another thread's write; race mode
- * treats them as acquire loads (AG_SPIN).  See ag_spin.h. */
+ * treats them as acquire loads (AG_SPIN), and at Valgrind's own pace the
+ * loop ends the thread's timeslice soon (ag_spin_yield).  See ag_spin.h. */
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_guest.h"         /* VexGuestArchState: the event counter */
