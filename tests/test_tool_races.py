@@ -367,9 +367,22 @@ class Races(unittest.TestCase):
             exe = compile_prog("race_spin_handoff", [opt], suffix=opt)
             for mode in (["--check=races"], ["--sched=native"]):
                 with self.subTest(opt=opt, mode=mode):
-                    r = valgrind(exe, *mode, timeout=90)
+                    r = valgrind(exe, *mode, args=["flag"], timeout=90)
                     self.assertEqual(r.errors, 0, r)
                     self.assertEqual(r.rc, 0, r)
+
+    def test_counted_loops_keep_their_timeslice(self):
+        # a loop that reads a volatile 10^7 times by its count waits for
+        # nobody: it keeps Valgrind's 100,000-superblock timeslices (25 of
+        # them, the core's major scheduling events), not one per 32 turns
+        # of the loop (75,758) as when every loop reading an unchanged
+        # address was cut (ag_spin_wait)
+        exe = compile_prog("race_spin_handoff", ["-O2"], suffix="-O2")
+        r = valgrind(exe, "--check=races", "--stats=yes", args=["count"])
+        self.assertEqual(r.rc, 0, r)
+        major = re.search(r"scheduler: ([\d,]+)/[\d,]+ major/minor sched events", r.text)
+        self.assertIsNotNone(major, r)
+        self.assertLess(int(major.group(1).replace(",", "")), 5000, r)
 
     def test_race_suppression(self):
         with supp_file("{\n   counter-race\n   Atomgrind:Race\n   fun:worker\n}\n") as f:

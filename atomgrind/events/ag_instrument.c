@@ -19,7 +19,7 @@
 #include "ag_shared.h"             /* shared accesses: scheduling points */
 #include "ag_spec.h"               /* atomic functions' entries, SP's rises */
 #include "ag_poll.h"               /* polling loops' loads, as they run */
-#include "ag_spin.h"               /* ag_spin_loop, ag_spin_yield */
+#include "ag_spin.h"               /* ag_spin_loop, ag_spin_wait, ag_spin_yield */
 #include "ag_stdio.h"              /* AG_IN_LIBC: libc's code */
 #include "ag_threads.h"            /* ag_cur: the running thread */
 
@@ -586,12 +586,11 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    UInt chain = 0, chains[AG_SB_INSNS], ninsn = 0, insn = 0;
    ir.accesses = ag_an_instrument_accesses
                  || (inl && ag_inline_prescan(bb, chains, AG_SB_INSNS, &ninsn));
-   /* race mode: the loads of a spin loop are acquire loads; at
-      Valgrind's own pace (atomgrind's scheduler has turns of its own) a
-      spin loop ends the thread's timeslice soon */
-   Bool native = ag_clo_sched == AG_SCHED_NATIVE;
-   Bool spins = ((ag_clo_check & AG_CHECK_RACES) || native) && ag_spin_loop(bb, vge);
-   UInt spin = spins && (ag_clo_check & AG_CHECK_RACES) ? AG_SPIN : 0;
+   /* race mode: the loads of a spin loop are acquire loads */
+   UInt spin = (ag_clo_check & AG_CHECK_RACES) && ag_spin_loop(bb, vge) ? AG_SPIN : 0;
+   /* at Valgrind's own pace (atomgrind's scheduler has turns of its own)
+      a loop that waits ends the thread's timeslice soon */
+   Bool waits = ag_clo_sched == AG_SCHED_NATIVE && ag_spin_wait(bb, vge);
    Int i = 0;
 
    /* keep the preamble (statements before the first IMark) as it is */
@@ -713,6 +712,6 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    }
    ag_emit_dead_load(&ir);
    if (chain != 0 && bb->jumpkind == Ijk_Call) ag_spec_instrument_call_out(ir.out, ir.offset_SP);
-   if (spins && native) return ag_spin_yield(ir.out, (Addr)vge->base[0]);
+   if (waits) return ag_spin_yield(ir.out, (Addr)vge->base[0]);
    return ir.out;
 }

@@ -60,7 +60,40 @@ static Bool ag_spin_is_start(IRConst *dst, Addr base)
    return dst && dst->tag == Ico_U64 && (Addr)dst->Ico.U64 == base;
 }
 
-Bool ag_spin_loop(IRSB *bb, const VexGuestExtents *vge)
+/* Is e made of what ag_spin_invariant accepts and of the loop's loads:
+   does a guard of it change only when another thread writes?  (A counted
+   loop's guard reads the register it counts in.) */
+static Bool ag_spin_from_loads(const ag_spin_ctx *c, IRExpr *e, Int depth)
+{
+   /* (-O0's `cmp` and `jne` make a guard some 20 copies and widenings
+      away from its load) */
+   if (depth > 64) return False;
+   switch (e->tag) {
+   case Iex_Const: case Iex_Load: return True;
+   case Iex_Get:
+      return !ag_spin_put_overlaps(c, e->Iex.Get.offset, sizeofIRType(e->Iex.Get.ty));
+   case Iex_RdTmp: {
+      IRExpr *d = ag_spin_def(c, e->Iex.RdTmp.tmp);
+      return d && ag_spin_from_loads(c, d, depth + 1);
+   }
+   case Iex_Unop: return ag_spin_from_loads(c, e->Iex.Unop.arg, depth + 1);
+   case Iex_Binop:
+      return ag_spin_from_loads(c, e->Iex.Binop.arg1, depth + 1)
+          && ag_spin_from_loads(c, e->Iex.Binop.arg2, depth + 1);
+   case Iex_ITE:
+      return ag_spin_from_loads(c, e->Iex.ITE.cond, depth + 1)
+          && ag_spin_from_loads(c, e->Iex.ITE.iftrue, depth + 1)
+          && ag_spin_from_loads(c, e->Iex.ITE.iffalse, depth + 1);
+   case Iex_CCall:
+      for (Int i = 0; e->Iex.CCall.args[i]; i++)
+         if (!ag_spin_from_loads(c, e->Iex.CCall.args[i], depth + 1)) return False;
+      return True;
+   default: return False;
+   }
+}
+
+/* With waits, only if every exit's guard is made from the loop's loads. */
+static Bool ag_spin_scan(IRSB *bb, const VexGuestExtents *vge, Bool waits)
 {
    if (vge->n_used != 1) return False;
    Addr base = (Addr)vge->base[0];
@@ -101,8 +134,20 @@ Bool ag_spin_loop(IRSB *bb, const VexGuestExtents *vge)
       if (st->tag == Ist_WrTmp && st->Ist.WrTmp.data->tag == Iex_Load
           && !ag_spin_invariant(&c, st->Ist.WrTmp.data->Iex.Load.addr, 0))
          return False;
+      if (waits && st->tag == Ist_Exit && !ag_spin_from_loads(&c, st->Ist.Exit.guard, 0))
+         return False;
    }
    return True;
+}
+
+Bool ag_spin_loop(IRSB *bb, const VexGuestExtents *vge)
+{
+   return ag_spin_scan(bb, vge, False);
+}
+
+Bool ag_spin_wait(IRSB *bb, const VexGuestExtents *vge)
+{
+   return ag_spin_scan(bb, vge, True);
 }
 
 /* Under Valgrind one thread runs at a time, for a timeslice of 100,000

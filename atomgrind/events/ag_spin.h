@@ -11,7 +11,12 @@
    another thread writes (Jannesari & Tichy, IPDPS 2010). */
 Bool ag_spin_loop(IRSB *bb, const VexGuestExtents *vge);
 
-/* The spin loop bb (starting at base), made to end the thread's timeslice
+/* A spin loop that goes round only while it waits for another thread:
+   its exits are decided by what it loads alone (not a counted loop that
+   reads a volatile). */
+Bool ag_spin_wait(IRSB *bb, const VexGuestExtents *vge);
+
+/* The waiting loop bb (starting at base), made to end the thread's timeslice
    soon after each jump back to its start, so that the thread it waits for
    gets the CPU (ag_spin.c says how). */
 IRSB *ag_spin_yield(IRSB *bb, Addr base);

@@ -7,14 +7,19 @@
  * thread kept the other off the CPU for a whole slice at every hand-off
  * (20 ms each in race mode, and seconds under the core's unfair lock),
  * until atomgrind cut a spin loop's slice short (ag_spin.c).
- * Argument: the number of hand-offs each way [20000]. */
+ * Arguments: flag N: N hand-offs each way [20000]; count N: one thread
+ * reads a volatile in a counted loop, 500 N times -- a loop that reads an
+ * address it does not change, but goes round by its count, not to wait:
+ * its slice is not cut. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int turn;      /* 0: main's, 1: the worker's */
 static long counter;
 static long rounds = 20000;
+static volatile long one = 1;
 
 static void *worker(void *arg)
 {
@@ -29,7 +34,12 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-   if (argc > 1) rounds = atol(argv[1]);
+   if (argc > 2) rounds = atol(argv[2]);
+   if (argc > 1 && strcmp(argv[1], "count") == 0) {
+      for (long i = 0; i < 500 * rounds; i++) counter += one;
+      printf("%ld\n", counter);
+      return counter != 500 * rounds;
+   }
    pthread_t t;
    pthread_create(&t, NULL, worker, NULL);
    for (long i = 0; i < rounds; i++) {
