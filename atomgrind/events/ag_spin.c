@@ -34,62 +34,44 @@ static IRExpr *ag_spin_def(const ag_spin_ctx *c, IRTemp t)
    return NULL;
 }
 
-/* Does e have the same value on every iteration: built from constants and
-   guest registers the loop does not write, without loads? */
-static Bool ag_spin_invariant(const ag_spin_ctx *c, IRExpr *e, Int depth)
+/* Is e built from constants and guest registers the loop does not write,
+   and with loads, from the loop's loads too?  Without: e has the same
+   value on every iteration (an address; pointer chasing has not).  With:
+   a guard of e changes only when another thread writes (a counted loop's
+   guard reads the register it counts in; -O0's `cmp` and `jne` make a
+   guard some 20 copies and widenings away from its load). */
+static Bool ag_spin_built(const ag_spin_ctx *c, IRExpr *e, Bool loads, Int depth)
 {
-   if (depth > 16) return False;
+   if (depth > (loads ? 64 : 16)) return False;
    switch (e->tag) {
    case Iex_Const: return True;
+   case Iex_Load: return loads;
    case Iex_Get:
       return !ag_spin_put_overlaps(c, e->Iex.Get.offset, sizeofIRType(e->Iex.Get.ty));
    case Iex_RdTmp: {
       IRExpr *d = ag_spin_def(c, e->Iex.RdTmp.tmp);
-      return d && ag_spin_invariant(c, d, depth + 1);
+      return d && ag_spin_built(c, d, loads, depth + 1);
    }
-   case Iex_Unop: return ag_spin_invariant(c, e->Iex.Unop.arg, depth + 1);
+   case Iex_Unop: return ag_spin_built(c, e->Iex.Unop.arg, loads, depth + 1);
    case Iex_Binop:
-      return ag_spin_invariant(c, e->Iex.Binop.arg1, depth + 1)
-          && ag_spin_invariant(c, e->Iex.Binop.arg2, depth + 1);
-   default: return False;       /* loads (pointer chasing), calls, ... */
+      return ag_spin_built(c, e->Iex.Binop.arg1, loads, depth + 1)
+          && ag_spin_built(c, e->Iex.Binop.arg2, loads, depth + 1);
+   case Iex_ITE:
+      return loads && ag_spin_built(c, e->Iex.ITE.cond, loads, depth + 1)
+          && ag_spin_built(c, e->Iex.ITE.iftrue, loads, depth + 1)
+          && ag_spin_built(c, e->Iex.ITE.iffalse, loads, depth + 1);
+   case Iex_CCall:
+      if (!loads) return False;
+      for (Int i = 0; e->Iex.CCall.args[i]; i++)
+         if (!ag_spin_built(c, e->Iex.CCall.args[i], loads, depth + 1)) return False;
+      return True;
+   default: return False;       /* calls, ... */
    }
 }
 
 static Bool ag_spin_is_start(IRConst *dst, Addr base)
 {
    return dst && dst->tag == Ico_U64 && (Addr)dst->Ico.U64 == base;
-}
-
-/* Is e made of what ag_spin_invariant accepts and of the loop's loads:
-   does a guard of it change only when another thread writes?  (A counted
-   loop's guard reads the register it counts in.) */
-static Bool ag_spin_from_loads(const ag_spin_ctx *c, IRExpr *e, Int depth)
-{
-   /* (-O0's `cmp` and `jne` make a guard some 20 copies and widenings
-      away from its load) */
-   if (depth > 64) return False;
-   switch (e->tag) {
-   case Iex_Const: case Iex_Load: return True;
-   case Iex_Get:
-      return !ag_spin_put_overlaps(c, e->Iex.Get.offset, sizeofIRType(e->Iex.Get.ty));
-   case Iex_RdTmp: {
-      IRExpr *d = ag_spin_def(c, e->Iex.RdTmp.tmp);
-      return d && ag_spin_from_loads(c, d, depth + 1);
-   }
-   case Iex_Unop: return ag_spin_from_loads(c, e->Iex.Unop.arg, depth + 1);
-   case Iex_Binop:
-      return ag_spin_from_loads(c, e->Iex.Binop.arg1, depth + 1)
-          && ag_spin_from_loads(c, e->Iex.Binop.arg2, depth + 1);
-   case Iex_ITE:
-      return ag_spin_from_loads(c, e->Iex.ITE.cond, depth + 1)
-          && ag_spin_from_loads(c, e->Iex.ITE.iftrue, depth + 1)
-          && ag_spin_from_loads(c, e->Iex.ITE.iffalse, depth + 1);
-   case Iex_CCall:
-      for (Int i = 0; e->Iex.CCall.args[i]; i++)
-         if (!ag_spin_from_loads(c, e->Iex.CCall.args[i], depth + 1)) return False;
-      return True;
-   default: return False;
-   }
 }
 
 /* With waits, only if every exit's guard is made from the loop's loads. */
@@ -132,9 +114,9 @@ static Bool ag_spin_scan(IRSB *bb, const VexGuestExtents *vge, Bool waits)
    for (Int i = 0; i < bb->stmts_used; i++) {
       IRStmt *st = bb->stmts[i];
       if (st->tag == Ist_WrTmp && st->Ist.WrTmp.data->tag == Iex_Load
-          && !ag_spin_invariant(&c, st->Ist.WrTmp.data->Iex.Load.addr, 0))
+          && !ag_spin_built(&c, st->Ist.WrTmp.data->Iex.Load.addr, False, 0))
          return False;
-      if (waits && st->tag == Ist_Exit && !ag_spin_from_loads(&c, st->Ist.Exit.guard, 0))
+      if (waits && st->tag == Ist_Exit && !ag_spin_built(&c, st->Ist.Exit.guard, True, 0))
          return False;
    }
    return True;
