@@ -376,7 +376,7 @@ class Races(unittest.TestCase):
         # nobody: it keeps Valgrind's 100,000-superblock timeslices (25 of
         # them, the core's major scheduling events), not one per 32 turns
         # of the loop (75,758) as when every loop reading an unchanged
-        # address was cut (ag_spin_wait)
+        # address was cut (AG_SPIN_WAITS, ag_spin.c)
         exe = compile_prog("race_spin_handoff", ["-O2"], suffix="-O2")
         r = valgrind(exe, "--check=races", "--stats=yes", args=["count"])
         self.assertEqual(r.rc, 0, r)

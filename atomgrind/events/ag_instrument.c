@@ -19,7 +19,7 @@
 #include "ag_shared.h"             /* shared accesses: scheduling points */
 #include "ag_spec.h"               /* atomic functions' entries, SP's rises */
 #include "ag_poll.h"               /* polling loops' loads, as they run */
-#include "ag_spin.h"               /* ag_spin_loop, ag_spin_wait, ag_spin_yield */
+#include "ag_spin.h"               /* ag_spin_classify, ag_spin_yield */
 #include "ag_stdio.h"              /* AG_IN_LIBC: libc's code */
 #include "ag_threads.h"            /* ag_cur: the running thread */
 
@@ -586,11 +586,13 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    UInt chain = 0, chains[AG_SB_INSNS], ninsn = 0, insn = 0;
    ir.accesses = ag_an_instrument_accesses
                  || (inl && ag_inline_prescan(bb, chains, AG_SB_INSNS, &ninsn));
-   /* race mode: the loads of a spin loop are acquire loads */
-   UInt spin = (ag_clo_check & AG_CHECK_RACES) && ag_spin_loop(bb, vge) ? AG_SPIN : 0;
-   /* at Valgrind's own pace (atomgrind's scheduler has turns of its own)
-      a loop that waits ends the thread's timeslice soon */
-   Bool waits = ag_clo_sched == AG_SCHED_NATIVE && ag_spin_wait(bb, vge);
+   /* race mode: the loads of a spin loop are acquire loads; at
+      Valgrind's own pace (atomgrind's scheduler has turns of its own) a
+      loop that waits ends the thread's timeslice soon */
+   Bool races = (ag_clo_check & AG_CHECK_RACES) != 0, native = ag_clo_sched == AG_SCHED_NATIVE;
+   ag_spin_kind kind = races || native ? ag_spin_classify(bb, vge) : AG_SPIN_NONE;
+   UInt spin = races && kind != AG_SPIN_NONE ? AG_SPIN : 0;
+   Bool waits = native && kind == AG_SPIN_WAITS;
    Int i = 0;
 
    /* keep the preamble (statements before the first IMark) as it is */

@@ -74,34 +74,44 @@ static Bool ag_spin_is_start(IRConst *dst, Addr base)
    return dst && dst->tag == Ico_U64 && (Addr)dst->Ico.U64 == base;
 }
 
-/* With waits, only if every exit's guard is made from the loop's loads. */
-static Bool ag_spin_scan(IRSB *bb, const VexGuestExtents *vge, Bool waits)
+/* Does the exit st, or the block's end, jump back to its start (base)? */
+static Bool ag_spin_back_exit(const IRStmt *st, Addr base)
 {
-   if (vge->n_used != 1) return False;
+   return st->tag == Ist_Exit && st->Ist.Exit.jk == Ijk_Boring
+          && ag_spin_is_start(st->Ist.Exit.dst, base);
+}
+
+static Bool ag_spin_back_end(const IRSB *bb, Addr base)
+{
+   return bb->next->tag == Iex_Const && bb->jumpkind == Ijk_Boring
+          && ag_spin_is_start(bb->next->Iex.Const.con, base);
+}
+
+ag_spin_kind ag_spin_classify(IRSB *bb, const VexGuestExtents *vge)
+{
+   if (vge->n_used != 1) return AG_SPIN_NONE;
    Addr base = (Addr)vge->base[0];
    ag_spin_ctx c = { bb, {{0}}, 0 };
-   Bool back = bb->next->tag == Iex_Const && bb->jumpkind == Ijk_Boring
-               && ag_spin_is_start(bb->next->Iex.Const.con, base);
+   Bool back = ag_spin_back_end(bb, base);
    Int loads = 0;
    for (Int i = 0; i < bb->stmts_used; i++) {
       IRStmt *st = bb->stmts[i];
       switch (st->tag) {
       case Ist_Store: case Ist_StoreG: case Ist_LoadG: case Ist_CAS:
       case Ist_LLSC: case Ist_PutI: case Ist_MBE:
-         return False;
+         return AG_SPIN_NONE;
       case Ist_Dirty:
-         if (st->Ist.Dirty.details->mFx != Ifx_None) return False;
+         if (st->Ist.Dirty.details->mFx != Ifx_None) return AG_SPIN_NONE;
          break;
       case Ist_Put:
-         if (c.nputs == AG_SPIN_MAX_PUTS) return False;
+         if (c.nputs == AG_SPIN_MAX_PUTS) return AG_SPIN_NONE;
          c.puts[c.nputs][0] = st->Ist.Put.offset;
          c.puts[c.nputs][1] = st->Ist.Put.offset
                               + sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Put.data));
          c.nputs++;
          break;
       case Ist_Exit:
-         if (st->Ist.Exit.jk == Ijk_Boring && ag_spin_is_start(st->Ist.Exit.dst, base))
-            back = True;
+         if (ag_spin_back_exit(st, base)) back = True;
          break;
       case Ist_WrTmp:
          loads += st->Ist.WrTmp.data->tag == Iex_Load;
@@ -110,26 +120,17 @@ static Bool ag_spin_scan(IRSB *bb, const VexGuestExtents *vge, Bool waits)
          break;
       }
    }
-   if (!back || loads == 0) return False;
+   if (!back || loads == 0) return AG_SPIN_NONE;
+   ag_spin_kind kind = AG_SPIN_WAITS;
    for (Int i = 0; i < bb->stmts_used; i++) {
       IRStmt *st = bb->stmts[i];
       if (st->tag == Ist_WrTmp && st->Ist.WrTmp.data->tag == Iex_Load
           && !ag_spin_built(&c, st->Ist.WrTmp.data->Iex.Load.addr, False, 0))
-         return False;
-      if (waits && st->tag == Ist_Exit && !ag_spin_built(&c, st->Ist.Exit.guard, True, 0))
-         return False;
+         return AG_SPIN_NONE;
+      if (st->tag == Ist_Exit && !ag_spin_built(&c, st->Ist.Exit.guard, True, 0))
+         kind = AG_SPIN_LOOP;
    }
-   return True;
-}
-
-Bool ag_spin_loop(IRSB *bb, const VexGuestExtents *vge)
-{
-   return ag_spin_scan(bb, vge, False);
-}
-
-Bool ag_spin_wait(IRSB *bb, const VexGuestExtents *vge)
-{
-   return ag_spin_scan(bb, vge, True);
+   return kind;
 }
 
 /* Under Valgrind one thread runs at a time, for a timeslice of 100,000
@@ -170,13 +171,9 @@ IRSB *ag_spin_yield(IRSB *bb, Addr base)
    IRSB *out = deepCopyIRSBExceptStmts(bb);
    for (Int i = 0; i < bb->stmts_used; i++) {
       IRStmt *st = bb->stmts[i];
-      if (st->tag == Ist_Exit && st->Ist.Exit.jk == Ijk_Boring
-          && ag_spin_is_start(st->Ist.Exit.dst, base))
-         ag_spin_cap(out, st->Ist.Exit.guard);
+      if (ag_spin_back_exit(st, base)) ag_spin_cap(out, st->Ist.Exit.guard);
       addStmtToIRSB(out, st);
    }
-   if (bb->next->tag == Iex_Const && bb->jumpkind == Ijk_Boring
-       && ag_spin_is_start(bb->next->Iex.Const.con, base))
-      ag_spin_cap(out, NULL);
+   if (ag_spin_back_end(bb, base)) ag_spin_cap(out, NULL);
    return out;
 }
