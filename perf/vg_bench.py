@@ -212,6 +212,13 @@ def atomgrind_cmd(args):
     return [vip, "--tool=atomgrind"]
 
 
+def private_tmp(name):
+    d = os.path.join(TMP, "tmp-" + name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
 def tool_env(args):
     env = dict(os.environ)
     env["AG_BUILD"] = args.build
@@ -358,8 +365,10 @@ def main():
                                                      args.repeat))
     wls = workloads(args, TMP)
     cfgs = configs(args)
-    env = tool_env(args)
-    base_env = dict(env, AG_BUILD=args.base) if args.base else None
+    # each build learns race sites (and PCT's lengths) in its own $TMPDIR:
+    # what one build learned must not steer the other's runs
+    env = dict(tool_env(args), TMPDIR=private_tmp("this"))
+    base_env = dict(env, AG_BUILD=args.base, TMPDIR=private_tmp("base")) if args.base else None
     log = open(args.log, "a") if args.log else None
 
     results = {}   # (workload, config) -> dict
