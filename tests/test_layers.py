@@ -27,7 +27,7 @@ LAYERS = [
     ["ag_sched"],                                           # who runs next
     ["ag_schedlearn"],                                      # race sites kept between runs
     ["ag_analysis"],                                        # engines and their events
-    ["ag_dcl", "ag_stdio"],                                 # check-lock-recheck's held loads, stdio's locks
+    ["ag_dcl", "ag_stdio", "ag_handoff"],                   # check-lock-recheck's held loads, stdio's locks, the owner table's happens-before
     ["ag_errors", "ag_record"],                             # reports, traces
     ["ag_lockerrors"],                                      # deadlock and lock-order reports
     ["ag_cycles"],                                          # reports' cycles, drawn
@@ -50,7 +50,8 @@ ENGINE_LAYERS = [
     ["ag_aerodrome", "ag_atomsan", "ag_velodrome", "ag_fasttrack", "ag_predict"],  # engines
     ["ag_engine"],                                          # the dispatcher, which engines report through
     ["ag_schedrace"],                                       # the scheduler's race-directed postponement
-    ["ag_explain_core", "ag_sampler", "ag_tracefmt", "ag_schedpol", "ag_schedwake"],  # explanations, RPT, traces, the scheduler's policy and wake accounting
+    ["ag_explain_core", "ag_sampler", "ag_tracefmt", "ag_schedpol", "ag_schedwake",
+     "ag_hbtags"],                                          # explanations, RPT, traces, the scheduler's policy, wake accounting and hand-overs
     ["ag_shadow"],                                          # shadow memory
     ["ag_map", "ag_slab"],                                  # tables, allocation
 ]

@@ -87,6 +87,41 @@ class QuietCode(unittest.TestCase):
 
 
 @unittest.skipUnless(tool_built(), "atomgrind not built")
+class HandOvers(unittest.TestCase):
+    """A slot another thread touched before the running thread's present
+    (analysis/ag_handoff.c's happens-before: a lock, a condition variable,
+    a join) changes owner with no point: tests/progs/handoff_buffer.c hands
+    a 32 KiB buffer back and forth 50 times through a mutex and a
+    condition variable.  Before, every access to it was a point (about
+    406,000); the race form, a counter bumped and read outside the lock
+    at every word, keeps its points."""
+
+    def one_run(self, mode):
+        """(points at shared accesses, slots handed over) of one run"""
+        import tempfile
+        exe = compile_prog("handoff_buffer", ["-O2"], "_o2")
+        with tempfile.TemporaryDirectory() as tmp:      # no race site learned before
+            r = valgrind(exe, "--sched-seed=1", "--stats=yes", args=[mode, "50"],
+                         env={"TMPDIR": tmp}, timeout=120)
+        self.assertEqual(r.rc, 0, r.text)
+        points = re.search(r"\((\d+) at shared accesses\)", r.text)
+        handed = re.search(r"(\d+) slot\(s\) handed over", r.text)
+        self.assertIsNotNone(points, r.text)
+        self.assertIsNotNone(handed, r.text)
+        return int(points.group(1)), int(handed.group(1))
+
+    def test_handed_over_buffer_is_no_point(self):
+        points, handed = self.one_run("ok")
+        self.assertLess(points, 20000)
+        # both ways, about 2 x 50 x 4096 slots (vector loads test one slot in two)
+        self.assertGreater(handed, 100000)
+
+    def test_racing_counter_keeps_its_points(self):
+        points, _ = self.one_run("racy")
+        self.assertGreater(points, 100000)
+
+
+@unittest.skipUnless(tool_built(), "atomgrind not built")
 class Pct(unittest.TestCase):
     """--sched=pct draws its d-1 change points over the run's length k (the
     last run of the same command's, recorded in $TMPDIR): on

@@ -20,6 +20,7 @@
 #include "ag_cycles.h"             /* the ring reports' cycles are drawn from: an observer */
 #include "ag_dcl.h"                /* check-lock-recheck's first checks */
 #include "ag_stdio.h"              /* glibc's inline stdio locks */
+#include "ag_handoff.h"            /* the owner table's happens-before */
 #include "ag_history.h"            /* --history-level=full: access stacks */
 #include "ag_locksets.h"           /* locks held, for race reports */
 #include "ag_options.h"            /* --check, --engine, --sample, ... */
@@ -225,6 +226,7 @@ void ag_analysis_init(void)
                         || !ag_clo_skip_quiescent;
    ag_an_update_gate();
    ag_an_instrument_accesses = ag_an_gate || ag_clo_sample_rpt;
+   if (ag_clo_sched != AG_SCHED_NATIVE) ag_ho_init();   /* shared accesses are points */
    /* held-back loads would reach the race engine out of order */
    ag_dcl_on = ag_clo_check == AG_CHECK_ATOMICITY && ag_neng > 0 && !ag_clo_record_trace;
    static const ag_dcl_ops dcl = { ag_an_access_now, ag_an_report, ag_an_events };
@@ -243,6 +245,7 @@ void ag_analysis_fini(void)
 {
    ag_dcl_fini();
    ag_stdio_fini();
+   ag_ho_fini();
    /* a clean report on a program nobody marked is not a clean bill */
    if ((ag_clo_check & AG_CHECK_ATOMICITY) && ag_neng > 0 && ag_an_regions == 0
        && VG_(clo_verbosity) >= 1) {
@@ -311,6 +314,7 @@ void ag_an_thread_new(ag_tid t)
 {
    ag_an_announce(t);
    ag_rec_thread(t);
+   ag_ho_thread_new(t);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_thread_new(ag_eng[i], t);
 }
 
@@ -326,6 +330,7 @@ void ag_an_join(ag_tid joiner, ag_tid child)
 {
    ag_an_sync_event();
    ag_rec_join(joiner, child);
+   ag_ho_join(joiner, child);
    for (UInt i = 0; i < ag_neng; i++) ag_ev_join(ag_eng[i], joiner, child, 0);
 }
 
@@ -456,6 +461,7 @@ static void ag_an_acquire(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_acquire(t, lock, shared);
+   ag_ho_acquire(t, lock);
    ag_site site = ag_neng ? ag_an_sync_site() : AG_SITE_NONE;
    for (UInt i = 0; i < ag_neng; i++) ag_ev_acquire(ag_eng[i], t, lock, shared, site);
 }
@@ -464,6 +470,7 @@ static void ag_an_release(ag_tid t, Addr lock, Bool shared)
 {
    ag_an_sync_event();
    ag_rec_release(t, lock, shared);
+   ag_ho_release(t, lock);
    ag_site site = ag_neng ? ag_an_sync_site() : AG_SITE_NONE;
    for (UInt i = 0; i < ag_neng; i++) ag_ev_release(ag_eng[i], t, lock, shared, site);
 }
@@ -475,6 +482,7 @@ void ag_an_lock_acquire(ag_tid t, Addr lock, Bool shared)
    ag_an_held++;
    if (ag_an_race_eng < ag_neng) ag_lockset_acquire(t, VG_(get_running_tid)(), lock);
    if (ag_dcl_on) ag_dcl_lock(t, lock, True);
+   ag_ho_lock(t, True);
    ag_an_acquire(t, lock, shared);
 }
 
@@ -483,6 +491,7 @@ void ag_an_lock_release(ag_tid t, Addr lock, Bool shared)
    if (ag_an_held) ag_an_held--;
    if (ag_an_race_eng < ag_neng) ag_lockset_release(t, lock);
    if (ag_dcl_on) ag_dcl_lock(t, lock, False);
+   ag_ho_lock(t, False);
    ag_an_release(t, lock, shared);
 }
 
@@ -500,6 +509,8 @@ void ag_an_sync_rmw(ag_tid t, Addr obj)
    atomicity engines see no lock here that a thread holds and releases. */
 void ag_an_order(ag_tid t, Addr obj, Bool release)
 {
+   if (release) ag_ho_release(t, obj);
+   else ag_ho_acquire(t, obj);
    if (ag_an_race_eng >= ag_neng) return;
    ag_an_sync_event();
    /* recorded as what the race engine sees (a replay with --check=races
@@ -536,6 +547,8 @@ void ag_an_barrier(ag_tid t, Addr b, Addr gen, Bool arrive)
    ag_an_sync_event();
    if (arrive) ag_rec_release(t, gen, False);
    else ag_rec_acquire(t, gen, False);
+   if (arrive) ag_ho_release(t, gen);
+   else ag_ho_acquire(t, gen);
    for (UInt i = 0; i < ag_neng; i++) {
       if (i == ag_an_race_eng) {
          if (arrive) ag_ev_release(ag_eng[i], t, gen, False, 0);
@@ -573,6 +586,8 @@ void ag_an_once(ag_tid t, Addr once, Bool init)
       replays still see once -> later once as lock edges */
    ag_rec_acquire(t, once, False);
    ag_rec_release(t, once, False);
+   ag_ho_acquire(t, once);
+   ag_ho_release(t, once);
    for (UInt i = 0; i < ag_neng; i++) {
       if (ag_engine_kind(ag_engine_ops_of(ag_eng[i])) == AG_KIND_ATOMICITY) {
          ag_ev_access(ag_eng[i], t, once, 1, init ? AG_WRITE : 0, 0);

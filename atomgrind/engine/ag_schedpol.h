@@ -11,6 +11,8 @@
 #ifndef AG_SCHEDPOL_H
 #define AG_SCHEDPOL_H
 
+#include "ag_hbtags.h"         /* the tags */
+
 /* Random: a shared access preempts 1 in AG_SP_SHARED_RATE times, damped
    per instruction (the first AG_SP_KNEE points of one get the full rate,
    then n / AG_SP_KNEE) and over the run (1 + shared points /
@@ -76,8 +78,9 @@ enum {
    AG_SP_PT_PREEMPT, AG_SP_PT_YIELD, AG_SP_PT_SHARED, AG_SP_PT_BLOCKS
 };
 
-/* Owner-table slot values (ag_shared.h says what they mean). */
-#define AG_SP_TAGS           126
+/* Owner-table slot values (ag_shared.h says what they mean); the tags
+   are the ones the owner table's happens-before stamps (ag_hbtags.h). */
+#define AG_SP_TAGS           AG_HBT_TAGS
 /* A thread's tag (in slots and race sites' last accesses), from the
    engine's thread number. */
 static inline unsigned char ag_sp_tag(unsigned long t) { return (unsigned char)(1 + t % AG_SP_TAGS); }
@@ -103,7 +106,8 @@ typedef struct {
    unsigned long addr;     /* granule address (a >> 3), 0: none */
    unsigned long ip;       /* the site of the last access */
    unsigned long long at;  /* when (the policy's point count) */
-   unsigned char tag;      /* by whom */
+   unsigned stamp;         /* by whom: its tag (low byte), and its clock (ag_schedrace.h) */
+   unsigned char tag;
    unsigned char write;
 } ag_sr_last;
 
@@ -116,6 +120,9 @@ struct ag_sr_state {
    unsigned npost;                        /* threads postponed now */
    unsigned release;                      /* the thread chosen next (0: none) */
    ag_sr_last last[AG_SR_LAST];
+   /* is the pair of this access and the one stamped so no race to learn?
+      (the caller's happens-before; NULL: every pair is) */
+   int (*ordered)(unsigned stamp);
    unsigned char parent[AG_SP_TAGS + 1];  /* per tag: its creator's tag (0: none) ... */
    unsigned long long born[AG_SP_TAGS + 1];  /* ... and when it was created */
 };

@@ -41,13 +41,21 @@ void ag_sr_born(ag_schedpol *p, unsigned char tag, unsigned char parent)
    p->race.born[tag] = p->points;
 }
 
-int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned char tag, int write)
+/* The caller takes the last access, another thread's, as ordered before
+   this one. */
+static int ag_sr_ordered(const struct ag_sr_state *r, const ag_sr_last *l)
+{
+   return r->ordered && !(l->stamp & AG_SR_UNORDERED) && r->ordered(l->stamp);
+}
+
+int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned stamp, int write)
 {
    struct ag_sr_state *r = &p->race;
+   unsigned char tag = (unsigned char)stamp;
    unsigned long g = a >> 3 | 1UL << 63;          /* never 0 */
    ag_sr_last *l = &r->last[(g ^ g >> 12) % AG_SR_LAST];
    int set_up = tag <= AG_SP_TAGS && l->tag == r->parent[tag] && l->at <= r->born[tag];
-   if (l->addr == g && l->tag != tag && (write || l->write) && !set_up) {
+   if (l->addr == g && l->tag != tag && (write || l->write) && !set_up && !ag_sr_ordered(r, l)) {
       r->learned += ag_sr_add(p, l->ip);
       r->learned += ag_sr_add(p, ip);
    }
@@ -55,6 +63,7 @@ int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned cha
    l->ip = ip;
    l->at = p->points;
    l->tag = tag;
+   l->stamp = stamp;
    l->write = (unsigned char)!!write;
    return ag_sr_has(p, ip);
 }

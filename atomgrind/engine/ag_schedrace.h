@@ -36,9 +36,13 @@ int ag_sr_add(ag_schedpol *p, unsigned long ip);
 void ag_sr_born(ag_schedpol *p, unsigned char tag, unsigned char parent);
 /* An access by the thread tagged `tag` to address a at ip (write: a
    store) that reached the shared-access check: learns the pair if the
-   location's last access was another thread's and one of the two writes.
+   location's last access was another thread's, one of the two writes,
+   and the caller does not take the two as ordered (p->race.ordered).
+   stamp: the accessing thread's tag (low byte) and clock, or'ed with
+   AG_SR_UNORDERED where the order is the point (a lock handed over).
    Returns: ip is a learned site. */
-int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned char tag, int write);
+#define AG_SR_UNORDERED 0x10000u
+int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned stamp, int write);
 /* The holder self is about to access a at ip (learned: ip is a site):
    1 if it is to stop and another thread run instead (p->race.release
    names it when a postponed one is released). */

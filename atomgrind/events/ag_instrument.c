@@ -17,6 +17,7 @@
 #include "ag_regions.h"            /* accesses in an inline gap */
 #include "ag_sched.h"              /* preemption after an access */
 #include "ag_shared.h"             /* shared accesses: scheduling points */
+#include "ag_handoff.h"            /* ag_ho_word: the running thread's stamp */
 #include "ag_spec.h"               /* atomic functions' entries, SP's rises */
 #include "ag_poll.h"               /* polling loops' loads, as they run */
 #include "ag_spin.h"               /* ag_spin_classify, ag_spin_yield */
@@ -107,7 +108,7 @@ typedef struct {
    Bool touched;         /* ... has a memory access left in the IR (ag_emit) */
    Bool accesses;        /* accesses are instrumented (not the floor, or the
                             block holds code of an inlined atomic function) */
-   IRTemp tag;           /* ag_shared_tag, read once per superblock */
+   IRTemp tag;           /* ag_ho_word, read once per superblock */
    Bool may_exit;        /* the IR may leave before the next access, to
                             resume at ip (ag_exit_safe) */
    Bool shared;          /* accesses are tested for points (ag_emit_shared) */
@@ -147,10 +148,12 @@ static void ag_emit_shared(ag_ir *ir, IRExpr *addr, UInt flags, IRExpr *guard,
    IRTemp mix = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Xor64, IRExpr_RdTmp(word), IRExpr_RdTmp(high)));
    IRTemp idx = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_And64, IRExpr_RdTmp(mix),
                                                  IRExpr_Const(IRConst_U64(AG_SHARED_MASK))));
-   IRTemp slot = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(idx),
+   IRTemp off = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Shl64, IRExpr_RdTmp(idx),
+                                                 IRExpr_Const(IRConst_U8(1))));   /* 2 bytes each */
+   IRTemp slot = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(off),
                                                   mkIRExpr_HWord((HWord)ag_shared_owner)));
-   IRTemp byte = ag_tmp(ir, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, IRExpr_RdTmp(slot)));
-   IRTemp own = ag_tmp(ir, Ity_I64, IRExpr_Unop(Iop_8Uto64, IRExpr_RdTmp(byte)));
+   IRTemp half = ag_tmp(ir, Ity_I16, IRExpr_Load(Iend_LE, Ity_I16, IRExpr_RdTmp(slot)));
+   IRTemp own = ag_tmp(ir, Ity_I64, IRExpr_Unop(Iop_16Uto64, IRExpr_RdTmp(half)));
    IRExpr *cond = IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_CmpNE64,
                                IRExpr_RdTmp(own), IRExpr_RdTmp(ir->tag))));
    if (!(flags & AG_WRITE))
@@ -628,7 +631,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          if (!ag_clo_check_stack_var
              && ((ir.accesses && !ag_clo_sample_rpt) || ir.shared))
             ag_emit_stack_max(&ir);
-         if (ir.shared) ir.tag = ag_load64(ir.out, (void *)&ag_shared_tag);
+         if (ir.shared) ir.tag = ag_load64(ir.out, (void *)&ag_ho_word);
          gate_done = True;
       }
       ag_spec_instrument_sp(ir.out, &sp, st, ir.offset_SP);

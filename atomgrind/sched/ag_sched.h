@@ -84,10 +84,10 @@ void ag_sched_access(ThreadId vgtid);
    wait for it.  a: the address; at a learned race site (--sched=random)
    the thread may be postponed (engine/ag_schedrace.c). */
 void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a);
-/* The thread tagged me accesses a at ip and the inline check called
-   (ag_shared.c): race sites are learned here; is ip one (the access must
-   then be a point)? */
-Bool ag_sched_race_site(Addr a, Addr ip, UChar me, Bool write);
+/* The running thread (stamp: its tag and clock, analysis/ag_handoff.h)
+   accesses a at ip and the inline check called (ag_shared.c): race sites
+   are learned here; is ip one (the access must then be a point)? */
+Bool ag_sched_race_site(Addr a, Addr ip, UWord stamp, Bool write);
 /* Locks as race sites: vgtid's next synchronisation call (its SYNC_PRE
    point) blocks to acquire lock; the thread t (the engine's number)
    acquired it (learned when another thread held it last). */

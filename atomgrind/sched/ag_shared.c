@@ -1,12 +1,14 @@
 /* ag_shared.c -- scheduling points at the accesses that can race, in
  * unannotated programs too: an access to a location another thread has
- * touched, when one of them writes it.  The first thread to touch a slot
- * owns it; its accesses stay inline (ag_instrument.c).  A second thread's
- * read makes the slot read-shared (loads stay inline), any write by
- * another thread makes it shared: every later access of it calls here and
- * is a point where the scheduler may switch (ag_sched_shared), right
- * before the access.  Own stack, thread-private and read-only data never
- * call here. */
+ * touched with no happens-before edge between them, when one of them
+ * writes it.  The first thread to touch a slot owns it; its accesses stay
+ * inline (ag_instrument.c).  A thread that meets another's slot after
+ * that thread's access (a buffer handed over through a lock, a queue, a
+ * join) takes it over.  Otherwise a second thread's read makes the slot
+ * read-shared (loads stay inline), and any write by another thread makes
+ * it shared: every later access of it calls here and is a point where the
+ * scheduler may switch (ag_sched_shared), right before the access.  Own
+ * stack, thread-private and read-only data never call here. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_aspacemgr.h"    /* VG_(am_shadow_alloc) */
@@ -15,26 +17,23 @@
 #include "pub_tool_mallocfree.h"   /* VG_(out_of_memory_NORETURN) */
 #include "ag_options.h"            /* --sched */
 #include "ag_map.h"                /* superblocks' records */
+#include "ag_handoff.h"            /* stamps: happened before? */
 #include "ag_sched.h"              /* ag_sched_shared: the point; others running */
 #include "ag_shared.h"
 
-UChar *ag_shared_owner;
-volatile UWord ag_shared_tag = 1;
+UShort *ag_shared_owner;
 Bool ag_shared_on;
+static ULong ag_sh_handed;           /* slots handed over (--stats) */
 
 void ag_shared_init(void)
 {
    ag_shared_on = ag_clo_sched != AG_SCHED_NATIVE;
    if (!ag_shared_on) return;
-   /* 8 MB, mapped and zeroed by the kernel: only the pages where the
+   /* 16 MB, mapped and zeroed by the kernel: only the pages where the
       program's data hash are ever touched (calloc would touch them all) */
-   ag_shared_owner = VG_(am_shadow_alloc)(AG_SHARED_MASK + 1);
-   if (!ag_shared_owner) VG_(out_of_memory_NORETURN)("ag.shared", AG_SHARED_MASK + 1);
-}
-
-void ag_shared_running(ag_tid t)
-{
-   ag_shared_tag = ag_sp_tag(t);
+   SizeT size = (AG_SHARED_MASK + 1) * sizeof *ag_shared_owner;
+   ag_shared_owner = VG_(am_shadow_alloc)(size);
+   if (!ag_shared_owner) VG_(out_of_memory_NORETURN)("ag.shared", size);
 }
 
 /* A heap block reused by another thread would stay shared forever (a
@@ -45,24 +44,52 @@ void ag_shared_fresh(Addr a, SizeT len)
 {
    if (!ag_shared_owner || len == 0) return;
    if (len / 8 > AG_SHARED_MASK) {
-      VG_(memset)(ag_shared_owner, 0, AG_SHARED_MASK + 1);
+      VG_(memset)(ag_shared_owner, 0, (AG_SHARED_MASK + 1) * sizeof *ag_shared_owner);
       return;
    }
    for (Addr p = a & ~(Addr)7; p < a + len; p += 8) ag_shared_owner[ag_shared_slot(p)] = 0;
 }
 
+/* The slot's new value: a state, with the running thread's clock beside
+   its tag. */
+static UShort ag_sh_stamped(UChar state, UWord word)
+{
+   return (state & ~AG_SHARED_TRY) == (word & 0xff) ? (UShort)((word & 0xff00) | state) : state;
+}
+
+/* Another thread's slot whose stamp happened before now: handed over, it
+   is met as if untouched (a first touch while others wait may still be
+   a point: ag_sched_slot_after), and it teaches no race site
+   (ag_sched.c says which ordered pairs still do). */
+static Bool ag_sh_handed_over(UShort s)
+{
+   UChar state = s & 0xff;
+   return state != 0 && state != AG_SHARED_READ && state != AG_SHARED_BOTH && ag_ho_ordered(s);
+}
+
 void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, ag_shared_sb *b)
 {
-   UChar *slot = &ag_shared_owner[ag_shared_slot(a)];
-   UChar me = (UChar)ag_shared_tag;
+   UShort *slot = &ag_shared_owner[ag_shared_slot(a)];
+   UWord word = ag_ho_word;
+   UChar me = (UChar)word;
    Bool write = (flags & AG_WRITE) != 0;
    Int point;
-   *slot = ag_sched_slot_after(*slot, me, write, &point);
-   /* a learned race site stays a point: its slot is not claimed */
-   if (ag_sched_race_site(a, ip, me, write) && !point) {
-      point = 1;
-      if (*slot == me) *slot = me | AG_SHARED_TRY;
+   UShort s = *slot;
+   if ((s & 0xff) == me) {
+      *slot = (UShort)word;       /* its own, stamped again after a release */
+      return;
    }
+   Bool handed = ag_sh_handed_over(s);
+   ag_sh_handed += handed;
+   UChar state = ag_sched_slot_after(handed ? 0 : s & 0xff, me, write, &point);
+   /* a learned race site stays a point: its slot is not claimed (an
+      access ordered after the last one races with nothing: nothing is
+      learned from it) */
+   if (!handed && ag_sched_race_site(a, ip, word, write) && !point) {
+      point = 1;
+      if (state == me) state = me | AG_SHARED_TRY;
+   }
+   *slot = ag_sh_stamped(state, word);
    if (!point) return;
    b->points++;
    ag_sched_shared(vgtid, ip, a);
@@ -146,6 +173,7 @@ void ag_shared_stopped(ThreadId vgtid)
 void ag_shared_fini(void)
 {
    if (VG_(clo_stats) && ag_sh_sbs)
-      VG_(umsg)("atomgrind: shared points: %llu of %lu superblock(s) quiet, their tests dropped\n",
-                ag_sh_nquiet, (unsigned long)ag_map_count(ag_sh_sbs));
+      VG_(umsg)("atomgrind: shared points: %llu of %lu superblock(s) quiet, their tests "
+                "dropped; %llu slot(s) handed over\n",
+                ag_sh_nquiet, (unsigned long)ag_map_count(ag_sh_sbs), ag_sh_handed);
 }

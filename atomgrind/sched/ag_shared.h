@@ -8,15 +8,20 @@
 #include "ag_engine.h"           /* ag_tid */
 #include "ag_schedpol.h"         /* the slot values */
 
-/* The owner table: one byte per 8-byte slot of the address space, hashed
-   (ag_shared_slot): 0 untouched; a thread's tag T (1..AG_SHARED_TAGS):
-   private to T; T | AG_SHARED_TRY: T's as far as seen, but touched while
-   another thread was waiting to run, so it may be the other's next;
-   AG_SHARED_READ: read by several threads, not written since;
-   AG_SHARED_BOTH: touched by several, written.  Instrumented code calls
-   ag_shared_access only when the slot is not the running thread's private
-   one nor AG_SHARED_READ for a load: private and read-only data cost the
-   test alone.  Slots that collide only make more calls. */
+/* The owner table: two bytes per 8-byte slot of the address space,
+   hashed (ag_shared_slot).  The low byte is the state: 0 untouched; a
+   thread's tag T (1..AG_SHARED_TAGS): private to T; T | AG_SHARED_TRY:
+   T's as far as seen, but touched while another thread was waiting to
+   run, so it may be the other's next; AG_SHARED_READ: read by several
+   threads, not written since; AG_SHARED_BOTH: touched by several with no
+   happens-before between them, written.  With a tag, the high byte is
+   T's clock when it last touched the slot (analysis/ag_handoff.h's
+   stamp): another thread whose present that access happened before takes
+   the slot over with no point.  Instrumented code calls ag_shared_access
+   only when the slot is not the running thread's stamp (ag_ho_word) nor
+   AG_SHARED_READ for a load: private and read-only data cost the test
+   alone, and a thread's own slots one call each after its release.
+   Slots that collide only make more calls. */
 #define AG_SHARED_BITS  23
 #define AG_SHARED_MASK  ((1UL << AG_SHARED_BITS) - 1)
 #define AG_SHARED_TAGS  AG_SP_TAGS
@@ -32,8 +37,7 @@ static inline UWord ag_shared_slot(Addr a)
    return ((a >> 3) ^ (a >> AG_SHARED_FOLD)) & AG_SHARED_MASK;
 }
 
-extern UChar *ag_shared_owner;          /* the table (fixed once allocated) */
-extern volatile UWord ag_shared_tag;    /* the running thread's tag */
+extern UShort *ag_shared_owner;         /* the table (fixed once allocated) */
 extern Bool ag_shared_on;               /* accesses are points (read at translation) */
 
 /* A superblock's record, for quiet code (ag_shared.c): the shared tests of
@@ -56,7 +60,6 @@ ag_shared_sb *ag_shared_sb_of(Addr base, UInt len);  /* at translation */
 void ag_shared_sb_expired(ag_shared_sb *b);          /* its count reached 0 */
 void ag_shared_fini(void);              /* --stats */
 void ag_shared_stopped(ThreadId vgtid); /* between runs: quiet code translated again */
-void ag_shared_running(ag_tid t);       /* t runs generated code next */
 void ag_shared_fresh(Addr a, SizeT len);  /* [a, a+len) is new memory: nobody's */
 /* The running thread vgtid accesses a (flags: AG_WRITE ...) at ip and the
    inline test found its slot not the thread's own. */

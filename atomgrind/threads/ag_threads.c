@@ -15,7 +15,8 @@
 #include "ag_map.h"                /* pthread_t -> ag_tid */
 #include "ag_objects.h"            /* ag_preload_present */
 #include "ag_sched.h"              /* threads come and go for the scheduler */
-#include "ag_shared.h"             /* the running thread's tag in the owner table */
+#include "ag_handoff.h"            /* the running thread's stamp in the owner table */
+#include "ag_shared.h"             /* the owner table: its start, quiet code */
 #include "ag_threadinfo.h"         /* creation stacks, for reports */
 #include "ag_threadrec.h"          /* each slot's record, zeroed at creation */
 #include "ag_threads.h"
@@ -33,7 +34,7 @@ static void ag_start_client_code(ThreadId vgtid, ULong bbs_done)
    (void)bbs_done;
    ag_cur = ag_thread_of(vgtid);
    ag_an_running(vgtid);
-   ag_shared_running(ag_cur->tid);
+   ag_ho_running(ag_cur->tid);
    if (ag_cur->valid && ag_cur->stack_max == 0)
       ag_cur->stack_max = VG_(thread_get_stack_max)(vgtid);
 }

@@ -1,6 +1,7 @@
 /* test_schedrace.c -- race-directed postponement
  * (atomgrind/engine/ag_schedrace.c) on constructed accesses: which pairs
- * are learned (none from a creator's set-up), a thread at a learned site
+ * are learned (none from a creator's set-up, nor a pair the caller takes
+ * as ordered), a thread at a learned site
  * is postponed while another is free to run, two threads at one location
  * have their order drawn (both orders occur; the second waits for the
  * first's access only), two at one site wait together (but two waiting
@@ -51,6 +52,26 @@ static void set_up(void)
    ag_sr_access(&pol, A + 64, X + 8, 3, 1);        /* 3 is not 2's creator */
    ag_sr_access(&pol, A + 64, Y + 8, 2, 0);
    CHECK(ag_sr_has(&pol, Y + 8), "another thread's write not learned");
+}
+
+/* The caller's happens-before: a pair it takes as ordered (the first
+   access stamped with clock 7 here) is not learned; a lock handed over
+   is, its order being what is learned (AG_SR_UNORDERED). */
+static int clock7_ordered(unsigned stamp) { return (stamp >> 8 & 0xff) == 7; }
+
+static void ordered_pairs(void)
+{
+   setup(1, 0, 3);
+   pol.race.ordered = clock7_ordered;
+   ag_sr_access(&pol, A, X, 1 | 7 << 8, 1);        /* 1 writes, then hands A over */
+   ag_sr_access(&pol, A, Y, 2 | 3 << 8, 0);
+   CHECK(pol.race.nsites == 0, "a pair in happens-before order learned");
+   ag_sr_access(&pol, A, X, 1 | 8 << 8, 1);        /* 1 again, not ordered before 2 */
+   CHECK(ag_sr_has(&pol, X) && ag_sr_has(&pol, Y), "an unordered pair not learned");
+   ag_sr_access(&pol, L, L, 1 | 7 << 8 | AG_SR_UNORDERED, 1);
+   ag_sr_access(&pol, L, L, 2 | 3 << 8 | AG_SR_UNORDERED, 1);
+   CHECK(ag_sr_has(&pol, L), "a lock handed over not learned");
+   pol.race.ordered = 0;
 }
 
 /* Thread 1 holds the turn at site X, learned; 2 and 3 enabled. */
@@ -181,6 +202,7 @@ int main(void)
 {
    learning();
    set_up();
+   ordered_pairs();
    postponing();
    races();
    caps();
