@@ -107,7 +107,6 @@ typedef struct {
    unsigned long ip;       /* the site of the last access */
    unsigned long long at;  /* when (the policy's point count) */
    unsigned stamp;         /* by whom: its tag (low byte), and its clock (ag_schedrace.h) */
-   unsigned char tag;
    unsigned char write;
 } ag_sr_last;
 

@@ -54,15 +54,15 @@ int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned sta
    unsigned char tag = (unsigned char)stamp;
    unsigned long g = a >> 3 | 1UL << 63;          /* never 0 */
    ag_sr_last *l = &r->last[(g ^ g >> 12) % AG_SR_LAST];
-   int set_up = tag <= AG_SP_TAGS && l->tag == r->parent[tag] && l->at <= r->born[tag];
-   if (l->addr == g && l->tag != tag && (write || l->write) && !set_up && !ag_sr_ordered(r, l)) {
+   unsigned char last = (unsigned char)l->stamp;
+   int set_up = tag <= AG_SP_TAGS && last == r->parent[tag] && l->at <= r->born[tag];
+   if (l->addr == g && last != tag && (write || l->write) && !set_up && !ag_sr_ordered(r, l)) {
       r->learned += ag_sr_add(p, l->ip);
       r->learned += ag_sr_add(p, ip);
    }
    l->addr = g;
    l->ip = ip;
    l->at = p->points;
-   l->tag = tag;
    l->stamp = stamp;
    l->write = (unsigned char)!!write;
    return ag_sr_has(p, ip);

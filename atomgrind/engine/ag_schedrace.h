@@ -34,7 +34,7 @@ int ag_sr_add(ag_schedpol *p, unsigned long ip);
    what its creator did before is ordered before all it does, so no pair
    of the two is learned. */
 void ag_sr_born(ag_schedpol *p, unsigned char tag, unsigned char parent);
-/* An access by the thread tagged `tag` to address a at ip (write: a
+/* An access by a thread (stamp, below) to address a at ip (write: a
    store) that reached the shared-access check: learns the pair if the
    location's last access was another thread's, one of the two writes,
    and the caller does not take the two as ordered (p->race.ordered).
