@@ -122,6 +122,34 @@ class HandOvers(unittest.TestCase):
 
 
 @unittest.skipUnless(tool_built(), "atomgrind not built")
+class OwnStack(unittest.TestCase):
+    """A word of the running thread's own stack that no other thread has
+    touched is claimed with no point (sched/ag_shared.c): at -O0 every
+    local is an access, and each new stack word was a first touch while
+    others waited, a point until a claim draw took it (14,504 points in
+    tests/progs/stack_locals.c's "ok" run, 2 threads x 5 rounds x ~1,100
+    words; 17 now).  A word of main's stack that a worker bumps through a
+    pointer while main reads it races, and keeps its points."""
+
+    def points(self, mode):
+        import tempfile
+        exe = compile_prog("stack_locals")
+        with tempfile.TemporaryDirectory() as tmp:      # no race site learned before
+            r = valgrind(exe, "--sched-seed=1", args=[mode, "5"], env={"TMPDIR": tmp},
+                         timeout=120)
+        self.assertEqual(r.rc, 0, r.text)
+        m = re.search(r"\((\d+) at shared accesses\)", r.text)
+        self.assertIsNotNone(m, r.text)
+        return int(m.group(1))
+
+    def test_own_stack_words_are_no_points(self):
+        self.assertLess(self.points("ok"), 1000)
+
+    def test_stack_word_shared_through_a_pointer_keeps_its_points(self):
+        self.assertGreater(self.points("pointer"), 10000)
+
+
+@unittest.skipUnless(tool_built(), "atomgrind not built")
 class Pct(unittest.TestCase):
     """--sched=pct draws its d-1 change points over the run's length k (the
     last run of the same command's, recorded in $TMPDIR): on

@@ -48,12 +48,17 @@ static VG_REGPARM(3) void ag_h_access(Addr a, UWord szfl, Addr ip)
    ag_h_analyse(th, a, szfl, ip);
 }
 
-/* On the running thread's own stack or in the red zone below SP, and
-   --check-stack-var=no: the test ag_emit makes inline.  SP is exact at a
-   helper call before an access, as the unwind registers are. */
+/* On the running thread's own stack or in the red zone below SP.  SP is
+   exact at a helper call before an access, as the unwind registers are. */
+static inline Bool ag_on_stack(const ag_thread *th, Addr a, Addr sp)
+{
+   return a <= th->stack_max && sp <= a + VG_STACK_REDZONE_SZB;
+}
+
+/* ... and --check-stack-var=no: the test ag_emit makes inline. */
 static inline Bool ag_own_stack_sp(const ag_thread *th, Addr a, Addr sp)
 {
-   return !ag_clo_check_stack_var && a <= th->stack_max && sp <= a + VG_STACK_REDZONE_SZB;
+   return !ag_clo_check_stack_var && ag_on_stack(th, a, sp);
 }
 
 static inline Bool ag_own_stack(const ag_thread *th, Addr a)
@@ -79,7 +84,12 @@ static void ag_h_access_rpt(Addr a, UWord szfl, Addr ip, Addr sp)
 #define AG_H_EXIT 0x10000u
 static VG_REGPARM(3) UWord ag_h_shared(Addr a, UWord flags, Addr ip, ag_shared_sb *b)
 {
-   if (!ag_cur->ignore) ag_shared_access(VG_(get_running_tid)(), a, (UInt)flags & 0xffff, ip, b);
+   ag_thread *th = ag_cur;
+   if (!th->ignore) {
+      ThreadId vgtid = VG_(get_running_tid)();
+      ag_shared_access(vgtid, a, (UInt)flags & 0xffff, ip,
+                       ag_on_stack(th, a, VG_(get_SP)(vgtid)), b);
+   }
    if (!(flags & AG_H_EXIT) || !ag_sched_stop) return 0;
    ag_sched_stopping = 1;
    return 1;

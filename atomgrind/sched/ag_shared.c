@@ -7,8 +7,9 @@
  * join) takes it over.  Otherwise a second thread's read makes the slot
  * read-shared (loads stay inline), and any write by another thread makes
  * it shared: every later access of it calls here and is a point where the
- * scheduler may switch (ag_sched_shared), right before the access.  Own
- * stack, thread-private and read-only data never call here. */
+ * scheduler may switch (ag_sched_shared), right before the access.
+ * Thread-private and read-only data never call here; a word of the
+ * thread's own stack calls once, and is claimed with no point. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_aspacemgr.h"    /* VG_(am_shadow_alloc) */
@@ -67,7 +68,8 @@ static Bool ag_sh_handed_over(UShort s)
    return state != 0 && state != AG_SHARED_READ && state != AG_SHARED_BOTH && ag_ho_ordered(s);
 }
 
-void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, ag_shared_sb *b)
+void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, Bool own_stack,
+                      ag_shared_sb *b)
 {
    UShort *slot = &ag_shared_owner[ag_shared_slot(a)];
    UWord word = ag_ho_word;
@@ -81,6 +83,13 @@ void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, ag_shared_sb 
    }
    Bool handed = ag_sh_handed_over(s);
    ag_sh_handed += handed;
+   /* the thread's own stack, nobody else's so far: no other thread can
+      be next there (at -O0 every local is a first touch while others
+      wait, and the points, with their switches, went to them) */
+   if (own_stack && ((s & 0xff) == 0 || (s & 0xff) == (me | AG_SHARED_TRY) || handed)) {
+      *slot = (UShort)word;
+      return;
+   }
    UChar state = ag_sched_slot_after(handed ? 0 : s & 0xff, me, write, &point);
    /* a learned race site stays a point: its slot is not claimed (an
       access ordered after the last one races with nothing: nothing is

@@ -62,7 +62,9 @@ void ag_shared_fini(void);              /* --stats */
 void ag_shared_stopped(ThreadId vgtid); /* between runs: quiet code translated again */
 void ag_shared_fresh(Addr a, SizeT len);  /* [a, a+len) is new memory: nobody's */
 /* The running thread vgtid accesses a (flags: AG_WRITE ...) at ip and the
-   inline test found its slot not the thread's own. */
-void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, ag_shared_sb *b);
+   inline test found its slot not the thread's own; own_stack: a is on
+   the thread's own stack (or in the red zone below SP). */
+void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, Bool own_stack,
+                      ag_shared_sb *b);
 
 #endif
