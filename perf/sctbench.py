@@ -28,7 +28,10 @@ atomgrind-explore -n N counts both: the "explore" total is the programs
 for which seeds 1..n (explore's own) had a failing run of any kind.
 A given --sched-seed alone starts from no learned race sites; pass
 --vg-opts=--sched-races=auto to have each run start from those the runs
-before it learned, as a run without a seed and atomgrind-explore do.  Python 3 standard library only."""
+before it learned, as a run without a seed and atomgrind-explore do.
+Each invocation's runs share a fresh $TMPDIR, where learned sites and
+PCT's lengths are kept: one measurement never starts from what an
+earlier one (another build, other options) learned.  Python 3 standard library only."""
 
 import argparse
 import os
@@ -36,6 +39,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -207,13 +211,15 @@ def main():
             jobs += [(name, s, logdir) for s in range(1, args.n + 1)]
     res = {}
     opts = args.vg_opts.split()
-    with ThreadPoolExecutor(max_workers=args.jobs) as ex:
-        futs = [(n, s, ex.submit(run_one, args.valgrind, opts, built[n], s, args.timeout, d))
-                for n, s, d in jobs]
-        for n, s, f in futs:
-            res.setdefault(n, []).append(f.result())
-            if len(res[n]) == args.n:
-                show(n, res[n])
+    with tempfile.TemporaryDirectory(prefix="ag-sctbench-") as tmp:
+        os.environ["TMPDIR"] = tmp            # nothing learned before this invocation
+        with ThreadPoolExecutor(max_workers=args.jobs) as ex:
+            futs = [(n, s, ex.submit(run_one, args.valgrind, opts, built[n], s, args.timeout, d))
+                    for n, s, d in jobs]
+            for n, s, f in futs:
+                res.setdefault(n, []).append(f.result())
+                if len(res[n]) == args.n:
+                    show(n, res[n])
     total = len(progs)
     shown = sum(1 for n in res if any(r[0] for r in res[n]))
     first = sum(1 for n in res if res[n][0][0])
