@@ -9,7 +9,8 @@
  * it shared: every later access of it calls here and is a point where the
  * scheduler may switch (ag_sched_shared), right before the access.
  * Thread-private and read-only data never call here; a word of the
- * thread's own stack calls once, and is claimed with no point. */
+ * thread's own stack not yet shared calls once, and is claimed with no
+ * point. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcbase.h"     /* VG_(memset) */
 #include "pub_tool_aspacemgr.h"    /* VG_(am_shadow_alloc) */
@@ -83,10 +84,15 @@ void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, Bool own_stac
    }
    Bool handed = ag_sh_handed_over(s);
    ag_sh_handed += handed;
-   /* the thread's own stack, nobody else's so far: no other thread can
-      be next there (at -O0 every local is a first touch while others
-      wait, and the points, with their switches, went to them) */
-   if (own_stack && ((s & 0xff) == 0 || (s & 0xff) == (me | AG_SHARED_TRY) || handed)) {
+   /* the thread's own stack, no other thread's but one's at most: a
+      word untouched, or the last touched by a thread whose stack this
+      was before (glibc reuses a joined thread's stack for the next one),
+      or by one that reached it through a pointer (its next access finds
+      the slot this thread's, and the word shared).  No other thread is
+      likely next there: at -O0 every local is an access, and the points,
+      with their switches, went to them */
+   UChar st = s & 0xff;
+   if (own_stack && st != AG_SHARED_READ && st != AG_SHARED_BOTH) {
       *slot = (UShort)word;
       return;
    }

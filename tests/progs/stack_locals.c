@@ -1,9 +1,11 @@
 /* Threads that work on their own stacks, as -O0 code does with every
  * local: the first touch of each stack word is no scheduling point, since
  * no other thread can be next there (tests/test_sched_points.py,
- * OwnStack).  "pointer": the worker also bumps a word of main's stack,
- * through a pointer, while main reads it outside any lock: those accesses
- * race and stay points.  argv[2]: rounds. */
+ * OwnStack).  "waves": ten waves of two threads, each wave joined before
+ * the next starts, so that glibc gives the next wave the stacks of the
+ * last.  "pointer": the worker also bumps a word of main's stack, through
+ * a pointer, while main reads it outside any lock: those accesses race
+ * and stay points.  argv[2]: rounds. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,19 +42,22 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-   if (argc != 3 || (strcmp(argv[1], "ok") != 0 && strcmp(argv[1], "pointer") != 0)) {
-      fprintf(stderr, "usage: stack_locals ok|pointer ROUNDS\n");
+   const char *mode = argc == 3 ? argv[1] : "";
+   if (strcmp(mode, "ok") != 0 && strcmp(mode, "waves") != 0 && strcmp(mode, "pointer") != 0) {
+      fprintf(stderr, "usage: stack_locals ok|waves|pointer ROUNDS\n");
       return 2;
    }
    rounds = atoi(argv[2]);
    volatile long word = 0;
-   if (strcmp(argv[1], "pointer") == 0) shared_word = &word;
-   pthread_t t[2];
-   for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, NULL);
+   if (strcmp(mode, "pointer") == 0) shared_word = &word;
    long seen = 0;
-   if (shared_word)
-      for (int i = 0; i < 20000; i++) seen += word;
-   for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+   for (int wave = 0; wave < (strcmp(mode, "waves") == 0 ? 10 : 1); wave++) {
+      pthread_t t[2];
+      for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, NULL);
+      if (shared_word)
+         for (int i = 0; i < 20000; i++) seen += word;
+      for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+   }
    printf("total %ld (%s)\n", total, seen >= 0 ? "done" : "?");
    return 0;
 }
