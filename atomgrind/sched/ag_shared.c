@@ -78,7 +78,8 @@ void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, Bool own_stac
    Bool write = (flags & AG_WRITE) != 0;
    Int point;
    UShort s = *slot;
-   if ((s & 0xff) == me) {
+   UChar st = s & 0xff;
+   if (st == me) {
       *slot = (UShort)word;       /* its own, stamped again after a release */
       return;
    }
@@ -91,12 +92,11 @@ void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, Bool own_stac
       the slot this thread's, and the word shared).  No other thread is
       likely next there: at -O0 every local is an access, and the points,
       with their switches, went to them */
-   UChar st = s & 0xff;
    if (own_stack && st != AG_SHARED_READ && st != AG_SHARED_BOTH) {
       *slot = (UShort)word;
       return;
    }
-   UChar state = ag_sched_slot_after(handed ? 0 : s & 0xff, me, write, &point);
+   UChar state = ag_sched_slot_after(handed ? 0 : st, me, write, &point);
    /* a learned race site stays a point: its slot is not claimed (an
       access ordered after the last one races with nothing: nothing is
       learned from it) */
