@@ -155,6 +155,31 @@ class OwnStack(unittest.TestCase):
 
 
 @unittest.skipUnless(tool_built(), "atomgrind not built")
+class VectorHalves(unittest.TestCase):
+    """An access of more than 8 bytes (a vector's) is tested at each 8-byte
+    slot it spans: tests/progs/vector_halves.c loads 16 bytes whose second
+    half another thread bumps 20,000 times.  Before, only the first half's
+    slot (main's own) was tested: 106 points at shared accesses; 60,014
+    now.  With the worker bumping a word of its own instead, 23."""
+
+    def points(self, mode):
+        import tempfile
+        exe = compile_prog("vector_halves")
+        with tempfile.TemporaryDirectory() as tmp:      # no race site learned before
+            r = valgrind(exe, "--sched-seed=1", args=[mode], env={"TMPDIR": tmp}, timeout=120)
+        self.assertEqual(r.rc, 0, r.text)
+        m = re.search(r"\((\d+) at shared accesses\)", r.text)
+        self.assertIsNotNone(m, r.text)
+        return int(m.group(1))
+
+    def test_second_half_shared_makes_points(self):
+        self.assertGreater(self.points("shared"), 10000)
+
+    def test_private_words_make_none(self):
+        self.assertLess(self.points("private"), 1000)
+
+
+@unittest.skipUnless(tool_built(), "atomgrind not built")
 class Pct(unittest.TestCase):
     """--sched=pct draws its d-1 change points over the run's length k (the
     last run of the same command's, recorded in $TMPDIR): on

@@ -82,13 +82,18 @@ static void ag_h_access_rpt(Addr a, UWord szfl, Addr ip, Addr sp)
    1 if the thread is to stop there, noted as the stop exit (ag_sched.h);
    anything else goes on. */
 #define AG_H_EXIT 0x10000u
+#define AG_H_SIZE_SHIFT 24      /* an access of more than 8 bytes: its size */
 static VG_REGPARM(3) UWord ag_h_shared(Addr a, UWord flags, Addr ip, ag_shared_sb *b)
 {
    ag_thread *th = ag_cur;
    if (!th->ignore) {
       ThreadId vgtid = VG_(get_running_tid)();
-      ag_shared_access(vgtid, a, (UInt)flags & 0xffff, ip,
-                       ag_on_stack(th, a, VG_(get_SP)(vgtid)), b);
+      Addr sp = VG_(get_SP)(vgtid);
+      UWord size = flags >> AG_H_SIZE_SHIFT;
+      Addr end = a + (size > 0 ? size : 1);
+      /* each 8-byte slot the access spans (one, but for a vector's) */
+      for (Addr p = a; p < end; p = (p & ~(Addr)7) + 8)
+         ag_shared_access(vgtid, p, (UInt)flags & 0xffff, ip, ag_on_stack(th, p, sp), b);
    }
    if (!(flags & AG_H_EXIT) || !ag_sched_stop) return 0;
    ag_sched_stopping = 1;
@@ -140,15 +145,9 @@ static IRExpr *ag_and(ag_ir *ir, IRExpr *a, IRExpr *b)
 static void ag_emit_yield(IRSB *out, IRTemp stopping, IRTemp leave, Int offset_IP, Addr here);
 static IRTemp ag_nonzero(IRSB *out, volatile void *addr);
 
-/* The scheduler's test of one access (ag_shared.c): call ag_h_shared if
-   the access's slot in the owner table is not the running thread's tag
-   (nor read-shared, for a load), it is not on the thread's own stack
-   (off_stack; NULL: not tested) and its guard holds.  Then, before the
-   instruction's first access, leave to the scheduler if it asked for a
-   stop: the instruction runs again, from its start, once the thread has
-   the turn back -- a preemption between two accesses of one superblock. */
-static void ag_emit_shared(ag_ir *ir, IRExpr *addr, UInt flags, IRExpr *guard,
-                           IRExpr *off_stack)
+/* Addr's slot in the owner table is not the running thread's stamp (nor
+   read-shared, for a load). */
+static IRExpr *ag_slot_not_mine(ag_ir *ir, IRExpr *addr, UInt flags)
 {
    /* flat IR: one operation per temporary */
    /* ag_shared_slot(addr) */
@@ -169,12 +168,34 @@ static void ag_emit_shared(ag_ir *ir, IRExpr *addr, UInt flags, IRExpr *guard,
    if (!(flags & AG_WRITE))
       cond = ag_and(ir, cond, IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_CmpNE64,
                     IRExpr_RdTmp(own), IRExpr_Const(IRConst_U64(AG_SHARED_READ))))));
+   return cond;
+}
+
+/* The scheduler's test of one access (ag_shared.c): call ag_h_shared if
+   the slot of the access's first byte, or of its last for an access of
+   more than 8 bytes (a vector's), is not the running thread's (nor
+   read-shared, for a load), it is not on the thread's own stack
+   (off_stack; NULL: not tested) and its guard holds; the helper looks at
+   each slot the access spans.  Then, before the
+   instruction's first access, leave to the scheduler if it asked for a
+   stop: the instruction runs again, from its start, once the thread has
+   the turn back -- a preemption between two accesses of one superblock. */
+static void ag_emit_shared(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard,
+                           IRExpr *off_stack)
+{
+   IRExpr *cond = ag_slot_not_mine(ir, addr, flags);
+   if (size > 8) {
+      IRTemp last = ag_tmp(ir, Ity_I64, IRExpr_Binop(Iop_Add64, addr, mkIRExpr_HWord(size - 1)));
+      cond = IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_Or1, cond,
+                         ag_slot_not_mine(ir, IRExpr_RdTmp(last), flags))));
+   }
    if (off_stack) cond = ag_and(ir, cond, off_stack);
    if (guard) cond = ag_and(ir, cond, guard);
    IRTemp ret = newIRTemp(ir->out->tyenv, Ity_I64);
    IRDirty *di = unsafeIRDirty_1_N(ret, 3, "ag_h_shared", VG_(fnptr_to_fnentry)(ag_h_shared),
                                    mkIRExprVec_4(addr,
-                                                 mkIRExpr_HWord(flags | (ir->may_exit ? AG_H_EXIT : 0)),
+                                                 mkIRExpr_HWord(flags | (ir->may_exit ? AG_H_EXIT : 0)
+                                                                | (size > 8 ? size : 0) << AG_H_SIZE_SHIFT),
                                                  mkIRExpr_HWord(ir->ip), mkIRExpr_HWord((HWord)ir->sb)));
    di->guard = cond;
    addStmtToIRSB(ir->out, IRStmt_Dirty(di));
@@ -219,7 +240,7 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
    ir->touched = True;
    if (!ir->accesses && !ir->shared) return;   /* the floor (ag_analysis.c) */
    IRExpr *off_stack = ag_off_stack(ir, addr);
-   if (ir->shared) ag_emit_shared(ir, addr, flags, guard, NULL);
+   if (ir->shared) ag_emit_shared(ir, addr, size, flags, guard, NULL);
    if (!ir->accesses) return;
    Bool ungated = (flags & (AG_ATOMIC | AG_SPIN | AG_ATOMIC_LS)) && ag_clo_sample_rpt
                   && (ag_clo_check & AG_CHECK_RACES);
