@@ -86,6 +86,18 @@ class QuietCode(unittest.TestCase):
         self.assertGreater(int(pts.group(1)), 10000, r.text)
 
 
+def shared_points(test, exe, args, *opts):
+    """(output, points at shared accesses) of one run of exe with seed 1
+    and no race site learned before (a fresh $TMPDIR)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        r = valgrind(exe, "--sched-seed=1", *opts, args=args, env={"TMPDIR": tmp}, timeout=120)
+    test.assertEqual(r.rc, 0, r.text)
+    m = re.search(r"\((\d+) at shared accesses\)", r.text)
+    test.assertIsNotNone(m, r.text)
+    return r.text, int(m.group(1))
+
+
 @unittest.skipUnless(tool_built(), "atomgrind not built")
 class HandOvers(unittest.TestCase):
     """A slot another thread touched before the running thread's present
@@ -98,22 +110,16 @@ class HandOvers(unittest.TestCase):
 
     def one_run(self, mode):
         """(points at shared accesses, slots handed over) of one run"""
-        import tempfile
         exe = compile_prog("handoff_buffer", ["-O2"], "_o2")
-        with tempfile.TemporaryDirectory() as tmp:      # no race site learned before
-            r = valgrind(exe, "--sched-seed=1", "--stats=yes", args=[mode, "50"],
-                         env={"TMPDIR": tmp}, timeout=120)
-        self.assertEqual(r.rc, 0, r.text)
-        points = re.search(r"\((\d+) at shared accesses\)", r.text)
-        handed = re.search(r"(\d+) slot\(s\) handed over", r.text)
-        self.assertIsNotNone(points, r.text)
-        self.assertIsNotNone(handed, r.text)
-        return int(points.group(1)), int(handed.group(1))
+        text, points = shared_points(self, exe, [mode, "50"], "--stats=yes")
+        handed = re.search(r"(\d+) slot\(s\) handed over", text)
+        self.assertIsNotNone(handed, text)
+        return points, int(handed.group(1))
 
     def test_handed_over_buffer_is_no_point(self):
         points, handed = self.one_run("ok")
         self.assertLess(points, 20000)
-        # both ways, about 2 x 50 x 4096 slots (vector loads test one slot in two)
+        # both ways, 2 x 50 x 4096 slots (203,246 when vector loads tested one slot in two)
         self.assertGreater(handed, 100000)
 
     def test_racing_counter_keeps_its_points(self):
@@ -134,15 +140,7 @@ class OwnStack(unittest.TestCase):
     through a pointer while main reads it races, and keeps its points."""
 
     def points(self, mode):
-        import tempfile
-        exe = compile_prog("stack_locals")
-        with tempfile.TemporaryDirectory() as tmp:      # no race site learned before
-            r = valgrind(exe, "--sched-seed=1", args=[mode, "5"], env={"TMPDIR": tmp},
-                         timeout=120)
-        self.assertEqual(r.rc, 0, r.text)
-        m = re.search(r"\((\d+) at shared accesses\)", r.text)
-        self.assertIsNotNone(m, r.text)
-        return int(m.group(1))
+        return shared_points(self, compile_prog("stack_locals"), [mode, "5"])[1]
 
     def test_own_stack_words_are_no_points(self):
         self.assertLess(self.points("ok"), 1000)
@@ -163,14 +161,7 @@ class VectorHalves(unittest.TestCase):
     now.  With the worker bumping a word of its own instead, 23."""
 
     def points(self, mode):
-        import tempfile
-        exe = compile_prog("vector_halves")
-        with tempfile.TemporaryDirectory() as tmp:      # no race site learned before
-            r = valgrind(exe, "--sched-seed=1", args=[mode], env={"TMPDIR": tmp}, timeout=120)
-        self.assertEqual(r.rc, 0, r.text)
-        m = re.search(r"\((\d+) at shared accesses\)", r.text)
-        self.assertIsNotNone(m, r.text)
-        return int(m.group(1))
+        return shared_points(self, compile_prog("vector_halves"), [mode])[1]
 
     def test_second_half_shared_makes_points(self):
         self.assertGreater(self.points("shared"), 10000)
