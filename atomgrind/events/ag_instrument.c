@@ -174,14 +174,13 @@ static IRExpr *ag_slot_not_mine(ag_ir *ir, IRExpr *addr, UInt flags)
 /* The scheduler's test of one access (ag_shared.c): call ag_h_shared if
    the slot of the access's first byte, or of its last for an access of
    more than 8 bytes (a vector's), is not the running thread's (nor
-   read-shared, for a load), it is not on the thread's own stack
-   (off_stack; NULL: not tested) and its guard holds; the helper looks at
-   each slot the access spans.  Then, before the
+   read-shared, for a load) and its guard holds; the helper looks at each
+   slot the access spans, and at whether it is on the thread's own stack.
+   Then, before the
    instruction's first access, leave to the scheduler if it asked for a
    stop: the instruction runs again, from its start, once the thread has
    the turn back -- a preemption between two accesses of one superblock. */
-static void ag_emit_shared(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard,
-                           IRExpr *off_stack)
+static void ag_emit_shared(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guard)
 {
    IRExpr *cond = ag_slot_not_mine(ir, addr, flags);
    if (size > 8) {
@@ -189,7 +188,6 @@ static void ag_emit_shared(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExp
       cond = IRExpr_RdTmp(ag_tmp(ir, Ity_I1, IRExpr_Binop(Iop_Or1, cond,
                          ag_slot_not_mine(ir, IRExpr_RdTmp(last), flags))));
    }
-   if (off_stack) cond = ag_and(ir, cond, off_stack);
    if (guard) cond = ag_and(ir, cond, guard);
    IRTemp ret = newIRTemp(ir->out->tyenv, Ity_I64);
    IRDirty *di = unsafeIRDirty_1_N(ret, 3, "ag_h_shared", VG_(fnptr_to_fnentry)(ag_h_shared),
@@ -240,7 +238,7 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
    ir->touched = True;
    if (!ir->accesses && !ir->shared) return;   /* the floor (ag_analysis.c) */
    IRExpr *off_stack = ag_off_stack(ir, addr);
-   if (ir->shared) ag_emit_shared(ir, addr, size, flags, guard, NULL);
+   if (ir->shared) ag_emit_shared(ir, addr, size, flags, guard);
    if (!ir->accesses) return;
    Bool ungated = (flags & (AG_ATOMIC | AG_SPIN | AG_ATOMIC_LS)) && ag_clo_sample_rpt
                   && (ag_clo_check & AG_CHECK_RACES);
