@@ -4,6 +4,8 @@
  * is open when only atomicity is checked. */
 #include "pub_tool_basics.h"
 #include "pub_tool_libcassert.h"   /* VG_(tool_panic) */
+#include "pub_tool_libcbase.h"     /* VG_(memset) */
+#include "pub_tool_mallocfree.h"   /* VG_(realloc): the SP temps' buffer */
 #include "pub_tool_machine.h"      /* VG_(fnptr_to_fnentry) */
 #include "pub_tool_threadstate.h"  /* VG_(get_running_tid) */
 #include "pub_tool_tooliface.h"    /* IR, VG_STACK_REDZONE_SZB */
@@ -18,11 +20,12 @@
 #include "ag_sched.h"              /* preemption after an access */
 #include "ag_shared.h"             /* shared accesses: scheduling points */
 #include "ag_handoff.h"            /* ag_ho_word: the running thread's stamp */
+#include "ag_hbtags.h"             /* another thread's tag */
 #include "ag_spec.h"               /* atomic functions' entries, SP's rises */
 #include "ag_poll.h"               /* polling loops' loads, as they run */
 #include "ag_spin.h"               /* ag_spin_classify, ag_spin_yield */
 #include "ag_stdio.h"              /* AG_IN_LIBC: libc's code */
-#include "ag_threads.h"            /* ag_cur: the running thread */
+#include "ag_threads.h"            /* ag_cur: the running thread; whose stack */
 
 /* An access the analysis takes (both helpers below): a polling loop's
    load is marked (ag_poll.c), then the engines and the scheduler see it.
@@ -77,6 +80,18 @@ static void ag_h_access_rpt(Addr a, UWord szfl, Addr ip, Addr sp)
    ag_h_analyse(th, a, szfl, ip);
 }
 
+/* For the owner table: the tag of the thread on whose live stack a lies,
+   0 if none.  Another thread's is looked for only where the slot is
+   untouched (ag_shared_access says why): that is rare, and the look-up
+   goes over the threads. */
+static UChar ag_stack_tag(const ag_thread *th, ThreadId vgtid, Addr a, Addr sp)
+{
+   if (ag_on_stack(th, a, sp)) return (UChar)ag_ho_word;
+   if (ag_shared_state(a) != 0) return 0;
+   ag_tid o = ag_threads_stack_owner(a, vgtid);
+   return o == AG_NO_TID ? 0 : (UChar)ag_hbt_tag(o);
+}
+
 /* An access whose slot is not the running thread's own (ag_emit_shared).
    With AG_H_EXIT (an exit follows, before the instruction's first access):
    1 if the thread is to stop there, noted as the stop exit (ag_sched.h);
@@ -93,7 +108,7 @@ static VG_REGPARM(3) UWord ag_h_shared(Addr a, UWord flags, Addr ip, ag_shared_s
       Addr end = a + (size > 0 ? size : 1);
       /* each 8-byte slot the access spans (one, but for a vector's) */
       for (Addr p = a; p < end; p = (p & ~(Addr)7) + 8)
-         ag_shared_access(vgtid, p, (UInt)flags & 0xffff, ip, ag_on_stack(th, p, sp), b);
+         ag_shared_access(vgtid, p, (UInt)flags & 0xffff, ip, ag_stack_tag(th, vgtid, p, sp), b);
    }
    if (!(flags & AG_H_EXIT) || !ag_sched_stop) return 0;
    ag_sched_stopping = 1;
@@ -127,6 +142,8 @@ typedef struct {
    Bool may_exit;        /* the IR may leave before the next access, to
                             resume at ip (ag_exit_safe) */
    Bool shared;          /* accesses are tested for points (ag_emit_shared) */
+   UChar *sp_rel;        /* per temp of the input: it holds SP plus a constant */
+   Int ntemps;           /* ... the input's temps */
    ag_shared_sb *sb;     /* the superblock's record, with shared */
 } ag_ir;
 
@@ -209,6 +226,42 @@ static void ag_emit_shared(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExp
    }
 }
 
+/* The temps of the input that hold SP plus a constant (ag_sp_note): an
+   access there is to the running thread's own stack.  One buffer, grown:
+   translations are made one at a time. */
+static UChar *ag_sp_rel_buf;
+static Int ag_sp_rel_cap;
+
+static void ag_sp_rel_reset(ag_ir *ir, Int ntemps)
+{
+   if (ntemps > ag_sp_rel_cap) {
+      ag_sp_rel_cap = ntemps + 256;
+      ag_sp_rel_buf = VG_(realloc)("ag.sp_rel", ag_sp_rel_buf, ag_sp_rel_cap);
+   }
+   VG_(memset)(ag_sp_rel_buf, 0, ntemps);
+   ir->sp_rel = ag_sp_rel_buf;
+   ir->ntemps = ntemps;
+}
+
+static Bool ag_sp_rel(const ag_ir *ir, const IRExpr *e)
+{
+   return e->tag == Iex_RdTmp && e->Iex.RdTmp.tmp < (IRTemp)ir->ntemps
+          && ir->sp_rel[e->Iex.RdTmp.tmp];
+}
+
+/* t = GET(SP), or t = u, or t = u +/- a constant, where u holds SP plus
+   one (VEX's unrolled loops copy temps). */
+static void ag_sp_note(ag_ir *ir, const IRStmt *st)
+{
+   if (st->tag != Ist_WrTmp || st->Ist.WrTmp.tmp >= (IRTemp)ir->ntemps) return;
+   const IRExpr *e = st->Ist.WrTmp.data;
+   if ((e->tag == Iex_Get && e->Iex.Get.offset == ir->offset_SP && e->Iex.Get.ty == Ity_I64)
+       || ag_sp_rel(ir, e)
+       || (e->tag == Iex_Binop && (e->Iex.Binop.op == Iop_Add64 || e->Iex.Binop.op == Iop_Sub64)
+           && e->Iex.Binop.arg2->tag == Iex_Const && ag_sp_rel(ir, e->Iex.Binop.arg1)))
+      ir->sp_rel[st->Ist.WrTmp.tmp] = 1;
+}
+
 /* Not on the running thread's own stack or in the red zone below SP
    (ir->stack_max read at the superblock's start), or NULL if not tested. */
 static IRExpr *ag_off_stack(ag_ir *ir, IRExpr *addr)
@@ -238,7 +291,12 @@ static void ag_emit(ag_ir *ir, IRExpr *addr, UInt size, UInt flags, IRExpr *guar
    ir->touched = True;
    if (!ir->accesses && !ir->shared) return;   /* the floor (ag_analysis.c) */
    IRExpr *off_stack = ag_off_stack(ir, addr);
-   if (ir->shared) ag_emit_shared(ir, addr, size, flags, guard);
+   /* an address SP plus a constant is the thread's own stack: no point
+      (ag_shared.c meets such words from other threads as the owner's),
+      and no test -- at -O2 most stack accesses are so.  Nor is there an
+      exit later in the instruction: this access may be a pop's */
+   if (ir->shared && ag_sp_rel(ir, addr)) ir->may_exit = False;
+   else if (ir->shared) ag_emit_shared(ir, addr, size, flags, guard);
    if (!ir->accesses) return;
    Bool ungated = (flags & (AG_ATOMIC | AG_SPIN | AG_ATOMIC_LS)) && ag_clo_sample_rpt
                   && (ag_clo_check & AG_CHECK_RACES);
@@ -601,6 +659,9 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    Bool counted = ag_shared_on && !ag_object_system((Addr)vge->base[0]);
    ir.sb = counted ? ag_shared_sb_of((Addr)vge->base[0], vge->len[0]) : NULL;
    ir.shared = counted && !ir.sb->quiet;
+   ir.sp_rel = NULL;
+   ir.ntemps = 0;
+   if (ir.shared) ag_sp_rel_reset(&ir, bb->tyenv->types_used);
    ir.ip = 0;
    ir.len = 0;
    ir.touched = False;
@@ -664,6 +725,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          gate_done = True;
       }
       ag_spec_instrument_sp(ir.out, &sp, st, ir.offset_SP);
+      if (ir.shared) ag_sp_note(&ir, st);
       switch (st->tag) {
       case Ist_IMark:
          ag_emit_dead_load(&ir);

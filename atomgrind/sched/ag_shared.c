@@ -69,13 +69,14 @@ static Bool ag_sh_handed_over(UShort s)
    return state != 0 && state != AG_SHARED_READ && state != AG_SHARED_BOTH && ag_ho_ordered(s);
 }
 
-void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, Bool own_stack,
+void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, UChar stack_tag,
                       ag_shared_sb *b)
 {
    UShort *slot = &ag_shared_owner[ag_shared_slot(a)];
    UWord word = ag_ho_word;
    UChar me = (UChar)word;
    Bool write = (flags & AG_WRITE) != 0;
+   Bool own_stack = stack_tag == me;
    Int point;
    UShort s = *slot;
    UChar st = s & 0xff;
@@ -85,6 +86,10 @@ void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, Bool own_stac
    }
    Bool handed = ag_sh_handed_over(s);
    ag_sh_handed += handed;
+   /* a word of another thread's live stack that nobody touched here: its
+      owner's accesses through SP make no tests (ag_instrument.c), so it is
+      met as the owner's, as if they had: shared on a write */
+   if (st == 0 && stack_tag != 0 && !own_stack) st = stack_tag;
    /* the thread's own stack, no other thread's but one's at most: a
       word untouched, or the last touched by a thread whose stack this
       was before (glibc reuses a joined thread's stack for the next one),

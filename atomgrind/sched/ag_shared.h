@@ -62,9 +62,15 @@ void ag_shared_fini(void);              /* --stats */
 void ag_shared_stopped(ThreadId vgtid); /* between runs: quiet code translated again */
 void ag_shared_fresh(Addr a, SizeT len);  /* [a, a+len) is new memory: nobody's */
 /* The running thread vgtid accesses a (flags: AG_WRITE ...) at ip and the
-   inline test found its slot not the thread's own; own_stack: a is on
-   the thread's own stack (or in the red zone below SP). */
-void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, Bool own_stack,
+   inline test found its slot not the thread's own; stack_tag: the tag of
+   the thread on whose live stack a lies (between its SP, less the red
+   zone, and its top), 0 if none. */
+void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, UChar stack_tag,
                       ag_shared_sb *b);
+/* The state byte of a's slot (0: untouched). */
+static inline UChar ag_shared_state(Addr a)
+{
+   return (UChar)ag_shared_owner[ag_shared_slot(a)];
+}
 
 #endif

@@ -7,8 +7,8 @@
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_libcproc.h"     /* VG_(atfork) */
 #include "pub_tool_machine.h"      /* VG_(get_SP) */
-#include "pub_tool_threadstate.h"  /* VG_N_THREADS */
-#include "pub_tool_tooliface.h"    /* VG_(track_*) */
+#include "pub_tool_threadstate.h"  /* VG_N_THREADS, VG_(thread_get_stack_max) */
+#include "pub_tool_tooliface.h"    /* VG_(track_*), VG_STACK_REDZONE_SZB */
 #include "ag_analysis.h"           /* thread events go to the engines */
 #include "ag_callsite.h"           /* the creator's frames, shared */
 #include "ag_options.h"            /* --check, --check-stack-var */
@@ -27,6 +27,7 @@ void (*ag_threads_stop_hook)(ThreadId vgtid);
 
 static ag_tid ag_next_tid;
 static UInt ag_live;                   /* threads created and not exited */
+static ThreadId ag_hi;                 /* the highest ThreadId a thread was made in */
 static ag_map *ag_by_pthread;          /* pthread_t -> ag_tid */
 
 static void ag_start_client_code(ThreadId vgtid, ULong bbs_done)
@@ -76,6 +77,7 @@ static void ag_thread_create(ThreadId parent, ThreadId child)
    c->valid = True;
    c->tid = ag_next_tid++;
    ag_live++;
+   if (child > ag_hi) ag_hi = child;
    c->last_child = AG_NO_TID;
    ag_sched_thread_new(parent, child);
    ag_thread *p = parent != VG_INVALID_THREADID ? ag_thread_of(parent) : NULL;
@@ -147,6 +149,19 @@ void ag_threads_init(void)
 }
 
 UInt ag_threads_live(void) { return ag_live; }
+
+ag_tid ag_threads_stack_owner(Addr a, ThreadId except)
+{
+   for (ThreadId t = 1; t <= ag_hi; t++) {
+      ag_thread *o = ag_thread_of(t);
+      if (t == except || !o->valid) continue;
+      /* the stack's real top: stack_max is lowered in race mode
+         (ag_threads_share_frames) */
+      if (a <= VG_(thread_get_stack_max)(t) && VG_(get_SP)(t) <= a + VG_STACK_REDZONE_SZB)
+         return o->tid;
+   }
+   return AG_NO_TID;
+}
 
 ag_thread *ag_thread_of(ThreadId vgtid)
 {

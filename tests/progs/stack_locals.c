@@ -5,8 +5,12 @@
  * the next starts, so that glibc gives the next wave the stacks of the
  * last.  "pointer": the worker also bumps a word of main's stack, through
  * a pointer, while main reads it outside any lock: those accesses race
- * and stay points.  argv[2]: rounds. */
+ * and stay points.  "sp" (built -O2): main reads a local of its own
+ * through SP 100,000 times, after a worker's first write to it through a
+ * pointer; the worker writes it 2,000 times: the worker's writes are
+ * points, main's reads through SP are not.  argv[2]: rounds. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,11 +44,39 @@ static void *worker(void *arg)
    return NULL;
 }
 
+static int started;
+
+/* "sp": the first write is made before main reads */
+static void *writer(void *arg)
+{
+   (void)arg;
+   for (int i = 0; i < 2000; i++) {
+      (*shared_word)++;
+      if (i == 0) __atomic_store_n(&started, 1, __ATOMIC_RELEASE);
+   }
+   return NULL;
+}
+
+static int through_sp(void)
+{
+   volatile long word = 0;
+   long seen = 0;
+   pthread_t t;
+   shared_word = &word;
+   pthread_create(&t, NULL, writer, NULL);
+   while (!__atomic_load_n(&started, __ATOMIC_ACQUIRE)) sched_yield();
+   for (int i = 0; i < 100000; i++) seen += word;
+   pthread_join(t, NULL);
+   printf("word %ld (%s)\n", word, seen >= 0 ? "done" : "?");
+   return 0;
+}
+
 int main(int argc, char **argv)
 {
    const char *mode = argc == 3 ? argv[1] : "";
+   if (strcmp(mode, "sp") == 0) return through_sp();
    if (strcmp(mode, "ok") != 0 && strcmp(mode, "waves") != 0 && strcmp(mode, "pointer") != 0) {
-      fprintf(stderr, "usage: stack_locals ok|waves|pointer ROUNDS\n");
+      fprintf(stderr, "usage: stack_locals ok|waves|pointer|sp ROUNDS\n");
       return 2;
    }
    rounds = atoi(argv[2]);
