@@ -111,7 +111,7 @@ static VG_REGPARM(3) UWord ag_h_shared(Addr a, UWord flags, Addr ip, ag_shared_s
          ag_shared_access(vgtid, p, (UInt)flags & 0xffff, ip, ag_stack_tag(th, vgtid, p, sp), b);
    }
    if (!(flags & AG_H_EXIT) || !ag_sched_stop) return 0;
-   ag_sched_stopping = 1;
+   ag_sched_stop_exit();
    return 1;
 }
 
@@ -397,38 +397,23 @@ static void ag_emit_yield(IRSB *out, IRTemp stopping, IRTemp leave, Int offset_I
    addStmtToIRSB(out, IRStmt_Exit(IRExpr_RdTmp(leave), Ijk_Yield, IRConst_U64(here), offset_IP));
 }
 
-/* The scheduler's preemption after an access (ag_sched_access) happens at
-   the start of the next superblock, where the guest state is exact: if
-   ag_sched_stop is set (only the running thread sets it, and every return
-   to the scheduler clears it, so it is this thread's), note that the stop
-   exit was taken and leave to the scheduler to resume at this very block
-   once the thread gets the turn back.  No helper call: a guarded store
-   and an exit.  Also the budget: every superblock of the program counts
-   its guest instructions off ag_sched_budget (not one per block: VEX
-   unrolls small loops), and the one that takes it below zero stops the
-   same way -- the scheduler takes the turn away after a count of
-   instructions, never after a time (ag_sched.c).  Not the C runtime's
-   (insns 0): a thread's creation there would let the others run far. */
-static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here, UInt insns)
+/* The scheduler's budget ends at Valgrind's own event checks, which
+   count loops' rounds and returns (ag_sched.c): nothing per block.  A
+   stop asked for after an access inside a region (ag_sched_access) or at
+   an atomic function's entry (ag_sched_region_enter, called at this
+   block's start) is taken at the start of the next block, before its
+   body: the event check may come blocks later, past the region's next
+   accesses.  So code whose accesses are analysed (regions are checked)
+   tests for it here: if ag_sched_stop is set (only the running thread
+   sets it, and every return to the scheduler clears it), note that the
+   stop exit was taken and leave to the scheduler to resume at this very
+   block once the thread gets the turn back.  A load, a compare, a guarded
+   store and an exit; code with no access analysed (the shared points
+   alone) takes its stops at the next event check. */
+static void ag_emit_stop(IRSB *out, Int offset_IP, Addr here)
 {
    IRTemp set = ag_nonzero(out, &ag_sched_stop);
-   if (insns == 0) {
-      ag_emit_yield(out, set, set, offset_IP, here);
-      return;
-   }
-   IRTemp left = ag_load64(out, (void *)&ag_sched_budget);
-   IRTemp now = newIRTemp(out->tyenv, Ity_I64);
-   addStmtToIRSB(out, IRStmt_WrTmp(now, IRExpr_Binop(Iop_Sub64, IRExpr_RdTmp(left),
-                                                      IRExpr_Const(IRConst_U64(insns)))));
-   addStmtToIRSB(out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&ag_sched_budget),
-                                   IRExpr_RdTmp(now)));
-   IRTemp out_of = newIRTemp(out->tyenv, Ity_I1);
-   addStmtToIRSB(out, IRStmt_WrTmp(out_of, IRExpr_Binop(Iop_CmpLT64S, IRExpr_RdTmp(now),
-                                                         IRExpr_Const(IRConst_U64(0)))));
-   IRTemp stop = newIRTemp(out->tyenv, Ity_I1);
-   addStmtToIRSB(out, IRStmt_WrTmp(stop, IRExpr_Binop(Iop_Or1, IRExpr_RdTmp(set),
-                                                       IRExpr_RdTmp(out_of))));
-   ag_emit_yield(out, stop, stop, offset_IP, here);
+   ag_emit_yield(out, set, set, offset_IP, here);
 }
 
 /* A superblock's run, counted down towards the verdict on its quiet
@@ -520,14 +505,6 @@ static UInt ag_count_accesses(IRSB *bb)
       default: break;
       }
    }
-   return n;
-}
-
-/* How many guest instructions the superblock has. */
-static UInt ag_count_insns(IRSB *bb)
-{
-   UInt n = 0;
-   for (Int i = 0; i < bb->stmts_used; i++) n += bb->stmts[i]->tag == Ist_IMark;
    return n;
 }
 
@@ -654,11 +631,10 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    ir.offset_IP = layout->offset_IP;
    ir.tag = IRTemp_INVALID;
    ir.may_exit = False;
-   /* the program's code counts its instructions for the scheduler's
-      budget, and tests its accesses for points unless it is quiet */
-   Bool counted = ag_shared_on && !ag_object_system((Addr)vge->base[0]);
-   ir.sb = counted ? ag_shared_sb_of((Addr)vge->base[0], vge->len[0]) : NULL;
-   ir.shared = counted && !ir.sb->quiet;
+   /* the program's code tests its accesses for points unless it is quiet */
+   Bool program = ag_shared_on && !ag_object_system((Addr)vge->base[0]);
+   ir.sb = program ? ag_shared_sb_of((Addr)vge->base[0], vge->len[0]) : NULL;
+   ir.shared = program && !ir.sb->quiet;
    ir.sp_rel = NULL;
    ir.ntemps = 0;
    if (ir.shared) ag_sp_rel_reset(&ir, bb->tyenv->types_used);
@@ -709,11 +685,8 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
             if (opens && !ag_an_instrument_accesses)
                ag_emit_leave(ir.out, layout->offset_IP, (Addr)vge->base[0]);
          }
-         /* only instrumented accesses and atomic functions' entries (which
-            make code instrumented: ag_analysis.c) ask for stops */
-         if (ag_clo_sched != AG_SCHED_NATIVE && (ag_an_instrument_accesses || ag_shared_on))
-            ag_emit_stop(ir.out, layout->offset_IP, (Addr)vge->base[0],
-                         counted ? ag_count_insns(bb) : 0);
+         if (ag_clo_sched != AG_SCHED_NATIVE && ag_an_instrument_accesses)
+            ag_emit_stop(ir.out, layout->offset_IP, (Addr)vge->base[0]);
          if (ir.shared) ag_emit_quiet_count(ir.out, ir.sb);
          if (ag_clo_sample_rpt) ag_emit_clock(ir.out, ag_count_accesses(bb));
          if (ir.accesses) ag_emit_gate(&ir);

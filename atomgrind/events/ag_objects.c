@@ -36,13 +36,18 @@ static Bool ag_is_strmem(DebugInfo *di, Addr a)
 
 /* Code of the dynamic linker and of Valgrind's preload objects is not the
    program: its accesses (GOT updates, our own wrappers) are not checked. */
+static Bool ag_is_ldso(DebugInfo *di)
+{
+   const HChar *so = VG_(DebugInfo_get_soname)(di);
+   return so && VG_(strncmp)(so, "ld-linux", 8) == 0;
+}
+
 Bool ag_object_skipped(Addr a)
 {
    DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
    if (!di) return False;
    if (ag_is_preload(di, "vgpreload_")) return !ag_is_strmem(di, a);
-   const HChar *so = VG_(DebugInfo_get_soname)(di);
-   return so && VG_(strncmp)(so, "ld-linux", 8) == 0;
+   return ag_is_ldso(di);
 }
 
 /* Code of the C runtime (libc, libpthread, libm, libgcc_s, and the string
@@ -58,4 +63,11 @@ Bool ag_object_system(Addr a)
    for (UInt i = 0; i < sizeof names / sizeof names[0]; i++)
       if (VG_(strncmp)(so, names[i], VG_(strlen)(names[i])) == 0) return True;
    return False;
+}
+
+Bool ag_object_runtime(Addr a)
+{
+   if (ag_object_system(a)) return True;
+   DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
+   return di && ag_is_ldso(di);
 }

@@ -52,6 +52,8 @@
 #include "pub_tool_libcfile.h"     /* VG_(open): a thread's state in /proc */
 #include "pub_tool_libcprint.h"    /* VG_(umsg) */
 #include "pub_tool_libcproc.h"     /* VG_(atfork), clocks, VG_(getpid) */
+#include "pub_tool_guest.h"        /* VexGuestArchState: the event counter */
+#include "pub_tool_machine.h"      /* the guest state: its counter, IP */
 #include "pub_tool_mallocfree.h"   /* VG_(calloc) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity) */
 #include "pub_tool_threadstate.h"  /* VG_N_THREADS */
@@ -62,6 +64,7 @@
 #include "ag_schedlearn.h"         /* ... kept between runs */
 #include "ag_schedwake.h"          /* the accounting of futex wakes */
 #include "ag_options.h"            /* --sched & co. */
+#include "ag_objects.h"            /* the C runtime's code: no budget's end there */
 #include "ag_handoff.h"            /* happens-before, for the race sites learned */
 #include "ag_sched.h"
 
@@ -89,7 +92,6 @@ extern Int VG_(clo_fair_sched);
 
 volatile UWord ag_sched_stop;
 volatile UWord ag_sched_stopping;
-volatile Long ag_sched_budget = 1L << 62;   /* refilled at ag_sched_init */
 
 typedef enum {
    AG_SC_GONE = 0,   /* no such thread (or it exited) */
@@ -248,8 +250,131 @@ static void ag_sc_affinity_set(Int lwp)
       if (ag_sc_th[t].narrowed && ag_sc_th[t].lwp == lwp) ag_sc_th[t].narrowed = False;
 }
 
-/* A new budget of blocks for the thread that runs next. */
-static void ag_sc_refill(void) { ag_sched_budget = ag_sp_budget(&ag_sc_pol); }
+/* ---- the budget, on Valgrind's event counter ----
+
+   The holder's turn ends after a count, deterministically: the policy
+   draws a budget of guest instructions (ag_sp_budget), counted here in
+   Valgrind's event checks, at AG_SC_INSNS_PER_CHECK instructions each.
+   Valgrind's generated code already counts, for the core's time slices:
+   a block entered by a backward jump (a loop's next round) or an indirect
+   one (a return) starts with an event check, which decrements the
+   thread's host_EvC_COUNTER and leaves generated code when it goes below
+   zero, before the block runs, with the guest state exact.  When the
+   thread starts a run (ag_sched_running) the counter holds what is left
+   of the core's slice; the budget lowers it, and a stop asked for
+   (ag_sc_ask_stop) makes it 0.  When it leaves (ag_sched_stopped), what
+   the counter went down is taken off the budget, and a counter of -1 says
+   the check failed: the stop or the budget's end.  The instrumentation
+   adds nothing per block (a count of its own was 10-17% of xz -T2's
+   time).  The core takes a lowered counter that ran out for its slice's
+   end, and lets others have the big lock there, as at a slice's end
+   (Valgrind's --stats=yes counts each such slice as a whole one). */
+/* xz -T2 and tests/progs/bugs/lost_update.c under --tool=none: 17 and
+   12 guest instructions per event check */
+#define AG_SC_INSNS_PER_CHECK 16
+/* A budget that runs out in the C runtime (libc, libpthread, libm,
+   libgcc_s, the preload's string functions) or the dynamic linker makes
+   no point there: it starts again, as drawn (at least
+   AG_SC_OUTSIDE_CHECKS checks, so that a long memcpy costs a few of
+   these), and ends in the program's code, as when only the program's
+   instructions were counted.  A checker formatting its report with
+   snprintf (binding its symbols lazily) is not cut short: 14 of seeds
+   1-20 fail as they should in tests/progs/exit_checker.c, 0 when the
+   dynamic linker's code counted.  The preload's wrappers count: a switch
+   inside pthread_create's or a lock's wrapper makes SCTBench's
+   deadlock01 deadlock (9 of seeds 1-20; 2 when the budget ended out of
+   them too; 7 when the program's instructions were counted inline).
+   Not longer: a new thread runs its start there, and a longer run on
+   (doubling each time) took it through its first loop with no point
+   (tests/progs/bugs/lost_update.c). */
+#define AG_SC_OUTSIDE_CHECKS 64
+#define AG_SC_EVC offsetof(VexGuestArchState, host_EvC_COUNTER)
+static Long ag_sc_budget = 1L << 30;    /* checks left (refilled at ag_sched_init) ... */
+static Long ag_sc_drawn = 1L << 30;     /* ... of this many */
+static ThreadId ag_sc_evc_tid;          /* the thread in generated code, 0: none ... */
+static Int ag_sc_evc_set;               /* ... its counter when last set ... */
+static Int ag_sc_evc_left;              /* ... and the most it may be: the core's slice left */
+
+static Int ag_sc_evc_get(ThreadId t)
+{
+   UInt c;
+   VG_(get_shadow_regs_area)(t, (UChar *)&c, 0, AG_SC_EVC, sizeof c);
+   return (Int)c;
+}
+
+static void ag_sc_evc_put(ThreadId t, Int c)
+{
+   UInt v = (UInt)c;
+   VG_(set_shadow_regs_area)(t, 0, AG_SC_EVC, sizeof v, (const UChar *)&v);
+   ag_sc_evc_set = c;
+}
+
+/* Take the superblocks run since the counter was set off the budget;
+   True if its event check failed (-1: the thread is at a block's start). */
+static Bool ag_sc_evc_take(ThreadId t)
+{
+   Int c = ag_sc_evc_get(t);
+   ag_sc_budget -= ag_sc_evc_set - (c < 0 ? 0 : c);
+   ag_sc_evc_left -= ag_sc_evc_set - (c < 0 ? 0 : c);
+   ag_sc_evc_set = c < 0 ? 0 : c;
+   return c < 0;
+}
+
+/* At least 1: the core runs a function that a wrapper calls (a no-redir
+   translation) as a run of its own, which must not fail its check.  No
+   stop is asked for at a run's start: stops are asked for in generated
+   code, and every return to the scheduler drops them. */
+void ag_sched_running(ThreadId vgtid)
+{
+   if (!ag_sc_on() || !ag_sc_th) return;
+   Int c = ag_sc_evc_get(vgtid);
+   Long want = ag_sc_budget < 1 ? 1 : ag_sc_budget;
+   ag_sc_evc_tid = vgtid;
+   ag_sc_evc_left = c;
+   if (want < c) ag_sc_evc_put(vgtid, (Int)want);
+   else ag_sc_evc_set = c;
+}
+
+/* Stop the running thread at its next superblock. */
+static void ag_sc_ask_stop(void)
+{
+   ag_sched_stop = 1;
+   if (ag_sc_evc_tid == VG_INVALID_THREADID) return;   /* ag_sched_running sets it */
+   ag_sc_evc_take(ag_sc_evc_tid);
+   ag_sc_evc_put(ag_sc_evc_tid, 0);
+}
+
+void ag_sched_stop_exit(void)
+{
+   ag_sched_stopping = 1;
+   if (ag_sc_evc_tid == VG_INVALID_THREADID) return;
+   /* the counter back to the budget: a counter left lowered would end the
+      core's slice (a yield of the big lock) at every such stop */
+   Long c = ag_sc_budget < 0 ? 0 : ag_sc_budget;
+   ag_sc_evc_put(ag_sc_evc_tid, (Int)(c < ag_sc_evc_left ? c : ag_sc_evc_left));
+}
+
+/* A new budget for the thread that runs next. */
+static void ag_sc_refill(void)
+{
+   ag_sc_budget = (ag_sp_budget(&ag_sc_pol) + AG_SC_INSNS_PER_CHECK - 1) / AG_SC_INSNS_PER_CHECK;
+   ag_sc_drawn = ag_sc_budget;
+}
+
+/* The budget ran out at a block's start: a point, in the program's code
+   if it can be (True: it was made). */
+static Bool ag_sc_budget_out(ThreadId vgtid)
+{
+   Addr ip = VG_(get_IP)(vgtid);
+   if (ag_object_runtime(ip)) {
+      ag_sc_budget = ag_sc_drawn > AG_SC_OUTSIDE_CHECKS ? ag_sc_drawn : AG_SC_OUTSIDE_CHECKS;
+      return False;
+   }
+   ag_sp_budget_out(&ag_sc_pol);
+   ag_sc_refill();
+   ag_sched_point(vgtid, AG_PT_BLOCKS);
+   return True;
+}
 
 /* Hand the turn to next; here: on this CPU (ag_sc_wake_here). */
 static void ag_sc_hand(ThreadId next, Bool here)
@@ -506,7 +631,7 @@ void ag_sched_region_enter(ThreadId vgtid, Addr site, Bool may_stop)
    ag_sc_damp_for(vgtid, site);
    ag_sc_count(vgtid, AG_PT_BEGIN);
    if (!ag_sc_on() || ag_sc_draining || ag_sc_turn != vgtid || ag_sc_pol.enabled == 0) return;
-   if (ag_sp_region_stop(&ag_sc_pol, vgtid) && may_stop) ag_sched_stop = 1;
+   if (ag_sp_region_stop(&ag_sc_pol, vgtid) && may_stop) ag_sc_ask_stop();
 }
 
 void ag_sched_region_leave(ThreadId vgtid)
@@ -518,29 +643,34 @@ UInt ag_sched_depth(ThreadId vgtid) { return ag_sc_th ? ag_sc_pth[vgtid].depth :
 
 void ag_sched_access(ThreadId vgtid)
 {
-   if (ag_sc_turn == vgtid && ag_sp_access(&ag_sc_pol, vgtid)) ag_sched_stop = 1;
+   if (ag_sc_turn == vgtid && ag_sp_access(&ag_sc_pol, vgtid)) ag_sc_ask_stop();
 }
 
-/* Every return to the scheduler.  If it is the stop exit (the thread is
-   between superblocks, nothing of its translation is in use), preempt it
-   here; a stop asked for but overtaken by a client request, a system call
-   or a translation miss is dropped. */
+/* Every return to the scheduler.  If the thread left at a stop (at a
+   block's start, the event check's, or before an access, the
+   instrumentation's exit: nothing of its translation is in use), preempt
+   it here; a stop asked for but overtaken by a client request, a system
+   call or a translation miss is dropped.  A budget run out is a point
+   too. */
 void ag_sched_stopped(ThreadId vgtid)
 {
+   Bool out = ag_sc_evc_tid == vgtid && ag_sc_evc_take(vgtid);
+   ag_sc_evc_tid = VG_INVALID_THREADID;
+   Bool asked = ag_sched_stop != 0;
    ag_sched_stop = 0;
    ag_sc_thread *t = ag_sc_th ? &ag_sc_th[vgtid] : NULL;
    Addr at = t ? t->stop_ip : 0;
    if (t) t->stop_ip = 0;
-   if (!ag_sched_stopping) return;
+   Bool stopping = ag_sched_stopping || (out && asked);
    ag_sched_stopping = 0;
+   if (!stopping) {
+      /* the check failed with no stop asked: the budget's end, or the
+         core's slice */
+      if (out && ag_sc_budget <= 0) ag_sc_budget_out(vgtid);
+      return;
+   }
    if (at == 0) {
-      if (ag_sched_budget >= 0) {
-         ag_sched_point(vgtid, AG_PT_PREEMPT);
-         return;
-      }
-      ag_sp_budget_out(&ag_sc_pol);
-      ag_sc_refill();
-      ag_sched_point(vgtid, AG_PT_BLOCKS);
+      if (ag_sc_budget > 0 || !ag_sc_budget_out(vgtid)) ag_sched_point(vgtid, AG_PT_PREEMPT);
       return;
    }
    /* left before the shared access at `at` (or, without an exit there,
@@ -585,7 +715,7 @@ void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a)
       if (ag_sc_holder_active()) {
          t->stop_ip = ip;
          t->stop_switch = False;
-         ag_sched_stop = 1;
+         ag_sc_ask_stop();
       }
       return;
    }
@@ -603,7 +733,7 @@ void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a)
    if (!stop) return;
    t->stop_ip = ip;
    t->stop_switch = True;
-   ag_sched_stop = 1;
+   ag_sc_ask_stop();
 }
 
 /* ---- threads and system calls ---- */

@@ -20,17 +20,18 @@ typedef enum {
    AG_PT_BLOCKS        /* ran its budget of superblocks without a point */
 } ag_point;
 
-/* Non-zero when the running thread must stop at the start of its next
-   superblock: instrumented code reads it there (ag_instrument.c), and
-   sets ag_sched_stopping as it takes the stop exit.  Set only for the
-   running thread, not inside a synchronisation call; cleared at every
-   return to the scheduler. */
+/* Non-zero when the running thread must stop: at the start of its next
+   block where accesses are analysed, and before an access where the
+   instrumentation may leave (ag_instrument.c reads it there, and sets
+   ag_sched_stopping as it leaves so); elsewhere at Valgrind's next event
+   check (ag_sched.c's budget).  Set only for the running thread, not
+   inside a synchronisation call; cleared at every return to the
+   scheduler. */
 extern volatile UWord ag_sched_stop;
 extern volatile UWord ag_sched_stopping;
-/* Guest instructions the running thread may still run before it stops as
-   ag_sched_stop makes it (counted down per superblock, inline:
-   ag_instrument.c): the holder's turn ends after a count, deterministically. */
-extern volatile Long ag_sched_budget;
+/* The instrumentation leaves right before an access, at the stop asked
+   for there: this is the stop exit (sets ag_sched_stopping). */
+void ag_sched_stop_exit(void);
 
 void ag_sched_pre_clo_init(void);     /* the big lock's kind */
 /* The core's system-call callbacks (ag_main.c registers one pair that
@@ -50,8 +51,11 @@ void ag_sched_thread_new(ThreadId parent, ThreadId child);
    not learned from what it did before. */
 void ag_sched_thread_born(ag_tid parent, ag_tid child);
 void ag_sched_thread_exit(ThreadId vgtid);
+/* The thread is about to run generated code (every run): its budget and
+   a stop asked for are set on Valgrind's event counter. */
+void ag_sched_running(ThreadId vgtid);
 /* The running thread has left generated code (every return to the
-   scheduler): a stop exit taken preempts it here. */
+   scheduler): a stop exit taken, or its budget run out, preempts it here. */
 void ag_sched_stopped(ThreadId vgtid);
 
 /* A scheduling point of the running thread: it may wait here (the big lock

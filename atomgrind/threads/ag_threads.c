@@ -36,6 +36,7 @@ static void ag_start_client_code(ThreadId vgtid, ULong bbs_done)
    ag_cur = ag_thread_of(vgtid);
    ag_an_running(vgtid);
    ag_ho_running(ag_cur->tid);
+   ag_sched_running(vgtid);
    if (ag_cur->valid && ag_cur->stack_max == 0)
       ag_cur->stack_max = VG_(thread_get_stack_max)(vgtid);
 }
