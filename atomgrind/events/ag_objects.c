@@ -34,14 +34,14 @@ static Bool ag_is_strmem(DebugInfo *di, Addr a)
           && VG_(strcmp)(file, "ag_strmem.c") == 0;
 }
 
-/* Code of the dynamic linker and of Valgrind's preload objects is not the
-   program: its accesses (GOT updates, our own wrappers) are not checked. */
 static Bool ag_is_ldso(DebugInfo *di)
 {
    const HChar *so = VG_(DebugInfo_get_soname)(di);
    return so && VG_(strncmp)(so, "ld-linux", 8) == 0;
 }
 
+/* Code of the dynamic linker and of Valgrind's preload objects is not the
+   program: its accesses (GOT updates, our own wrappers) are not checked. */
 Bool ag_object_skipped(Addr a)
 {
    DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
@@ -54,10 +54,9 @@ Bool ag_object_skipped(Addr a)
    functions standing for libc's): correct, and its races are by design (a
    thread's start, stdio's locks), so its accesses are no scheduling points
    (ag_shared.c); the program's are. */
-Bool ag_object_system(Addr a)
+static Bool ag_is_system(DebugInfo *di, Addr a)
 {
    static const HChar *const names[] = { "libc.so", "libpthread.so", "libm.so", "libgcc_s.so" };
-   DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
    const HChar *so = di ? VG_(DebugInfo_get_soname)(di) : NULL;
    if (!so) return di && ag_is_strmem(di, a);
    for (UInt i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -65,9 +64,13 @@ Bool ag_object_system(Addr a)
    return False;
 }
 
+Bool ag_object_system(Addr a)
+{
+   return ag_is_system(VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a), a);
+}
+
 Bool ag_object_runtime(Addr a)
 {
-   if (ag_object_system(a)) return True;
    DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
-   return di && ag_is_ldso(di);
+   return ag_is_system(di, a) || (di && ag_is_ldso(di));
 }

@@ -309,14 +309,16 @@ static void ag_sc_evc_put(ThreadId t, Int c)
    ag_sc_evc_set = c;
 }
 
-/* Take the superblocks run since the counter was set off the budget;
-   True if its event check failed (-1: the thread is at a block's start). */
+/* Take the event checks passed since the counter was set off the budget
+   (and the core's slice); True if a check failed (-1: the thread is at a
+   block's start). */
 static Bool ag_sc_evc_take(ThreadId t)
 {
    Int c = ag_sc_evc_get(t);
-   ag_sc_budget -= ag_sc_evc_set - (c < 0 ? 0 : c);
-   ag_sc_evc_left -= ag_sc_evc_set - (c < 0 ? 0 : c);
-   ag_sc_evc_set = c < 0 ? 0 : c;
+   Int now = c < 0 ? 0 : c;
+   ag_sc_budget -= ag_sc_evc_set - now;
+   ag_sc_evc_left -= ag_sc_evc_set - now;
+   ag_sc_evc_set = now;
    return c < 0;
 }
 
@@ -335,7 +337,8 @@ void ag_sched_running(ThreadId vgtid)
    else ag_sc_evc_set = c;
 }
 
-/* Stop the running thread at its next superblock. */
+/* Stop the running thread at its next event check (where accesses are
+   analysed, at its next block: ag_instrument.c tests ag_sched_stop). */
 static void ag_sc_ask_stop(void)
 {
    ag_sched_stop = 1;
