@@ -149,7 +149,9 @@ def host_binary(name, srcs, libs=(), opt="-O1", includes=(), defines=()):
     objs = [host_object(src, opt, includes, defines, headers, newest_header) for src in srcs]
     if os.path.exists(exe) and all(os.path.getmtime(o) <= os.path.getmtime(exe) for o in objs):
         return exe
-    host_cc(name, ["-o", exe, *SANITIZE, *objs, *libs])
+    tmp = "%s.%d.%d" % (exe, os.getpid(), threading.get_ident())   # (modules run side by side)
+    host_cc(name, ["-o", tmp, *SANITIZE, *objs, *libs])
+    os.replace(tmp, exe)
     return exe
 
 
