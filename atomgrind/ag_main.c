@@ -30,6 +30,13 @@
 extern Bool VG_(clo_read_inline_info);
 
 static void ag_die_mem(Addr a, SizeT len) { ag_an_forget(a, len); }
+/* (the core unmaps a big freed heap block's memory without telling the
+   tool, and the free's write stays until the address is reused) */
+static void ag_new_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di)
+{
+   (void)rr; (void)ww; (void)xx; (void)di;
+   ag_an_forget(a, len);
+}
 
 /* A thread's function regions end before the thread does. */
 static void ag_thread_exit(ThreadId vgtid)
@@ -79,6 +86,7 @@ static void ag_post_clo_init(void)
    /* memory that goes away starts fresh when reused */
    VG_(track_die_mem_munmap)(ag_die_mem);
    VG_(track_die_mem_brk)(ag_die_mem);
+   VG_(track_new_mem_mmap)(ag_new_mmap);
 }
 
 static void ag_fini(Int exitcode)

@@ -11,6 +11,7 @@
 #include "pub_tool_libcassert.h"   /* VG_(exit) */
 #include "pub_tool_machine.h"      /* VG_(get_IP) */
 #include "pub_tool_options.h"      /* VG_(clo_verbosity), VG_(clo_stats) */
+#include "pub_tool_stacktrace.h"   /* VG_(get_StackTrace): a free's caller */
 #include "pub_tool_threadstate.h"  /* VG_INVALID_THREADID, VG_(get_running_tid) */
 #include "pub_tool_transtab.h"     /* VG_(discard_translations_safely) */
 #include "ag_analysis.h"
@@ -565,6 +566,15 @@ void ag_an_atomic_seen(Addr a, UInt size)
    for (UInt i = 0; i < ag_neng; i++) ag_ev_atomic_seen(ag_eng[i], a, size);
 }
 
+/* The code that called free (the replacement's caller): where a report
+   says the free was made when it is the earlier access. */
+static Addr ag_an_free_caller(void)
+{
+   Addr ips[2];
+   UInt n = VG_(get_StackTrace)(VG_(get_running_tid)(), ips, 2, NULL, NULL, 0);
+   return n > 1 ? ips[1] : n ? ips[0] : 0;
+}
+
 /* A free is a write of the whole block for race engines (ag_ev_free), a
    forget for the others.  Not recorded as an access: atomgrind-trace sees
    the forget only. */
@@ -576,7 +586,8 @@ void ag_an_free(ag_tid t, Addr a, SizeT len)
    }
    ag_rec_forget(a, len);
    ag_stdio_forget(a, len);
-   for (UInt i = 0; i < ag_neng; i++) ag_ev_free(ag_eng[i], t, a, len, ag_an_site(i, t, 0));
+   Addr ip = ag_an_race_eng < ag_neng ? ag_an_free_caller() : 0;
+   for (UInt i = 0; i < ag_neng; i++) ag_ev_free(ag_eng[i], t, a, len, ag_an_site(i, t, ip));
 }
 
 void ag_an_once(ag_tid t, Addr once, Bool init)

@@ -623,7 +623,9 @@ static void ag_atomic_widen(ag_engine *e, ag_addr *addr, uint64_t *len)
    *len = w.hi - w.lo;
 }
 
-void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len)
+/* The forget, keeping the state of [keep, keep + nkeep) (a freed block's,
+   for a race engine) but not its atomic objects nor its locks. */
+static void ag_forget_but(ag_engine *e, ag_addr addr, uint64_t len, ag_addr keep, uint64_t nkeep)
 {
    ag_addr lo = addr;
    uint64_t n = len;
@@ -632,9 +634,16 @@ void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len)
       ag_forget_keys(e, e->atomics, lo, n, ag_forget_atomic);
    }
    if (!e->active) return;
-   ag_shadow_forget(e->shadow, lo, n);
+   if (nkeep == 0) {
+      ag_shadow_forget(e->shadow, lo, n);
+   } else {       /* what the widening added around the block goes */
+      ag_shadow_forget(e->shadow, lo, keep - lo);
+      ag_shadow_forget(e->shadow, keep + nkeep, lo + n - (keep + nkeep));
+   }
    if (e->ops->lock_forget) ag_forget_keys(e, e->locks, addr, len, ag_forget_lock);
 }
+
+void ag_ev_forget(ag_engine *e, ag_addr addr, uint64_t len) { ag_forget_but(e, addr, len, 0, 0); }
 
 int ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, ag_site site)
 {
@@ -649,6 +658,11 @@ int ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, ag_site site)
          e->ctx.size = len > 0xffffffffu ? 0xffffffffu : (unsigned)len;
          ag_shadow_access_existing(e->shadow, addr, len, t, AG_WRITE | AG_FREE);
          e->ctx.size = 0;
+         /* the free's write stays until the block is reused (the front
+            end forgets it then): an access after the free that is not
+            ordered after it races with it, whichever came first */
+         ag_forget_but(e, addr, len, addr, len);
+         return rc;
       }
    }
    ag_ev_forget(e, addr, len);

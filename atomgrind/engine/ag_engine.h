@@ -219,7 +219,9 @@ void ag_ev_atomic_seen(ag_engine *e, ag_addr addr, unsigned size);
 /* Thread t frees the heap block [addr, addr+len).  For race engines this is
    one event, a write of every location of the block that has state (so it
    races with any access not ordered before it, as in Helgrind and DRD),
-   followed by ag_ev_forget.  For atomicity engines it is only the forget:
+   followed by ag_ev_forget of all but that write: a later access races
+   with the free unless ordered after it, until the front end forgets the
+   block when it is reused.  For atomicity engines it is only the forget:
    no event, no conflict.  Returns AG_MISUSE_BAD_TID for an unknown t (the
    memory is forgotten all the same). */
 int  ag_ev_free(ag_engine *e, ag_tid t, ag_addr addr, uint64_t len, ag_site site);

@@ -44,7 +44,10 @@
  *     operations), which it then knows of every atomic access of the
  *     object: the plain accesses before it stay plain;
  *   - freed memory (ag_ev_forget) returns to fresh: no longer atomic, and
- *     a free of part of an atomic object frees all of it.  The
+ *     a free of part of an atomic object frees all of it (a heap block's
+ *     free keeps its write, plain, and the location stays atomic until
+ *     the block is reused: an atomic access after the free races with
+ *     it, as the free's write is not made atomic: ag_ev_free).  The
  *     dispatcher remembers atomic objects across sampling windows and
  *     replays them (atomic_mark) when the engine restarts.
  * Releases join (L_x |= C_t) rather than assign, as if every store

@@ -28,7 +28,9 @@ static void *ag_rm_alloc(ThreadId vgtid, SizeT align, SizeT n, Bool zero)
       such as a read past the end of a neighbouring block by code that
       reads in wide steps (glibc's string functions did, before the
       preload replaced them: ag_strmem.c) */
-   if (p) ag_an_forget((Addr)p, n);
+   /* (its whole usable size, which the free of an earlier block there
+      wrote: ag_rm_free_block) */
+   if (p) ag_an_forget((Addr)p, VG_(cli_malloc_usable_size)(p));
    if (p && ag_blocks_on) {
       ExeContext *ec = VG_(record_ExeContext)(vgtid, 0);
       ag_blocks_alloc((Addr)p, n, ec, ag_cur->tid);

@@ -387,7 +387,9 @@ int main(void)
    expect_detail(r1, 1, 0, 0, w0, AG_WRITE);
    done();
 
-   /* Freeing is a write of the block; forgotten memory is no longer atomic. */
+   /* Freeing is a write of the block, kept until the block is reused (the
+      front end forgets it at the allocation); forgotten memory is no
+      longer atomic. */
    start("free races with an access", 2);
    w0 = wr(0, X); acc(0, X + 8, 8, 0);
    uint64_t f1 = ++ev;
@@ -398,8 +400,28 @@ int main(void)
    start("free after synchronisation", 2);
    wr(0, X); rel(0, L); acq(1, L);
    ++ev; ag_ev_free(E, 1, X, 16, site());
-   wr(0, X);                     /* the memory is new */
+   ag_ev_forget(E, X, 16);       /* allocated again: the memory is new */
+   wr(0, X);
    NONE();
+   done();
+   start("an access after the free races with it", 2);
+   wr(0, X); rel(0, L); acq(1, L);
+   f1 = ++ev; ag_ev_free(E, 1, X, 16, site());
+   w0 = wr(0, X);                /* a use after the free: not reused */
+   WANT(w0);
+   expect_detail(w0, 0, AG_WRITE, 1, f1, AG_WRITE);
+   done();
+   start("an access ordered after the free does not race", 2);
+   wr(0, X);
+   ++ev; ag_ev_free(E, 0, X, 16, site());
+   rel(0, L); acq(1, L);
+   rd(1, X); wr(1, X + 8);
+   NONE();
+   done();
+   start("a freed atomic location keeps a plain write", 2);
+   ard(0, X); ++ev; ag_ev_free(E, 0, X, 8, site());
+   r1 = ard(1, X);
+   WANT(r1);
    done();
    start("refcount: the last decrement frees", 2);
    rd(0, Y); awr(0, X); awr(1, X);
@@ -414,6 +436,7 @@ int main(void)
    done();
    start("a freed atomic object is plain again", 2);
    ard(0, X); ++ev; ag_ev_free(E, 0, X, 8, site());
+   ag_ev_forget(E, X, 8);
    wr(1, X); r0 = rd(0, X);
    WANT(r0);
    done();

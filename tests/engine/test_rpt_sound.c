@@ -9,7 +9,8 @@
  * are atomic too; accesses before a
  * location's first atomic one count as atomic; a plain access made atomic
  * is so on the bytes that are part of an atomic object, fresh bytes stay
- * plain; a free is a write and makes its memory fresh, and with it every
+ * plain; a free is a write and makes its memory fresh (the block is
+ * allocated again: a forget after it), and with it every
  * atomic object it touches, whole):
  *   1. every report of the full analysis ("fasttrack") is a racy event;
  *   2. the first racy event is reported;
@@ -317,7 +318,10 @@ static void feed1(ag_engine *e, const tev *x, uint64_t site)
    case RREL: rc = ag_ev_release(e, x->tid, x->arg, 1, site); break;
    case FORK: rc = ag_ev_fork(e, x->tid, (ag_tid)x->arg, site); break;
    case JOIN: rc = ag_ev_join(e, x->tid, (ag_tid)x->arg, site); break;
-   case FREE: rc = ag_ev_free(e, x->tid, x->arg, x->size, site); break;
+   case FREE:           /* the block freed and given out again (no event) */
+      rc = ag_ev_free(e, x->tid, x->arg, x->size, site);
+      ag_ev_forget(e, x->arg, x->size);
+      break;
    }
    if (rc) { printf("FAIL event rejected (%d)\n", rc); exit(1); }
 }

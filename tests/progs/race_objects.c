@@ -9,6 +9,9 @@
  *   free_racy       a thread unlocks a mutex in a heap struct; main frees  -> race
  *   use_destroyed   main destroys a mutex; a thread locks it later,
  *                   unordered                                            -> race
+ *   use_freed       main frees a heap struct holding a mutex; a thread
+ *                   locks that mutex later, unordered (the free's write
+ *                   stays until the block is reused)                     -> race
  *   init_racy       a thread inits a mutex, locks and unlocks it; main
  *                   locks it later: only the lock would order the init  -> race
  * Sleeps order the racy forms; they are no synchronisation. */
@@ -51,6 +54,10 @@ static void *worker(void *arg)
    } else if (!strcmp(mode, "free_racy")) {
       pthread_mutex_lock(&box->m);
       pthread_mutex_unlock(&box->m);
+   } else if (!strcmp(mode, "use_freed")) {
+      ms_sleep(300);                       /* main has freed box */
+      pthread_mutex_lock(&box->m);
+      pthread_mutex_unlock(&box->m);
    } else if (!strcmp(mode, "use_destroyed")) {
       ms_sleep(300);                       /* main has destroyed mu */
       pthread_mutex_lock(&mu);
@@ -72,8 +79,9 @@ int main(int argc, char **argv)
    box = malloc(sizeof *box);
    pthread_mutex_init(&box->m, NULL);
    pthread_t a = spawn(worker, (void *)0), b = two ? spawn(worker, (void *)1) : 0;
-   if (!strcmp(mode, "use_destroyed")) {
-      pthread_mutex_destroy(&mu);
+   if (!strcmp(mode, "use_destroyed") || !strcmp(mode, "use_freed")) {
+      if (mode[4] == 'd') pthread_mutex_destroy(&mu);
+      else free(box);
       pthread_join(a, NULL);
       return 0;
    }
