@@ -74,3 +74,20 @@ Bool ag_object_runtime(Addr a)
    DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
    return ag_is_system(di, a) || (di && ag_is_ldso(di));
 }
+
+/* Is the code at a a memory-block function (memcpy, memmove, mempcpy,
+   memset, and glibc's variants of them: __memcpy_avx_unaligned_erms, ...)?
+   A loop over a block with no call and no synchronisation in it. */
+Bool ag_object_block_fn(Addr a)
+{
+   static const HChar *const names[] = { "memcpy", "memmove", "mempcpy", "memset" };
+   const HChar *fn;
+   if (!VG_(get_fnname)(VG_(current_DiEpoch)(), a, &fn)) return False;
+   while (*fn == '_') fn++;
+   if (VG_(strncmp)(fn, "GI_", 3) == 0) fn += 3;
+   for (UInt i = 0; i < sizeof names / sizeof names[0]; i++) {
+      SizeT n = VG_(strlen)(names[i]);
+      if (VG_(strncmp)(fn, names[i], n) == 0 && (fn[n] == 0 || fn[n] == '_')) return True;
+   }
+   return False;
+}

@@ -288,9 +288,17 @@ static void ag_sc_affinity_set(Int lwp)
    (doubling each time) took it through its first loop with no point
    (tests/progs/bugs/lost_update.c). */
 #define AG_SC_OUTSIDE_CHECKS 64
+/* In a memory-block function (memcpy, memset: a compressor's buffers),
+   each start again would end the core's slice too (the big lock's yield,
+   a signal poll: 6,000 of them in a zstd -T2 run of 3 MiB), so there
+   they double, up to this many checks.  What is left over when the copy
+   returns runs in the program's code before the budget ends: at most
+   what the copy took. */
+#define AG_SC_BLOCK_FN_CHECKS (1L << 16)
 #define AG_SC_EVC offsetof(VexGuestArchState, host_EvC_COUNTER)
 static Long ag_sc_budget = 1L << 30;    /* checks left (refilled at ag_sched_init) ... */
 static Long ag_sc_drawn = 1L << 30;     /* ... of this many */
+static Long ag_sc_block_ext;            /* the last start again in a memory-block function */
 static ThreadId ag_sc_evc_tid;          /* the thread in generated code, 0: none ... */
 static Int ag_sc_evc_set;               /* ... its counter when last set ... */
 static Int ag_sc_evc_left;              /* ... and the most it may be: the core's slice left */
@@ -362,6 +370,7 @@ static void ag_sc_refill(void)
 {
    ag_sc_budget = (ag_sp_budget(&ag_sc_pol) + AG_SC_INSNS_PER_CHECK - 1) / AG_SC_INSNS_PER_CHECK;
    ag_sc_drawn = ag_sc_budget;
+   ag_sc_block_ext = 0;
 }
 
 /* The budget ran out at a block's start: a point, in the program's code
@@ -370,7 +379,13 @@ static Bool ag_sc_budget_out(ThreadId vgtid)
 {
    Addr ip = VG_(get_IP)(vgtid);
    if (ag_object_runtime(ip)) {
-      ag_sc_budget = ag_sc_drawn > AG_SC_OUTSIDE_CHECKS ? ag_sc_drawn : AG_SC_OUTSIDE_CHECKS;
+      Long again = ag_sc_drawn > AG_SC_OUTSIDE_CHECKS ? ag_sc_drawn : AG_SC_OUTSIDE_CHECKS;
+      if (ag_object_block_fn(ip)) {
+         if (ag_sc_block_ext >= again)
+            again = ag_sc_block_ext < AG_SC_BLOCK_FN_CHECKS ? 2 * ag_sc_block_ext : ag_sc_block_ext;
+         ag_sc_block_ext = again;
+      }
+      ag_sc_budget = again;
       return False;
    }
    ag_sp_budget_out(&ag_sc_pol);
