@@ -292,8 +292,8 @@ static void ag_sc_affinity_set(Int lwp)
    each start again would end the core's slice too (the big lock's yield,
    a signal poll: 6,000 of them in a zstd -T2 run of 3 MiB), so there
    they double, up to this many checks.  What is left over when the copy
-   returns runs in the program's code before the budget ends: at most
-   what the copy took. */
+   returns runs in the program's code before the budget ends: about
+   what the copy took, at most. */
 #define AG_SC_BLOCK_FN_CHECKS (1L << 16)
 #define AG_SC_EVC offsetof(VexGuestArchState, host_EvC_COUNTER)
 static Long ag_sc_budget = 1L << 30;    /* checks left (refilled at ag_sched_init) ... */
