@@ -9,7 +9,7 @@ if [ ! -f build/Makefile ]; then
 fi
 make -s -C build -j"$(nproc)"
 # modules side by side, one per core (at most 4): the suite takes about
-# 11 minutes on 2 cores, 19 one module at a time
+# 12 minutes on 2 cores, 19 one module at a time
 jobs=$(nproc)
 [ "$jobs" -gt 4 ] && jobs=4
 exec python3 tests/run.py -j "$jobs" "$@"

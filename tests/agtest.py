@@ -64,6 +64,12 @@ class Run:
     def __repr__(self):
         return "<Run rc=%s errors=%s>\n%s" % (self.rc, self.errors, self.log)
 
+    def major_sched_events(self):
+        """The core's major scheduling events (its time slices' ends) in a
+        --stats=yes run, None if the line is missing."""
+        m = re.search(r"scheduler: ([\d,]+)/[\d,]+ major/minor sched events", self.text)
+        return int(m.group(1).replace(",", "")) if m else None
+
 
 def vg_in_place(*args, timeout=300):
     """Run ./vg-in-place ARGS as is; returns the CompletedProcess with

@@ -17,7 +17,7 @@ typedef enum {
    AG_PT_PREEMPT,      /* preempted after an access inside a region */
    AG_PT_YIELD,        /* about to call sched_yield: let the others run */
    AG_PT_SHARED,       /* about to access a shared location (ag_shared.c) */
-   AG_PT_BLOCKS        /* ran its budget of superblocks without a point */
+   AG_PT_BLOCKS        /* ran its budget of instructions without a point */
 } ag_point;
 
 /* Non-zero when the running thread must stop: at the start of its next
@@ -51,8 +51,8 @@ void ag_sched_thread_new(ThreadId parent, ThreadId child);
    not learned from what it did before. */
 void ag_sched_thread_born(ag_tid parent, ag_tid child);
 void ag_sched_thread_exit(ThreadId vgtid);
-/* The thread is about to run generated code (every run): its budget and
-   a stop asked for are set on Valgrind's event counter. */
+/* The thread is about to run generated code (every run): its budget is
+   set on Valgrind's event counter. */
 void ag_sched_running(ThreadId vgtid);
 /* The running thread has left generated code (every return to the
    scheduler): a stop exit taken, or its budget run out, preempts it here. */
