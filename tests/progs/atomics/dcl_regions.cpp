@@ -1,7 +1,9 @@
 // dcl_regions.cpp -- double-checked locking in an atomic function
 // (--atomic-fns=get), two threads.  One mode per run (argv[1]);
 // tests/test_atomics.py holds the verdicts.  -O2.  Thread 1 initialises,
-// sleeping inside the lock; thread 2 checks while it sleeps.
+// sleeping inside the lock (a second: thread 2, started 100 ms after it,
+// may start late on a loaded machine -- 200 ms were once too few); thread
+// 2 checks while it sleeps.
 //   correct     acquire load; lock; re-check (relaxed); new; release
 //               store; unlock: thread 2 blocks on the lock    -> clean
 //   correct_late  the same, thread 2 taking the lock only after thread 1
@@ -22,10 +24,11 @@ static const char *mode;
 static std::atomic<conf *> cf{nullptr};
 static std::mutex mu;
 static std::atomic<int> inits{0};
+static const useconds_t init_us = 1000000;          // thread 1 inside the lock
 
 static conf *make()
 {
-   usleep(200000);                    // thread 2 checks meanwhile
+   usleep(init_us);                   // thread 2 checks meanwhile
    inits++;
    return new conf{1, 2};
 }
@@ -34,7 +37,7 @@ __attribute__((noinline)) conf *get(int me)
 {
    conf *c = cf.load(std::memory_order_acquire);
    if (c) return c;
-   if (!strcmp(mode, "correct_late") && me == 2) usleep(400000);
+   if (!strcmp(mode, "correct_late") && me == 2) usleep(init_us + 500000);
    if (!strcmp(mode, "outside")) {
       c = cf.load(std::memory_order_acquire);
       if (c) return c;
