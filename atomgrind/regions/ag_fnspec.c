@@ -55,6 +55,12 @@ static ag_fs_fn *ag_fs_fns;
 static UInt ag_fs_nfns, ag_fs_fncap;
 static ag_map *ag_fs_by_name;  /* hash of name -> fn + 1 */
 static ag_map *ag_fs_by_site;  /* region begin site -> fn + 1 */
+/* Answers by a name's hash (+ 2; 0: not asked yet), while no pattern is
+   'all' (whose answer depends on the code's object): the translation of
+   every superblock asks for each frame of each instruction's inline chain,
+   and the same few names recur. */
+static ag_map *ag_fs_match_memo, *ag_fs_may_memo;
+static Bool ag_fs_any_all;
 
 /* ---- reading patterns -------------------------------------------- */
 
@@ -134,6 +140,7 @@ static void ag_fs_add(const HChar *text, Bool exclude)
    p->rooted = text[0] == ':' && text[1] == ':' && text[2];
    p->exclude = exclude;
    p->all = VG_STREQ(text, "all");
+   ag_fs_any_all |= p->all;
    p->literal = ag_fs_literal(text);
    p->last = ag_fs_last(text, p->literal);
    p->from = VG_(strdup)("ag.fnspec.from", ag_fs_from);
@@ -497,12 +504,11 @@ static Bool ag_fs_names_scoped(const ag_fs_pattern *p, const HChar *name, const 
 }
 
 /* The function called name, with code at a, if a pattern makes it atomic. */
-Int ag_fnspec_match_name(const HChar *name, Addr a)
+static Int ag_fs_match_name(const HChar *name, Addr a)
 {
    const HChar *bare = NULL;
    HChar buf[256];
    Bool included = False, explicit = False;
-   if (ag_fs_npats == 0) return AG_NO_FN;
    if (ag_fs_unparamed(name, buf, sizeof buf)) bare = buf;
    for (UInt i = 0; i < ag_fs_npats; i++) {
       const ag_fs_pattern *p = &ag_fs_pats[i];
@@ -515,12 +521,30 @@ Int ag_fnspec_match_name(const HChar *name, Addr a)
    return ag_fs_intern(name, explicit);
 }
 
+/* *memo's slot for name, or NULL when answers depend on the address. */
+static UInt *ag_fs_memo_slot(ag_map **memo, const HChar *name)
+{
+   if (ag_fs_any_all) return NULL;
+   if (!*memo) *memo = ag_map_new(sizeof(UInt));
+   return ag_map_lookup(*memo, ag_fs_hash(name), NULL);
+}
+
+Int ag_fnspec_match_name(const HChar *name, Addr a)
+{
+   if (ag_fs_npats == 0) return AG_NO_FN;
+   UInt *m = ag_fs_memo_slot(&ag_fs_match_memo, name);
+   if (m && *m) return (Int)*m - 2;
+   Int fn = ag_fs_match_name(name, a);
+   if (m) *m = (UInt)(fn + 2);
+   return fn;
+}
+
 static Bool ag_fs_last_matches(const ag_fs_pattern *p, const HChar *last)
 {
    return p->literal ? VG_STREQ(p->last, last) : VG_(string_match)(p->last, last);
 }
 
-Bool ag_fnspec_may_name(const HChar *last, Addr a)
+static Bool ag_fs_may_name(const HChar *last, Addr a)
 {
    HChar buf[256];
    const HChar *plain = ag_fs_declared(last, buf, sizeof buf, False) ? buf : NULL;  /* get<int> */
@@ -531,6 +555,15 @@ Bool ag_fnspec_may_name(const HChar *last, Addr a)
          return True;
    }
    return False;
+}
+
+Bool ag_fnspec_may_name(const HChar *last, Addr a)
+{
+   UInt *m = ag_fs_memo_slot(&ag_fs_may_memo, last);
+   if (m && *m) return *m == 2 + True;
+   Bool may = ag_fs_may_name(last, a);
+   if (m) *m = 2 + may;
+   return may;
 }
 
 Int ag_fnspec_match(Addr a)
