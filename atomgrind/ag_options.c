@@ -51,6 +51,8 @@ Bool ag_clo_predict_regions = False;
 /* --predict= was given; else prediction follows the scheduler (ag_options_check) */
 static Bool ag_predict_given;
 UInt ag_clo_predict_memory = 16;    /* MiB; 0: unbounded */
+Bool ag_clo_predict_windows = True;
+ULong ag_clo_predict_whole = 1ULL << 24;   /* accesses in regions sent before windows */
 const HChar *ag_clo_explain_dir = NULL;
 UInt ag_clo_explain_window = 4096;
 
@@ -138,6 +140,8 @@ Bool ag_process_cmd_line_option(const HChar *arg)
          VG_(fmsg_bad_option)(arg, "--predict wants yes, regions or no\n");
    }
    else if VG_BINT_CLO(arg, "--predict-memory", ag_clo_predict_memory, 0, 1u << 20) {}
+   else if VG_BOOL_CLO(arg, "--predict-windows", ag_clo_predict_windows) {}
+   else if VG_BINT_CLO(arg, "--predict-whole", ag_clo_predict_whole, 0, 1ULL << 40) {}
    else if VG_STR_CLO(arg, "--explain-dir", ag_clo_explain_dir) {}
    else if VG_BINT_CLO(arg, "--explain-window", ag_clo_explain_window, 0, 16384) {}
    else
@@ -163,6 +167,10 @@ void ag_print_usage(void)
 "                              open [yes with --sched=native, else regions]\n"
 "    --predict-memory=<MiB>    prediction's state for locations, at most; past\n"
 "                              it, it starts afresh (0: no bound) [16]\n"
+"    --predict-windows=yes|no  --predict=regions: past the run's first accesses\n"
+"                              in regions, predict within RPT windows only\n"
+"                              (--rpt-epsilon, --rpt-delta, --sample-seed) [yes]\n"
+"    --predict-whole=<n>       ... that many first accesses [16777216]\n"
 "    --cycles=all|increasing   report every non-serializable cycle, or only\n"
 "                              cycles blamed on one region (atomsanitizer) [all]\n"
 "    --check-stack-var=no|yes  check accesses to the thread's own stack [no]\n"

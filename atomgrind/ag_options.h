@@ -40,6 +40,8 @@ extern ag_history_t ag_clo_history;
 extern Bool ag_clo_predict;               /* --predict= */
 extern Bool ag_clo_predict_regions;       /* --predict=regions: bounded */
 extern UInt ag_clo_predict_memory;        /* --predict-memory=MiB, 0: unbounded */
+extern Bool ag_clo_predict_windows;       /* --predict-windows: bounded, in windows */
+extern ULong ag_clo_predict_whole;        /* --predict-whole: ... after these accesses */
 /* The cycle of each atomicity report, drawn (ag_cycles.c) */
 extern const HChar *ag_clo_explain_dir;   /* --explain-dir=DIR */
 extern UInt ag_clo_explain_window;        /* --explain-window=N: events kept */

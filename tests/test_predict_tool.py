@@ -113,6 +113,29 @@ class Predict(unittest.TestCase):
                 else:
                     self.assertGreater(int(peak.group(1)), 30 << 20, r)
 
+    def test_windows_after_the_first_accesses(self):
+        # late: withdraw's region makes 512 Ki accesses before its
+        # pattern.  Under the default --predict-whole (16 Mi) they are all
+        # sent: predicted, no windows.  With --predict-whole=10000 and
+        # short windows the engine is sent a fraction of them, and the
+        # exit line says how many; --predict-windows=no sends them all.
+        exe = compile_prog("predict_serial")
+        bounded = ("--sched=native", "--predict=regions")
+        r = valgrind(exe, *bounded, args=["late"])
+        self.assertEqual((predicted(r), r.errors), (1, 1), r)
+        self.assertNotIn("RPT windows", r.text)
+        small = bounded + ("--predict-whole=10000", "--rpt-epsilon=0.2")
+        r = valgrind(exe, *small, args=["late"])
+        m = re.search(r"Prediction: every access of the first 10000 in regions, then RPT "
+                      r"windows: \d+ window\(s\), (\d+) of (\d+) accesses", r.text)
+        self.assertIsNotNone(m, r)
+        self.assertGreater(int(m.group(2)), 500000, r)
+        self.assertLess(int(m.group(1)) * 4, int(m.group(2)), r)
+        self.assertEqual(r.atomicity, 0, r)
+        r = valgrind(exe, *small, "--predict-windows=no", args=["late"])
+        self.assertEqual((predicted(r), r.errors), (1, 1), r)
+        self.assertNotIn("RPT windows", r.text)
+
     def test_bad_value(self):
         p = vg_in_place("--tool=atomgrind", "--predict=maybe", "/bin/true")
         self.assertNotEqual(p.returncode, 0, p.stdout)

@@ -211,7 +211,14 @@ void ag_analysis_init(void)
       /* not with RPT windows: a window starts without the locks held
          at its start, and prediction needs them */
       if (ag_clo_predict && !ag_clo_sample_rpt) {
-         ag_eng[ag_neng++] = ag_make(AG_PREDICT_ENGINE, &cfg);
+         /* bounded prediction's time too: past the run's start, windows */
+         ag_config pcfg = cfg;
+         pcfg.access_windows = ag_clo_predict_regions && ag_clo_predict_windows;
+         pcfg.win_epsilon = ag_clo_rpt_epsilon_ppm / 1e6;
+         pcfg.win_delta = ag_clo_rpt_delta_ppm / 1e6;
+         pcfg.win_seed = ag_clo_sample_seed;
+         pcfg.win_whole = ag_clo_predict_whole;
+         ag_eng[ag_neng++] = ag_make(AG_PREDICT_ENGINE, &pcfg);
          /* bounded, it needs what the atomicity engine needs */
          ag_an_predicting = !ag_clo_predict_regions;
       }
@@ -267,6 +274,12 @@ void ag_analysis_fini(void)
                 (ULong)ag_sampler_windows(&ag_smp), (ULong)ag_sampler_analysed(&ag_smp),
                 ag_an_clock, (ULong)ag_smp.k, (ULong)ag_smp.r, ag_clo_sample_seed);
    for (UInt i = 0; i < ag_neng; i++) {
+      ULong offered = ag_engine_win_offered(ag_eng[i]), sent = ag_engine_win_sent(ag_eng[i]);
+      if (sent < offered && VG_(clo_verbosity) >= 1)
+         VG_(umsg)("Prediction: every access of the first %llu in regions, then RPT "
+                   "windows: %llu window(s), %llu of %llu accesses; nothing predicted "
+                   "across the gaps (--predict-windows=no: every access)\n",
+                   ag_clo_predict_whole, (ULong)ag_engine_win_windows(ag_eng[i]), sent, offered);
       if (ag_engine_loc_resets(ag_eng[i]) && VG_(clo_verbosity) >= 1)
          VG_(umsg)("Prediction: its location state reached --predict-memory=%u MiB "
                    "%llu time(s) and started afresh: no pattern across those points "

@@ -4,6 +4,7 @@
  * ag_registry.c, above the engines, which call in here.) */
 #include "ag_engine_impl.h"
 #include "ag_map.h"
+#include "ag_sampler.h"        /* cfg.access_windows */
 #include "ag_shadow.h"
 #include "ag_shim.h"
 
@@ -60,6 +61,12 @@ struct ag_engine {
       byte loops leave equal ones (one thread, one epoch, one instruction),
       AtomSanitizer's inside a region (one transaction) */
    int join_bytes;
+   /* cfg.access_windows: which accesses are sent (ag_win_send) */
+   ag_sampler *win;
+   uint64_t win_clock;         /* accesses offered so far */
+   uint64_t win_next;          /* ... at which to ask the sampler again */
+   int win_on;
+   uint32_t win_held;          /* locks held now, all threads (its k) */
    uint32_t nobs;              /* observers (ag_engine_observe) */
    ag_observer obs[AG_MAX_OBSERVERS];
 };
@@ -97,15 +104,21 @@ static void ag_engine_stop(ag_engine *e)
    e->self = NULL;
 }
 
-void ag_engine_reset_locs(ag_engine *e)
+/* Every location's state, dropped; nothing is predicted across the drop. */
+static void ag_drop_locs(ag_engine *e)
 {
-   if (!e->self || !e->ops->locs_reset) return;
    if (ag_shadow_peak(e->shadow) > e->shadow_peak) e->shadow_peak = ag_shadow_peak(e->shadow);
    ag_shadow_delete(e->shadow);      /* without loc_fini: locs_reset frees */
    e->ctx.blind_since = e->ctx.event;
    e->ops->locs_reset(e->self);
    e->shadow = ag_shadow_new(e->ops, e->self);
    if (e->atomics) ag_atomic_replay(e);
+}
+
+void ag_engine_reset_locs(ag_engine *e)
+{
+   if (!e->self || !e->ops->locs_reset) return;
+   ag_drop_locs(e);
    e->loc_resets++;
 }
 
@@ -119,6 +132,51 @@ static inline void ag_loc_budget(ag_engine *e)
        && ag_shadow_footprint(e->shadow)
           + (e->ops->locs_heap ? e->ops->locs_heap(e->self) : 0) > e->ctx.cfg.loc_budget)
       ag_engine_reset_locs(e);
+}
+
+/* ---- accesses in windows (cfg.access_windows) ------------------- */
+
+static void ag_win_new(ag_engine *e)
+{
+   if (!e->ctx.cfg.access_windows || !e->ops->locs_reset) return;
+   e->win = ag_calloc(1, sizeof *e->win);
+   ag_sampler_init(e->win, e->ctx.cfg.win_epsilon, e->ctx.cfg.win_delta, e->ctx.cfg.win_seed);
+   ag_sampler_override(e->win, e->ctx.cfg.win_r, e->ctx.cfg.win_k);
+   e->win_on = 1;
+   e->win_next = e->ctx.cfg.win_whole;     /* the sampler's time starts there */
+}
+
+static void ag_win_tick(ag_engine *e)
+{
+   ag_sampler_note_threads(e->win, e->ctx.nthreads);
+   ag_sampler_note_locks_held(e->win, e->win_held);
+   uint64_t whole = e->ctx.cfg.win_whole;
+   int on = ag_sampler_advance(e->win, e->win_clock - whole);
+   if (e->win_on && !on && e->self) ag_drop_locs(e);   /* a window ends */
+   e->win_on = on;
+   uint64_t next = ag_sampler_next_change(e->win);
+   e->win_next = next == AG_SAMPLER_NEVER ? next : next + whole;
+}
+
+/* Is the access being dispatched sent to the engine?  (Time is counted
+   in the accesses offered: the position of this one is those before.) */
+static inline int ag_win_send(ag_engine *e)
+{
+   if (e->win_clock >= e->win_next) ag_win_tick(e);
+   e->win_clock++;
+   return e->win_on;
+}
+
+uint64_t ag_engine_win_offered(const ag_engine *e) { return e->win ? e->win_clock : 0; }
+uint64_t ag_engine_win_sent(const ag_engine *e)
+{
+   if (!e->win) return 0;
+   uint64_t whole = e->ctx.cfg.win_whole;
+   return e->win_clock <= whole ? e->win_clock : whole + ag_sampler_analysed(e->win);
+}
+uint64_t ag_engine_win_windows(const ag_engine *e)
+{
+   return e->win ? ag_sampler_windows(e->win) : 0;
 }
 
 ag_engine *ag_engine_new(const ag_engine_ops *ops, const ag_config *cfg,
@@ -136,6 +194,7 @@ ag_engine *ag_engine_new(const ag_engine_ops *ops, const ag_config *cfg,
                 && !e->ctx.cfg.keep_quiescent;
    e->join_bytes = ag_engine_join_bytes && ops->loc_equal != NULL;
    if (ops->atomic_mark) e->atomics = ag_map_new(sizeof(ag_atomic_rec));
+   ag_win_new(e);
    ag_engine_start(e);
    return e;
 }
@@ -145,6 +204,7 @@ void ag_engine_delete(ag_engine *e)
    if (!e) return;
    if (e->self) ag_engine_stop(e);
    if (e->atomics) ag_map_delete(e->atomics);
+   ag_free(e->win);
    ag_free(e->ctx.regions);
    ag_free(e);
 }
@@ -432,6 +492,10 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
    if (__builtin_expect(flags & AG_ATOMIC, 0) && e->atomics && size)
       ag_atomic_note(e, addr, size);
    if (!fwd) return AG_OK;
+   if (__builtin_expect(e->win != NULL, 0) && !ag_win_send(e)) {
+      e->analysed--;                     /* offered, not sent */
+      return AG_OK;
+   }
    e->ctx.flags = flags;
    e->ctx.addr = addr;
    e->ctx.size = size;
@@ -473,6 +537,7 @@ int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site
       e->acq_shared = shared;
       e->ops->acquire(e->self, t, lock, shared);
       e->acq_lock = 0;
+      e->win_held++;
    }
    return AG_OK;
 }
@@ -497,6 +562,7 @@ int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site
       h->known = 1;
       ag_lock_note_release(h, t, e->ctx.event, site);
       e->ops->release(e->self, t, lock, shared);
+      if (e->win_held) e->win_held--;
    }
    return AG_OK;
 }

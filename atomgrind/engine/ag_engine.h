@@ -143,6 +143,17 @@ typedef struct ag_config {
       goes on from fresh ones, predicting nothing across the drop; 0: no
       bound. */
    uint64_t loc_budget;
+   /* Accesses in RPT windows (ag_sampler.h, with these epsilon, delta
+      and seed): the first win_whole accesses offered are all sent; after
+      them the engine is sent only the accesses of the windows the sampler
+      picks (its own whole-run prefix first), and every location's state
+      is dropped where a window ends (as for loc_budget), so nothing is
+      predicted across a gap.  Synchronisation and region events are all
+      sent.  For prediction (ops->locs_reset); 0: every access.  win_r
+      and win_k, if nonzero, fix the sampler's r and k (tests). */
+   int access_windows;
+   double win_epsilon, win_delta;
+   uint64_t win_seed, win_r, win_k, win_whole;
 } ag_config;
 
 /* ------------------------------------------------------------------ */
@@ -244,6 +255,12 @@ uint64_t ag_engine_loc_resets(const ag_engine *e);   /* times cfg.loc_budget dro
 /* The shadow's words by their number of locations (h[0]: fresh, h[n]:
    n locations; ag_shadow_words), for --stats. */
 void ag_engine_shadow_words(const ag_engine *e, uint64_t h[9]);
+/* cfg.access_windows: the accesses offered (made while the engine would
+   see them), those sent (inside a window), and the windows opened (the
+   whole-run prefix is the first); 0 without windows. */
+uint64_t ag_engine_win_offered(const ag_engine *e);
+uint64_t ag_engine_win_sent(const ag_engine *e);
+uint64_t ag_engine_win_windows(const ag_engine *e);
 /* Drop every location's state now, as when cfg.loc_budget is reached
    (engines with ops->locs_reset; a no-op for the others). */
 void ag_engine_reset_locs(ag_engine *e);

@@ -864,6 +864,93 @@ static void reset_traces(int ntraces)
    free(tr);
 }
 
+/* Random traces with cfg.access_windows, the sampler's r and k made
+   small so that windows end and gaps come within a trace: every report
+   is allowed by the model, and no access between its sides (both
+   included) was held back (nothing is concluded across a gap, whose
+   start drops every location's state).  Unbounded and bounded
+   prediction both. */
+static void window_traces(int ntraces)
+{
+   uint64_t st = 0x5eed0044;
+   int nrep = 0, ngaps = 0;
+   ag_ref_trace *tr = malloc(sizeof *tr);
+   static int gap_at[AG_REF_MAXEV + 1];
+   for (int i = 0; i < ntraces && failures < 5; i++) {
+      gen(tr, &st);
+      ag_config cfg = { .predict_in_regions = (int)(i & 1), .access_windows = 1,
+                        .win_seed = (uint64_t)i, .win_r = 1 + ag_ref_rand(&st) % 3,
+                        .win_k = 2 + ag_ref_rand(&st) % 8 };
+      ag_engine *e = ag_engine_new(ag_engine_find("predict"), &cfg, reset_report, NULL);
+      reset_out.n = 0;
+      for (int t = 0; t < tr->ninit; t++) ag_ev_thread_new(e, t);
+      int last[AG_REF_MAXT];
+      for (int t = 0; t < AG_REF_MAXT; t++) last[t] = -1;
+      for (int k = 0; k < tr->n; k++) last[tr->ev[k].tid] = k;
+      for (int k = 0; k < tr->n; k++) {
+         uint64_t offered = ag_engine_win_offered(e), sent = ag_engine_analysed(e);
+         ag_ref_feed_event(e, &tr->ev[k], (uint64_t)k + 1);
+         if (k == last[tr->ev[k].tid] && tr->exits[tr->ev[k].tid])
+            ag_ev_thread_exit(e, tr->ev[k].tid);
+         gap_at[k + 1] = ag_engine_win_offered(e) > offered && ag_engine_analysed(e) == sent;
+         ngaps += gap_at[k + 1];
+      }
+      ag_engine_delete(e);
+      ref_t *r = analyse(tr);
+      for (int k = 0; k < reset_out.n; k++) {
+         const ag_violation *v = &reset_out.v[k];
+         int e1 = (int)v->e1_event, e2 = (int)v->e2_event, a = (int)v->other_event;
+         int lo = a < e1 ? a : e1, hi = a > e2 ? a : e2, across = 0;
+         for (int x = lo; x <= hi; x++) across |= gap_at[x];
+         nrep++;
+         if (!model_ok(tr, r, e1, e2, a) || across)
+            FAIL(tr, "predict in windows: (e1 %d, e2 %d, a %d): model %d, across a gap %d",
+                 e1, e2, a, model_ok(tr, r, e1, e2, a), across);
+      }
+      free(r);
+   }
+   printf("windows: %d traces, %d accesses held back, %d predictions\n", ntraces, ngaps, nrep);
+   if (!nrep || !ngaps) FAIL(NULL, "no prediction, or no access held back, in windows");
+   free(tr);
+}
+
+/* cfg.access_windows on a long run: one thread's region reads a word
+   twice, and another thread writes it before the region ends (R-W-R,
+   predicted: the write may come between the reads), over and over.
+   Windows send a fraction of the accesses, and still predict (the first
+   patterns lie in the whole-run prefix), but not a pattern whose access
+   lies in a gap.  Without windows every access is sent. */
+static void windows_long(void)
+{
+   uint64_t sent[2], offered[2], reports[2];   /* without windows, with */
+   for (int w = 0; w < 2; w++) {
+      ag_config cfg = { .predict_in_regions = 1, .access_windows = w, .win_r = 4, .win_k = 64 };
+      ag_engine *e = ag_engine_new(ag_engine_find("predict"), &cfg, NULL, NULL);
+      ag_ev_thread_new(e, 0);
+      ag_ev_thread_new(e, 1);
+      for (uint64_t i = 0; i < 20000; i++) {
+         ag_addr x = 0x1000 + 8 * (i % 64);
+         ag_ev_begin(e, 0, 0x50);
+         ag_ev_access(e, 0, x, 8, 0, 0x11);
+         ag_ev_access(e, 0, x, 8, 0, 0x12);
+         ag_ev_access(e, 1, x, 8, AG_WRITE, 0x20);
+         ag_ev_end(e, 0, 0x60);
+      }
+      sent[w] = ag_engine_win_sent(e);
+      offered[w] = ag_engine_win_offered(e);
+      reports[w] = ag_engine_reports(e);
+      ag_engine_delete(e);
+   }
+   if (offered[0] != 0 || offered[1] != 60000 || sent[1] * 4 > offered[1] || reports[1] == 0
+       || reports[1] >= reports[0]) {
+      printf("FAIL windows_long: %llu of %llu accesses sent, reports %llu and %llu\n",
+             (unsigned long long)sent[1], (unsigned long long)offered[1],
+             (unsigned long long)reports[0],
+             (unsigned long long)reports[1]);
+      failures++;
+   }
+}
+
 /* cfg.loc_budget: one thread's region writes 100000 words, another
    reads them back.  The state stays within the budget (and is dropped
    at least once: 100000 locations are 6 MiB), prediction goes on after a
@@ -911,11 +998,13 @@ int main(int argc, char **argv)
       desc_cache();
       blind_gap();
       budget_memory();
+      windows_long();
    }
    if (!strcmp(what, "random") || !strcmp(what, "all")) {
       random_traces(n);
       bounded_traces(n);
       reset_traces(n);
+      window_traces(n);
    }
    if (failures) {
       fprintf(stderr, "%d failure(s)\n", failures);

@@ -12,7 +12,11 @@
  *   atomic   both sides one atomic fetch-add, the region nothing else: none
  *   scratch  as after, the region first filling a 4 MiB scratch buffer
  *            word by word (prediction's state for 512 Ki locations, more
- *            than a small --predict-memory): predicted */
+ *            than a small --predict-memory): predicted
+ *   late     the region fills the buffer, reads and writes the balance,
+ *            then sleeps 2 s; deposit's update, 1 s after the start,
+ *            comes while the region is open, after 512 Ki of its
+ *            accesses: predicted */
 #include <semaphore.h>
 #include "common.h"
 
@@ -30,7 +34,7 @@ static void *withdraw(void *arg)
    if (is("before")) ms_sleep(300);
    if (is("locked")) pthread_mutex_lock(&mu);
    ATOMGRIND_ATOMIC_BEGIN();
-   if (is("scratch"))
+   if (is("scratch") || is("late"))
       for (size_t i = 0; i < sizeof scratch / sizeof scratch[0]; i++)
          ((volatile long *)scratch)[i] = (long)i;
    if (is("atomic")) {
@@ -39,6 +43,7 @@ static void *withdraw(void *arg)
       int b = balance;
       if (b >= 10) balance = b - 10;
    }
+   if (is("late")) ms_sleep(2000);
    ATOMGRIND_ATOMIC_END();
    if (is("locked")) pthread_mutex_unlock(&mu);
    if (is("sem")) sem_post(&sem);
@@ -49,6 +54,7 @@ static void *deposit(void *arg)
 {
    (void)arg;
    if (is("after") || is("locked") || is("atomic") || is("scratch")) ms_sleep(300);
+   if (is("late")) ms_sleep(1000);
    if (is("sem")) sem_wait(&sem);
    if (is("locked")) pthread_mutex_lock(&mu);
    if (is("atomic"))
