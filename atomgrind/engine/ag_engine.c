@@ -64,9 +64,11 @@ struct ag_engine {
    /* cfg.access_windows: which accesses are sent (ag_win_send) */
    ag_sampler *win;
    uint64_t win_clock;         /* accesses offered so far */
+   uint64_t win_sent;          /* ... and sent */
    uint64_t win_next;          /* ... at which to ask the sampler again */
    int win_on;
-   uint32_t win_held;          /* locks held now, all threads (its k) */
+   uint32_t held;              /* locks held now, all threads */
+   int drop_pending;           /* ag_engine_reset_locs waits for held == 0 */
    uint32_t nobs;              /* observers (ag_engine_observe) */
    ag_observer obs[AG_MAX_OBSERVERS];
 };
@@ -104,7 +106,12 @@ static void ag_engine_stop(ag_engine *e)
    e->self = NULL;
 }
 
-/* Every location's state, dropped; nothing is predicted across the drop. */
+/* Every location's state, dropped; nothing is predicted across the drop.
+   Only while no thread holds a lock: prediction takes a value read under
+   a lock its writer also held as written at the writer's release (which
+   is what rules out a hand-off through a locked queue), so a write
+   dropped inside a critical section would let the rest of it, after the
+   drop, be reordered as if the hand-off were not there. */
 static void ag_drop_locs(ag_engine *e)
 {
    if (ag_shadow_peak(e->shadow) > e->shadow_peak) e->shadow_peak = ag_shadow_peak(e->shadow);
@@ -113,11 +120,16 @@ static void ag_drop_locs(ag_engine *e)
    e->ops->locs_reset(e->self);
    e->shadow = ag_shadow_new(e->ops, e->self);
    if (e->atomics) ag_atomic_replay(e);
+   e->drop_pending = 0;
 }
 
 void ag_engine_reset_locs(ag_engine *e)
 {
    if (!e->self || !e->ops->locs_reset) return;
+   if (e->held) {
+      e->drop_pending = 1;          /* at the release that frees the last lock */
+      return;
+   }
    ag_drop_locs(e);
    e->loc_resets++;
 }
@@ -128,7 +140,7 @@ void ag_engine_reset_locs(ag_engine *e)
    shadow (prediction's further entries) made in between. */
 static inline void ag_loc_budget(ag_engine *e)
 {
-   if (__builtin_expect(e->ctx.cfg.loc_budget != 0, 0)
+   if (__builtin_expect(e->ctx.cfg.loc_budget != 0, 0) && !e->drop_pending
        && ag_shadow_footprint(e->shadow)
           + (e->ops->locs_heap ? e->ops->locs_heap(e->self) : 0) > e->ctx.cfg.loc_budget)
       ag_engine_reset_locs(e);
@@ -143,19 +155,28 @@ static void ag_win_new(ag_engine *e)
    ag_sampler_init(e->win, e->ctx.cfg.win_epsilon, e->ctx.cfg.win_delta, e->ctx.cfg.win_seed);
    ag_sampler_override(e->win, e->ctx.cfg.win_r, e->ctx.cfg.win_k);
    e->win_on = 1;
-   e->win_next = e->ctx.cfg.win_whole;     /* the sampler's time starts there */
 }
 
+/* The sampler's windows, and every access before cfg.win_whole (where its
+   own whole-run prefix usually ends first).  A window opens and ends only
+   while no lock is held (see ag_drop_locs; a write made in the gap inside
+   a critical section that goes on into the window is the same case):
+   until then the engine stays as it is, and asks again at every access. */
 static void ag_win_tick(ag_engine *e)
 {
-   ag_sampler_note_threads(e->win, e->ctx.nthreads);
-   ag_sampler_note_locks_held(e->win, e->win_held);
    uint64_t whole = e->ctx.cfg.win_whole;
-   int on = ag_sampler_advance(e->win, e->win_clock - whole);
-   if (e->win_on && !on && e->self) ag_drop_locs(e);   /* a window ends */
+   ag_sampler_note_threads(e->win, e->ctx.nthreads);
+   ag_sampler_note_locks_held(e->win, e->held);
+   int on = ag_sampler_advance(e->win, e->win_clock) || e->win_clock < whole;
+   e->win_next = ag_sampler_next_change(e->win);
+   if (e->win_clock < whole && e->win_next > whole) e->win_next = whole;
+   if (on == e->win_on) return;
+   if (e->held) {
+      e->win_next = e->win_clock + 1;
+      return;
+   }
+   if (!on && e->self) ag_drop_locs(e);      /* a window ends */
    e->win_on = on;
-   uint64_t next = ag_sampler_next_change(e->win);
-   e->win_next = next == AG_SAMPLER_NEVER ? next : next + whole;
 }
 
 /* Is the access being dispatched sent to the engine?  (Time is counted
@@ -164,16 +185,12 @@ static inline int ag_win_send(ag_engine *e)
 {
    if (e->win_clock >= e->win_next) ag_win_tick(e);
    e->win_clock++;
+   e->win_sent += e->win_on;
    return e->win_on;
 }
 
 uint64_t ag_engine_win_offered(const ag_engine *e) { return e->win ? e->win_clock : 0; }
-uint64_t ag_engine_win_sent(const ag_engine *e)
-{
-   if (!e->win) return 0;
-   uint64_t whole = e->ctx.cfg.win_whole;
-   return e->win_clock <= whole ? e->win_clock : whole + ag_sampler_analysed(e->win);
-}
+uint64_t ag_engine_win_sent(const ag_engine *e) { return e->win ? e->win_sent : 0; }
 uint64_t ag_engine_win_windows(const ag_engine *e)
 {
    return e->win ? ag_sampler_windows(e->win) : 0;
@@ -537,8 +554,9 @@ int ag_ev_acquire(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site
       e->acq_shared = shared;
       e->ops->acquire(e->self, t, lock, shared);
       e->acq_lock = 0;
-      e->win_held++;
    }
+   e->ctx.regions[t].held++;      /* counted while inactive too (sampling) */
+   e->held++;
    return AG_OK;
 }
 
@@ -552,6 +570,18 @@ static void ag_lock_note_release(ag_lock_hist *h, ag_tid t, uint64_t event, ag_s
    h->rel[0].rel_site = site;
 }
 
+/* t released a lock (or left holding some): a drop waits for none held. */
+static void ag_held_release(ag_engine *e, ag_tid t)
+{
+   ag_region *r = &e->ctx.regions[t];
+   if (r->held == 0) return;
+   r->held--;
+   if (--e->held == 0 && e->drop_pending && e->self) {
+      ag_drop_locs(e);
+      e->loc_resets++;
+   }
+}
+
 int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site)
 {
    int bad, fwd = ag_event(e, t, site, &bad);
@@ -562,8 +592,8 @@ int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site
       h->known = 1;
       ag_lock_note_release(h, t, e->ctx.event, site);
       e->ops->release(e->self, t, lock, shared);
-      if (e->win_held) e->win_held--;
    }
+   ag_held_release(e, t);
    return AG_OK;
 }
 
@@ -599,6 +629,7 @@ int ag_ev_thread_exit(ag_engine *e, ag_tid t)
    if (!(t < e->ctx.nthreads && e->ctx.regions[t].live)) return AG_MISUSE_BAD_TID;
    ag_region *r = &e->ctx.regions[t];
    int rc = AG_OK;
+   while (r->held) ag_held_release(e, t);   /* its locks are nobody's now */
    if (r->depth) {
       r->depth = 0;
       ag_close_region(e, t, e->active);

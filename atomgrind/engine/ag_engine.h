@@ -144,13 +144,13 @@ typedef struct ag_config {
       bound. */
    uint64_t loc_budget;
    /* Accesses in RPT windows (ag_sampler.h, with these epsilon, delta
-      and seed): the first win_whole accesses offered are all sent; after
-      them the engine is sent only the accesses of the windows the sampler
-      picks (its own whole-run prefix first), and every location's state
-      is dropped where a window ends (as for loc_budget), so nothing is
-      predicted across a gap.  Synchronisation and region events are all
-      sent.  For prediction (ops->locs_reset); 0: every access.  win_r
-      and win_k, if nonzero, fix the sampler's r and k (tests). */
+      and seed): the engine is sent the accesses of the windows the
+      sampler picks (after its whole-run prefix), and every access before
+      the win_whole-th, and every location's state is dropped where a
+      window ends (as for loc_budget), so nothing is predicted across a
+      gap.  Synchronisation and region events are all sent.  For
+      prediction (ops->locs_reset); 0: every access.  win_r and win_k, if
+      nonzero, fix the sampler's r and k (tests). */
    int access_windows;
    double win_epsilon, win_delta;
    uint64_t win_seed, win_r, win_k, win_whole;
@@ -256,8 +256,8 @@ uint64_t ag_engine_loc_resets(const ag_engine *e);   /* times cfg.loc_budget dro
    n locations; ag_shadow_words), for --stats. */
 void ag_engine_shadow_words(const ag_engine *e, uint64_t h[9]);
 /* cfg.access_windows: the accesses offered (made while the engine would
-   see them), those sent (inside a window), and the windows opened (the
-   whole-run prefix is the first); 0 without windows. */
+   see them), those sent, and the sampler's windows (its whole-run prefix
+   is the first); 0 without windows. */
 uint64_t ag_engine_win_offered(const ag_engine *e);
 uint64_t ag_engine_win_sent(const ag_engine *e);
 uint64_t ag_engine_win_windows(const ag_engine *e);

@@ -19,6 +19,7 @@ typedef struct ag_region {
    int live;                 /* thread announced and not exited */
    int reported;             /* this region instance was reported ... */
    ag_tid reported_other;    /* ... as interleaved by this thread */
+   uint32_t held;            /* locks it holds (acquires less releases) */
 } ag_region;
 
 typedef struct ag_ctx {

@@ -817,7 +817,8 @@ static void reset_report(void *cookie, const ag_violation *v)
 }
 
 /* Random traces with every location's state dropped after random events
-   (ag_engine_reset_locs, what cfg.loc_budget does): every report is
+   (ag_engine_reset_locs, what cfg.loc_budget does; while a lock is held,
+   at the release that frees the last one): every report is
    allowed by the model, and each of its accesses, and everything between
    them, lies after the last drop before its later side (nothing is
    concluded from state a drop removed, nor across a drop).  Unbounded
@@ -838,11 +839,14 @@ static void reset_traces(int ntraces)
       for (int t = 0; t < AG_REF_MAXT; t++) last[t] = -1;
       for (int k = 0; k < tr->n; k++) last[tr->ev[k].tid] = k;
       for (int k = 0; k < tr->n; k++) {
+         uint64_t drops = ag_engine_loc_resets(e);
          ag_ref_feed_event(e, &tr->ev[k], (uint64_t)k + 1);
          if (k == last[tr->ev[k].tid] && tr->exits[tr->ev[k].tid])
             ag_ev_thread_exit(e, tr->ev[k].tid);
-         reset_at[k + 1] = ag_ref_rand(&st) % 24 == 0;
-         if (reset_at[k + 1]) ag_engine_reset_locs(e);
+         if (ag_ref_rand(&st) % 24 == 0) ag_engine_reset_locs(e);
+         /* where it was dropped: asked for here, or earlier inside a
+            critical section and done at this release */
+         reset_at[k + 1] = ag_engine_loc_resets(e) > drops;
       }
       nresets += (int)ag_engine_loc_resets(e);
       ag_engine_delete(e);
@@ -862,6 +866,40 @@ static void reset_traces(int ntraces)
    printf("resets: %d traces, %d resets, %d predictions\n", ntraces, nresets, nrep);
    if (!nrep || !nresets) FAIL(NULL, "no prediction, or no reset, with resets");
    free(tr);
+}
+
+/* A drop asked for inside a critical section waits for its release.  T1
+   writes Y and then X under LK (the hand-off: Y read under LK counts as
+   written at T1's release, after X); T0 then reads Y under LK and X twice
+   in its region: nothing to predict.  Dropped between T1's two writes,
+   Y's writer was forgotten and X's write (after the drop) was predicted
+   between T0's reads; deferred to the release, the drop comes after both
+   writes and nothing is predicted across it.  Dropped before or after the
+   critical section: nothing predicted either way. */
+static void drop_in_critical_section(void)
+{
+   static const hev h[] = { {1,A,LK}, {1,Wr,Y}, {1,Wr,X}, {1,L,LK}, {0,A,LK}, {0,R,Y},
+                            {0,L,LK}, {0,B}, {0,R,X}, {0,R,X}, {0,E} };
+   static const ag_config cfg = { 0 };
+   ag_ref_trace tr;
+   build(&tr, 2, h, 11);
+   for (int at = -1; at < 4; at++) {                /* drop after event `at` */
+      ag_engine *e = ag_engine_new(ag_engine_find("predict"), &cfg, reset_report, NULL);
+      reset_out.n = 0;
+      ag_ev_thread_new(e, 0);
+      ag_ev_thread_new(e, 1);
+      for (int k = 0; k < tr.n; k++) {
+         ag_ref_feed_event(e, &tr.ev[k], (uint64_t)k + 1);
+         if (k == at) ag_engine_reset_locs(e);
+      }
+      uint64_t resets = ag_engine_loc_resets(e);
+      ag_engine_delete(e);
+      if (reset_out.n != 0 || resets != (at >= 0)) {
+         printf("FAIL drop_in_critical_section (after event %d): %d predictions, %llu drops\n",
+                at, reset_out.n, (unsigned long long)resets);
+         failures++;
+      }
+   }
 }
 
 /* Random traces with cfg.access_windows, the sampler's r and k made
@@ -999,6 +1037,7 @@ int main(int argc, char **argv)
       blind_gap();
       budget_memory();
       windows_long();
+      drop_in_critical_section();
    }
    if (!strcmp(what, "random") || !strcmp(what, "all")) {
       random_traces(n);
