@@ -68,7 +68,9 @@ struct ag_engine {
    uint64_t win_next;          /* ... at which to ask the sampler again */
    int win_on;
    uint32_t held;              /* locks held now, all threads */
-   int drop_pending;           /* ag_engine_reset_locs waits for held == 0 */
+   /* a drop waiting for held == 0 (ag_drop_when_free): 1, or 2 for one
+      that counts in loc_resets; no access is sent meanwhile */
+   int drop_pending;
    uint32_t nobs;              /* observers (ag_engine_observe) */
    ag_observer obs[AG_MAX_OBSERVERS];
 };
@@ -106,12 +108,7 @@ static void ag_engine_stop(ag_engine *e)
    e->self = NULL;
 }
 
-/* Every location's state, dropped; nothing is predicted across the drop.
-   Only while no thread holds a lock: prediction takes a value read under
-   a lock its writer also held as written at the writer's release (which
-   is what rules out a hand-off through a locked queue), so a write
-   dropped inside a critical section would let the rest of it, after the
-   drop, be reordered as if the hand-off were not there. */
+/* Every location's state, dropped; nothing is predicted across the drop. */
 static void ag_drop_locs(ag_engine *e)
 {
    if (ag_shadow_peak(e->shadow) > e->shadow_peak) e->shadow_peak = ag_shadow_peak(e->shadow);
@@ -120,18 +117,27 @@ static void ag_drop_locs(ag_engine *e)
    e->ops->locs_reset(e->self);
    e->shadow = ag_shadow_new(e->ops, e->self);
    if (e->atomics) ag_atomic_replay(e);
+   if (e->drop_pending == 2) e->loc_resets++;
    e->drop_pending = 0;
+}
+
+/* A drop is made while no thread holds a lock: prediction takes a value
+   read under a lock its writer also held as written at the writer's
+   release (what rules out a hand-off through a locked queue), so a write
+   dropped inside a critical section would let the rest of the section,
+   after the drop, be predicted as if the hand-off were not there.  Asked
+   for under a lock, it is made at the release that frees the last one,
+   and until then no access is sent (what the drop would forget). */
+static void ag_drop_when_free(ag_engine *e, int counted)
+{
+   if (!e->self) return;
+   if (e->drop_pending < 1 + counted) e->drop_pending = 1 + counted;
+   if (e->held == 0) ag_drop_locs(e);
 }
 
 void ag_engine_reset_locs(ag_engine *e)
 {
-   if (!e->self || !e->ops->locs_reset) return;
-   if (e->held) {
-      e->drop_pending = 1;          /* at the release that frees the last lock */
-      return;
-   }
-   ag_drop_locs(e);
-   e->loc_resets++;
+   if (e->ops->locs_reset) ag_drop_when_free(e, 1);
 }
 
 /* Over cfg.loc_budget?  Asked where locations are made (an access that
@@ -158,10 +164,11 @@ static void ag_win_new(ag_engine *e)
 }
 
 /* The sampler's windows, and every access before cfg.win_whole (where its
-   own whole-run prefix usually ends first).  A window opens and ends only
-   while no lock is held (see ag_drop_locs; a write made in the gap inside
-   a critical section that goes on into the window is the same case):
-   until then the engine stays as it is, and asks again at every access. */
+   own whole-run prefix usually ends first).  A window ends with a drop
+   (ag_drop_when_free), and opens only while no lock is held: a write made
+   in the gap inside a critical section that goes on into the window is
+   the case ag_drop_when_free is about.  Until then it asks again at
+   every access. */
 static void ag_win_tick(ag_engine *e)
 {
    uint64_t whole = e->ctx.cfg.win_whole;
@@ -171,12 +178,12 @@ static void ag_win_tick(ag_engine *e)
    e->win_next = ag_sampler_next_change(e->win);
    if (e->win_clock < whole && e->win_next > whole) e->win_next = whole;
    if (on == e->win_on) return;
-   if (e->held) {
+   if (on && e->held) {                      /* opens when no lock is held */
       e->win_next = e->win_clock + 1;
       return;
    }
-   if (!on && e->self) ag_drop_locs(e);      /* a window ends */
    e->win_on = on;
+   if (!on) ag_drop_when_free(e, 0);         /* a window ends */
 }
 
 /* Is the access being dispatched sent to the engine?  (Time is counted
@@ -513,6 +520,11 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
       e->analysed--;                     /* offered, not sent */
       return AG_OK;
    }
+   if (__builtin_expect(e->drop_pending, 0)) {
+      e->analysed--;                     /* to be forgotten (ag_drop_when_free) */
+      if (e->win) e->win_sent--;
+      return AG_OK;
+   }
    e->ctx.flags = flags;
    e->ctx.addr = addr;
    e->ctx.size = size;
@@ -576,10 +588,7 @@ static void ag_held_release(ag_engine *e, ag_tid t)
    ag_region *r = &e->ctx.regions[t];
    if (r->held == 0) return;
    r->held--;
-   if (--e->held == 0 && e->drop_pending && e->self) {
-      ag_drop_locs(e);
-      e->loc_resets++;
-   }
+   if (--e->held == 0 && e->drop_pending && e->self) ag_drop_locs(e);
 }
 
 int ag_ev_release(ag_engine *e, ag_tid t, ag_addr lock, int shared, ag_site site)
