@@ -261,8 +261,10 @@ void ag_engine_shadow_words(const ag_engine *e, uint64_t h[9]);
 uint64_t ag_engine_win_offered(const ag_engine *e);
 uint64_t ag_engine_win_sent(const ag_engine *e);
 uint64_t ag_engine_win_windows(const ag_engine *e);
-/* Drop every location's state now, as when cfg.loc_budget is reached
-   (engines with ops->locs_reset; a no-op for the others). */
+/* Drop every location's state, as when cfg.loc_budget is reached
+   (engines with ops->locs_reset; a no-op for the others): now, or, while
+   a thread holds a lock, at the release that frees the last one, the
+   engine being sent no access meanwhile (ag_engine.c, ag_drop_when_free). */
 void ag_engine_reset_locs(ag_engine *e);
 uint32_t ag_engine_threads(const ag_engine *e);
 /* threads inside a region now */
