@@ -61,7 +61,7 @@ struct ag_engine {
       byte loops leave equal ones (one thread, one epoch, one instruction),
       AtomSanitizer's inside a region (one transaction) */
    int join_bytes;
-   /* cfg.access_windows: which accesses are sent (ag_win_send) */
+   /* cfg.access_windows: which accesses are sent (ag_send) */
    ag_sampler *win;
    uint64_t win_clock;         /* accesses offered so far */
    uint64_t win_sent;          /* ... and sent */
@@ -186,14 +186,22 @@ static void ag_win_tick(ag_engine *e)
    if (!on) ag_drop_when_free(e, 0);         /* a window ends */
 }
 
-/* Is the access being dispatched sent to the engine?  (Time is counted
+/* Is the window open for the access being dispatched?  (Time is counted
    in the accesses offered: the position of this one is those before.) */
-static inline int ag_win_send(ag_engine *e)
+static inline int ag_win_open(ag_engine *e)
 {
    if (e->win_clock >= e->win_next) ag_win_tick(e);
    e->win_clock++;
-   e->win_sent += e->win_on;
    return e->win_on;
+}
+
+/* Is the access being dispatched sent to the engine?  Not between
+   windows, nor while a drop waits for the locks (it would forget it). */
+static int ag_send(ag_engine *e)
+{
+   if ((e->win && !ag_win_open(e)) || e->drop_pending) return 0;
+   if (e->win) e->win_sent++;
+   return 1;
 }
 
 uint64_t ag_engine_win_offered(const ag_engine *e) { return e->win ? e->win_clock : 0; }
@@ -516,13 +524,8 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
    if (__builtin_expect(flags & AG_ATOMIC, 0) && e->atomics && size)
       ag_atomic_note(e, addr, size);
    if (!fwd) return AG_OK;
-   if (__builtin_expect(e->win != NULL, 0) && !ag_win_send(e)) {
+   if (__builtin_expect(e->win != NULL || e->drop_pending, 0) && !ag_send(e)) {
       e->analysed--;                     /* offered, not sent */
-      return AG_OK;
-   }
-   if (__builtin_expect(e->drop_pending, 0)) {
-      e->analysed--;                     /* to be forgotten (ag_drop_when_free) */
-      if (e->win) e->win_sent--;
       return AG_OK;
    }
    e->ctx.flags = flags;
