@@ -67,7 +67,8 @@ def first_line_args(src):
 
 def programs(sct):
     """(name, build, run) for each of the 44: build(workdir) makes the
-    program and returns (run directory, argv, stdin file or None)."""
+    program and returns (run directory, argv, stdin file or None, extra
+    environment or None)."""
     B = os.path.join(sct, "benchmarks")
     out = []
 
@@ -79,10 +80,10 @@ def programs(sct):
             if not os.path.exists(exe):
                 subprocess.run([cc, "-o", exe, src] + flags, check=True, cwd=w,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            return w, [exe] + first_line_args(src), None
+            return w, [exe] + first_line_args(src), None, None
         return build
 
-    def made(suite_dir, steps, exe, args, stdin=None, copy=None):
+    def made(suite_dir, steps, exe, args, stdin=None, copy=None, libdir=None):
         """Copy suite_dir to the work dir, run the build steps there."""
         def build(w):
             d = os.path.join(w, "src")
@@ -95,7 +96,9 @@ def programs(sct):
             run = os.path.join(d, os.path.dirname(exe))
             for c in copy or []:
                 shutil.copy(os.path.join(d, c), run)
-            return run, [os.path.join(d, exe)] + args, (os.path.join(d, stdin) if stdin else None)
+            env = {"LD_LIBRARY_PATH": os.path.join(d, libdir)} if libdir else None
+            return (run, [os.path.join(d, exe)] + args,
+                    os.path.join(d, stdin) if stdin else None, env)
         return build
 
     for p in CHESS:
@@ -117,9 +120,16 @@ def programs(sct):
         "inspect_examples", "ctrace-test", ".c", "gcc", ["-pthread", "-g"])))
     out.append(("inspect_benchmarks/qsort_mt", single(
         "inspect_benchmarks", "qsort_mt", ".c", "gcc", ["-pthread", "-g"])))
-    for bug, exe in (("bug2", "test-ctxt"), ("bug6", "test-rw")):
+    # Their NSPR's configure builds for i386 (-m32) unless told otherwise;
+    # this Valgrind checks amd64 code, so NSPR is configured --enable-64bit
+    # (bug2's README runs test-ctxt with its libjs.so on LD_LIBRARY_PATH).
+    for bug, exe, script, libdir in (
+            ("bug2", "test-ctxt", "build-js.sh", "src/js/src/Linux_All_DBG.OBJ"),
+            ("bug6", "test-rw", "build-nspr.sh", None)):
+        sixty4 = r"sed -i 's|nsprpub/configure$|nsprpub/configure --enable-64bit|' scripts/"
         out.append(("radbench/" + bug, made(
-            "radbench/Benchmarks/" + bug, [(".", "make")], "bin/" + exe, [])))
+            "radbench/Benchmarks/" + bug, [(".", sixty4 + script + " && make")],
+            "bin/" + exe, [], libdir=libdir)))
     out.append(("safestack", single("safestack", "SafeStack", ".cpp", "g++",
                                     ["-std=c++0x", "-g", "-O0", "-pthread"])))
     out.append(("splash2/barnes", made("splash2", [("apps/barnes", "make")],
@@ -149,13 +159,14 @@ def classify(rc, timed_out, log):
 
 
 def run_one(vg, vg_opts, prog, seed, timeout, logdir):
-    run, argv, stdin = prog
+    run, argv, stdin, env = prog
     log = os.path.join(logdir, "seed%d.log" % seed)
     cmd = ["nice", vg, "--tool=atomgrind", "--log-file=" + log, "--sched-seed=%d" % seed] \
         + vg_opts + argv
     fin = open(stdin) if stdin else subprocess.DEVNULL
     t0 = time.time()
     p = subprocess.Popen(cmd, cwd=run, stdin=fin, stdout=subprocess.DEVNULL,
+                         env=dict(os.environ, **env) if env else None,
                          stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         rc, timed_out = p.wait(timeout=timeout), False
