@@ -18,7 +18,7 @@ with the arguments its run script gives (NUMTHREADS=2, run_many.py's
 default).
 
 Each program runs -n times as `valgrind --tool=atomgrind
---sched-seed=S prog args` for S = 1..n, --jobs at a time (nice'd), each
+--sched-seed=S prog args` for S = 1..n (from --first-seed), --jobs at a time (nice'd), each
 killed after --timeout seconds.  A run shows the bug when the program
 failed: killed by a signal (an assertion's abort, a crash) or a non-zero
 exit status (a Deadlock report ends the run with 1).  A hang (killed at
@@ -188,6 +188,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("sctbench", help="a checkout of github.com/mc-imperial/sctbench")
     ap.add_argument("-n", type=int, default=10, help="seeds per program (10)")
+    ap.add_argument("--first-seed", type=int, default=1,
+                    help="the first seed (1): another sample of schedules, for rates")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="runs at once (2)")
     ap.add_argument("--timeout", type=float, default=60, help="seconds per run (60)")
     ap.add_argument("-k", help="only programs whose name contains one of these (comma-separated)")
@@ -219,7 +221,7 @@ def main():
         if name in built:
             logdir = os.path.join(args.work, name.replace("/", "_"), "logs")
             os.makedirs(logdir, exist_ok=True)
-            jobs += [(name, s, logdir) for s in range(1, args.n + 1)]
+            jobs += [(name, s, logdir) for s in range(args.first_seed, args.first_seed + args.n)]
     res = {}
     opts = args.vg_opts.split()
     with tempfile.TemporaryDirectory(prefix="ag-sctbench-") as tmp:
@@ -235,9 +237,9 @@ def main():
     shown = sum(1 for n in res if any(r[0] for r in res[n]))
     first = sum(1 for n in res if res[n][0][0])
     explore = sum(1 for n in res if any(r[0] or r[1] for r in res[n]))
-    print("\n%d programs, %d built; bug shown within %d runs: %d; in seed 1's run: %d; "
+    print("\n%d programs, %d built; bug shown within %d runs: %d; in seed %d's run: %d; "
           "atomgrind-explore -n %d would fail (bug or report): %d"
-          % (total, len(built), args.n, shown, first, args.n, explore))
+          % (total, len(built), args.n, shown, args.first_seed, first, args.n, explore))
 
 
 def show(name, runs):
