@@ -26,6 +26,10 @@ the timeout) or a run whose only finding is an atomgrind report
 (violation, race, lock order) does not show the bug, but
 atomgrind-explore -n N counts both: the "explore" total is the programs
 for which seeds 1..n (explore's own) had a failing run of any kind.
+The last line sums each program's chance to fail within 10 runs, from its
+rate here: a single 10-run count swings by 2 or 3 programs between seed
+ranges, so compare builds on -n 30 or more, on fresh seeds
+(--first-seed).
 A given --sched-seed alone starts from no learned race sites; pass
 --vg-opts=--sched-races=auto to have each run start from those the runs
 before it learned, as a run without a seed and atomgrind-explore do.
@@ -240,6 +244,10 @@ def main():
     print("\n%d programs, %d built; bug shown within %d runs: %d; in seed %d's run: %d; "
           "atomgrind-explore -n %d would fail (bug or report): %d"
           % (total, len(built), args.n, shown, args.first_seed, first, args.n, explore))
+    # One sample of 10 runs swings by 2-3 programs; the rates say more.
+    expected = sum(1 - (1 - sum(1 for r in res[n] if r[0]) / len(res[n])) ** 10 for n in res)
+    print("expected to show within 10 runs, from these rates (sum of 1-(1-k/n)^10): %.1f"
+          % expected)
 
 
 def show(name, runs):
