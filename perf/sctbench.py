@@ -18,14 +18,14 @@ with the arguments its run script gives (NUMTHREADS=2, run_many.py's
 default).
 
 Each program runs -n times as `valgrind --tool=atomgrind
---sched-seed=S prog args` for S = 1..n (from --first-seed), --jobs at a time (nice'd), each
+--sched-seed=S prog args` for n seeds S from --first-seed (1), --jobs at a time (nice'd), each
 killed after --timeout seconds.  A run shows the bug when the program
 failed: killed by a signal (an assertion's abort, a crash) or a non-zero
 exit status (a Deadlock report ends the run with 1).  A hang (killed at
 the timeout) or a run whose only finding is an atomgrind report
 (violation, race, lock order) does not show the bug, but
 atomgrind-explore -n N counts both: the "explore" total is the programs
-for which seeds 1..n (explore's own) had a failing run of any kind.
+for which those n seeds (explore's own, from 1) had a failing run of any kind.
 The last line sums each program's chance to fail within 10 runs, from its
 rate here: a single 10-run count swings by 2 or 3 programs between seed
 ranges, so compare builds on -n 30 or more, on fresh seeds
@@ -127,10 +127,10 @@ def programs(sct):
     # Their NSPR's configure builds for i386 (-m32) unless told otherwise;
     # this Valgrind checks amd64 code, so NSPR is configured --enable-64bit
     # (bug2's README runs test-ctxt with its libjs.so on LD_LIBRARY_PATH).
+    sixty4 = r"sed -i 's|nsprpub/configure$|nsprpub/configure --enable-64bit|' scripts/"
     for bug, exe, script, libdir in (
             ("bug2", "test-ctxt", "build-js.sh", "src/js/src/Linux_All_DBG.OBJ"),
             ("bug6", "test-rw", "build-nspr.sh", None)):
-        sixty4 = r"sed -i 's|nsprpub/configure$|nsprpub/configure --enable-64bit|' scripts/"
         out.append(("radbench/" + bug, made(
             "radbench/Benchmarks/" + bug, [(".", sixty4 + script + " && make")],
             "bin/" + exe, [], libdir=libdir)))
@@ -245,16 +245,21 @@ def main():
           "atomgrind-explore -n %d would fail (bug or report): %d"
           % (total, len(built), args.n, shown, args.first_seed, first, args.n, explore))
     # One sample of 10 runs swings by 2-3 programs; the rates say more.
-    expected = sum(1 - (1 - sum(1 for r in res[n] if r[0]) / len(res[n])) ** 10 for n in res)
+    expected = sum(1 - (1 - failing(res[n]) / len(res[n])) ** 10 for n in res)
     print("expected to show within 10 runs, from these rates (sum of 1-(1-k/n)^10): %.1f"
           % expected)
+
+
+def failing(runs):
+    """How many of a program's runs showed the bug."""
+    return sum(1 for r in runs if r[0])
 
 
 def show(name, runs):
     labels = {}
     for r in runs:
         labels[r[2]] = labels.get(r[2], 0) + 1
-    k = sum(1 for r in runs if r[0])
+    k = failing(runs)
     print("%-45s %2d/%-2d  %-40s %5.1fs/run" % (
         name, k, len(runs), " ".join("%s:%d" % kv for kv in sorted(labels.items())),
         sum(r[3] for r in runs) / len(runs)), flush=True)
