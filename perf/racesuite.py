@@ -5,11 +5,12 @@ counts per tool.
 
     perf/racesuite.py --tsan DIR            # LLVM compiler-rt/test/tsan
     perf/racesuite.py --vg DIR              # Valgrind's source tree
+    perf/racesuite.py --gcc DIR             # GCC's gcc/testsuite
     perf/racesuite.py --tsan DIR --vg DIR -t ag,helgrind,drd -j 2
     perf/racesuite.py --tsan DIR -k fd_     # only tests whose name has fd_
 
-Two suites, read from paths outside this repository (the sources are never
-copied into it):
+Three suites, read from paths outside this repository (the sources are
+never copied into it):
 
 * ThreadSanitizer's lit tests (a checkout's compiler-rt/test/tsan): a test
   races when a CHECK line expects "ThreadSanitizer: data race" or its RUN
@@ -33,6 +34,15 @@ copied into it):
   race it expects is not one in C11.  Programs whose .vgtest prerequisite
   excludes this system are left out (pth_cond_destroy_busy: its destroy
   blocks forever on glibc 2.25 and later, natively too).
+* GCC's ThreadSanitizer tests (gcc/testsuite of a GCC source tree:
+  c-c++-common/tsan built as C, g++.dg/tsan as C++), at both of their
+  tsan.exp's torture levels, -O0 and -O2, with -g -pthread: a test races
+  when it should fail with "ThreadSanitizer: data race" (or with a
+  heap-use-after-free between two threads: free is a write), and is
+  race-free when it is a run test with no dg-shouldfail.  Compile-only
+  tests, tests of other warnings (thread leaks, single-thread
+  use-after-free) and tests using tsan's interfaces or annotations are
+  left out.  Their tsan_barrier.h is replaced by the SysV one below.
 
 Tools (-t): ag (atomgrind --check=races, this worktree's build, or
 --build), helgrind, drd.  A run over --timeout seconds, or one ending in a
@@ -81,12 +91,12 @@ SHIM_TEST_H = r"""
    semaphores (no tool models them). Arrival count in semaphore 0, the gate
    in semaphore 1; the arrival that can take the whole count opens it. */
 typedef unsigned long long invisible_barrier_t;
-static inline void barrier_init(invisible_barrier_t *b, unsigned count) {
+static inline void sem_barrier_init(invisible_barrier_t *b, unsigned count) {
   int id = semget(IPC_PRIVATE, 2, 0600);
   if (id < 0) { perror("semget"); exit(3); }
   *b = ((unsigned long long)count << 32) | (unsigned)id;
 }
-static inline void barrier_wait(invisible_barrier_t *b) {
+static inline void sem_barrier_wait(invisible_barrier_t *b) {
   int id = (int)(*b & 0xffffffffu), n = (int)(*b >> 32);
   struct sembuf arrive = {0, 1, 0}, last = {0, (short)-n, IPC_NOWAIT};
   struct sembuf open = {1, (short)(n - 1), 0}, pass = {1, -1, 0};
@@ -94,10 +104,14 @@ static inline void barrier_wait(invisible_barrier_t *b) {
   if (semop(id, &last, 1) == 0) { if (n > 1) semop(id, &open, 1); }
   else semop(id, &pass, 1);
 }
+#ifndef GCC_TSAN_BARRIER
+#define barrier_init sem_barrier_init
+#define barrier_wait sem_barrier_wait
 invisible_barrier_t barrier;
 __attribute__((destructor)) static void barrier_fini(void) {
   if (barrier) semctl((int)(barrier & 0xffffffffu), 0, IPC_RMID);
 }
+#endif
 static inline unsigned long long monotonic_clock_ns() {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -105,6 +119,21 @@ static inline unsigned long long monotonic_clock_ns() {
 }
 const int kPCInc = 1;
 #define ASM_SYMBOL(symbol) #symbol
+"""
+
+# GCC's tsan_barrier.h: the same invisible barrier, in a pthread_barrier_t
+# (the tests declare one); the semaphores are removed at exit.
+SHIM_GCC_BARRIER_H = r"""
+#define GCC_TSAN_BARRIER
+#include "test.h"
+static int gcc_barrier_sem = -1;
+static void gcc_barrier_fini(void) { semctl(gcc_barrier_sem, 0, IPC_RMID); }
+static void barrier_init(pthread_barrier_t *b, unsigned count) {
+  sem_barrier_init((invisible_barrier_t *)b, count);
+  gcc_barrier_sem = (int)(*(invisible_barrier_t *)b & 0xffffffffu);
+  atexit(gcc_barrier_fini);
+}
+#define barrier_wait(b) sem_barrier_wait((invisible_barrier_t *)(b))
 """
 
 SHIM_PRINT_ADDRESS_H = r"""
@@ -150,12 +179,17 @@ def shim_dir():
         f.write(SHIM_TEST_H)
     with open(os.path.join(d, "sanitizer_common", "print_address.h"), "w") as f:
         f.write(SHIM_PRINT_ADDRESS_H)
+    with open(os.path.join(d, "tsan_barrier.h"), "w") as f:
+        f.write(SHIM_GCC_BARRIER_H)
     return d
 
 
 def tsan_verdict(text):
     """True (races), False (race-free) or None (another kind of test)."""
-    if TSAN_SKIP.search(text) or "%run" not in text:
+    # what a test's CHECK lines expect tsan to print (its interceptors'
+    # names, "__tsan_atomic32_fetch_add") is no use of tsan's interfaces
+    code = re.sub(r"^\s*//\s*CHECK.*$", "", text, flags=re.M)
+    if TSAN_SKIP.search(code) or "%run" not in text:
         return None
     if TSAN_RACE.search(text):
         return True
@@ -167,16 +201,27 @@ def tsan_verdict(text):
 CLANG = False                    # --cc clang: build with clang/clang++
 
 
-def build(src, exe, cflags, skipped):
-    cxx = src.endswith((".cpp", ".cc"))
+def build(srcs, exe, cflags, skipped, cxx=None):
+    srcs = [srcs] if isinstance(srcs, str) else srcs
+    src = srcs[0]
+    cxx = src.endswith((".cpp", ".cc")) if cxx is None else cxx
     cc = ("clang++" if cxx else "clang") if CLANG else ("g++" if cxx else "gcc")
     std = ["-std=c++17"] if cxx else []
     if os.path.exists(exe) and os.path.getmtime(exe) > os.path.getmtime(src):
         return True
-    r = sh([cc] + std + cflags + ["-w", "-o", exe, src, "-ldl", "-lrt", "-lm"])
+    r = sh([cc] + std + cflags + ["-w", "-o", exe] + srcs + ["-ldl", "-lrt", "-lm"])
     if r.returncode:
         skipped.append((os.path.basename(src), "build failed"))
     return r.returncode == 0
+
+
+def copy_to(out, src, text):
+    """src's copy in out (rewritten only when it changed)."""
+    copy = os.path.join(out, os.path.basename(src))
+    if not os.path.exists(copy) or open(copy, errors="replace").read() != text:
+        with open(copy, "w") as f:
+            f.write(text)
+    return copy
 
 
 def tsan_progs(tsan, pat, skipped):
@@ -196,12 +241,58 @@ def tsan_progs(tsan, pat, skipped):
         exe = os.path.join(out, name.rsplit(".", 1)[0])
         # a copy beside no test.h: "test.h" is looked for in the source's
         # own directory before -I
-        copy = os.path.join(out, name)
-        if not os.path.exists(copy) or open(copy, errors="replace").read() != text:
-            with open(copy, "w") as f:
-                f.write(text)
+        copy = copy_to(out, src, text)
         if build(copy, exe, ["-O1", "-g", "-pthread", "-I", inc], skipped):
             progs.append(Prog("tsan/" + name, exe, racy))
+    return progs
+
+
+GCC_RACE = re.compile(r'dg-output "(?:WARNING: )?ThreadSanitizer: (data race|heap-use-after-free)')
+GCC_NOT_RUN = re.compile(r"dg-do (compile|link|assemble)|dg-final|dg-error|__tsan|Annotate")
+
+
+def gcc_verdict(text):
+    """True (races), False (race-free) or None (left out): see the
+    docstring."""
+    if GCC_NOT_RUN.search(text):
+        return None
+    if "dg-shouldfail" not in text:
+        return False
+    m = GCC_RACE.search(text)
+    if not m or (m.group(1) != "data race" and "pthread_create" not in text):
+        return None
+    return True
+
+
+def gcc_progs(testsuite, pat, skipped):
+    inc, out = shim_dir(), os.path.join(TMP, "gcc")
+    os.makedirs(out, exist_ok=True)
+    progs = []
+    for sub in ("c-c++-common/tsan", "g++.dg/tsan"):
+        sdir = os.path.join(testsuite, sub)
+        for name in sorted(os.listdir(sdir)):
+            if not name.endswith((".c", ".C")) or (pat and pat not in name):
+                continue
+            src = os.path.join(sdir, name)
+            with open(src, errors="replace") as f:
+                text = f.read()
+            racy = gcc_verdict(text)
+            if racy is None:
+                skipped.append(("gcc/" + name, "not a plain race test"))
+                continue
+            more = re.search(r"dg-additional-sources ([\w.-]+)", text)
+            # copies beside no tsan_barrier.h: a quoted include is looked
+            # for in the source's own directory before -I
+            srcs = [copy_to(out, src, text)]
+            if more:
+                extra = os.path.join(sdir, more.group(1))
+                srcs.append(copy_to(out, extra, open(extra, errors="replace").read()))
+            base = name.rsplit(".", 1)[0]
+            for opt in ("-O0", "-O2"):
+                exe = os.path.join(out, base + opt)
+                if build(srcs, exe, [opt, "-g", "-pthread", "-I", inc], skipped,
+                         cxx=name.endswith(".C")):
+                    progs.append(Prog("gcc/%s %s" % (name, opt), exe, racy))
     return progs
 
 
@@ -286,6 +377,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tsan", help="compiler-rt/test/tsan of an LLVM checkout")
     ap.add_argument("--vg", help="a Valgrind source tree (helgrind/tests, drd/tests)")
+    ap.add_argument("--gcc", help="GCC's gcc/testsuite (c-c++-common/tsan, g++.dg/tsan)")
     ap.add_argument("-t", "--tools", default="ag", help="ag,helgrind,drd")
     ap.add_argument("-k", default="", help="only programs whose name has this")
     ap.add_argument("-j", type=int, default=2)
@@ -299,9 +391,9 @@ def main():
     CLANG = a.cc == "clang"
     if CLANG:
         TMP += "-clang"                  # its own builds
-    if not a.tsan and not a.vg:
-        ap.error("give --tsan DIR and/or --vg DIR")
-    for d in (a.tsan, a.vg):
+    if not a.tsan and not a.vg and not a.gcc:
+        ap.error("give --tsan DIR, --vg DIR and/or --gcc DIR")
+    for d in (a.tsan, a.vg, a.gcc):
         if d and not os.path.isdir(d):
             ap.error("no such directory: " + d)
     os.makedirs(TMP, exist_ok=True)
@@ -310,6 +402,8 @@ def main():
         suites.append(("tsan", tsan_progs(a.tsan, a.k, skipped)))
     if a.vg:
         suites.append(("valgrind", vg_progs(a.vg, a.k, skipped)))
+    if a.gcc:
+        suites.append(("gcc", gcc_progs(a.gcc, a.k, skipped)))
     tools = a.tools.split(",")
     jobs = [(p, t) for _, ps in suites for p in ps for t in tools]
     with concurrent.futures.ThreadPoolExecutor(a.j) as ex:
