@@ -123,6 +123,28 @@ class Atomics(unittest.TestCase):
                     self.assertGreaterEqual(r.races, 1, r)
             self.assertIn('data symbol "_ZL4data"', races("plain_movs", "race_after", clang).text)
 
+    def test_plain_before_the_first_atomic(self):
+        """A plain `count++` (one add to memory, no LOCK prefix), then
+        another thread's first atomic RMW on count with no order between:
+        reported under GCC, which compiles no atomic operation to such an
+        instruction (ThreadSanitizer's atomic_stack; before: 0 reports, the
+        add taken for an atomic one after the fact).  An atomic load, +1
+        and an atomic store, which Clang fuses into that same add, then the
+        RMW: clean under both compilers (Clang's objects are not trusted
+        with the rule).  A block freed, then another thread's atomic RMW on
+        it: reported (before: 0, the free's write taken for atomic)."""
+        r = races("idioms", "rmw_before")
+        self.assertGreaterEqual(r.races, 1, r)
+        self.assertIn('data symbol "plain_count"', r.text)
+        for clang in (False, True):
+            with self.subTest(mode="rmw_fused", clang=clang):
+                r = races("idioms", "rmw_fused", clang)
+                self.assertEqual(r.races, 0, r)
+            with self.subTest(mode="free_atomic", clang=clang):
+                r = races("idioms", "free_atomic", clang)
+                self.assertGreaterEqual(r.races, 1, r)
+                self.assertIn("unallocated block", r.text)
+
     def test_cxx20_waits(self):
         """Data handed over through a binary_semaphore, a latch, a barrier and
         atomic<int>::wait/notify_one: clean, under GCC and Clang.  libstdc++

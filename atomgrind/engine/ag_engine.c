@@ -501,15 +501,16 @@ void ag_ev_atomic_seen(ag_engine *e, ag_addr addr, unsigned size)
    if (e->atomics && size) ag_atomic_note(e, addr, size);
 }
 
-/* What AG_SPIN, AG_ATOMIC_LS and AG_COMMUTE are to this engine (see
-   ag_engine.h): e->atomics is kept by the race engines only. */
+/* What AG_SPIN, AG_ATOMIC_LS, AG_COMMUTE and AG_PLAIN_RMW are to this
+   engine (see ag_engine.h): e->atomics is kept by the race engines only. */
 static unsigned ag_idiom_flags(const ag_engine *e, unsigned flags)
 {
    unsigned atomic = flags & (AG_SPIN | AG_ATOMIC_LS);
    if ((flags & AG_COMMUTE) && !e->atomics) flags &= ~AG_WRITE;
    /* race engines keep AG_ATOMIC_LS: an object it reveals was atomic
-      from its first atomic operation on, not before (ag_fasttrack.c) */
-   flags &= ~(AG_SPIN | AG_COMMUTE | (e->atomics ? 0 : AG_ATOMIC_LS));
+      from its first atomic operation on, not before; and AG_PLAIN_RMW
+      (ag_fasttrack.c) */
+   flags &= ~(AG_SPIN | AG_COMMUTE | (e->atomics ? 0 : AG_ATOMIC_LS | AG_PLAIN_RMW));
    return atomic && e->atomics ? flags | AG_ATOMIC : flags;
 }
 
@@ -519,7 +520,7 @@ int ag_ev_access(ag_engine *e, ag_tid t, ag_addr addr, unsigned size,
    int bad, fwd = ag_event_if(e, t, site, size != 0 && !ag_quiescent(e), &bad);
    ag_publish(e, flags & AG_WRITE ? AG_XE_WRITE : AG_XE_READ, t, addr, size, 0);
    if (bad) return AG_MISUSE_BAD_TID;
-   if (__builtin_expect(flags & (AG_SPIN | AG_ATOMIC_LS | AG_COMMUTE), 0))
+   if (__builtin_expect(flags & (AG_SPIN | AG_ATOMIC_LS | AG_COMMUTE | AG_PLAIN_RMW), 0))
       flags = ag_idiom_flags(e, flags);
    if (__builtin_expect(flags & AG_ATOMIC, 0) && e->atomics && size)
       ag_atomic_note(e, addr, size);

@@ -63,6 +63,17 @@ typedef uint64_t ag_addr;
                           and not with other counts' updates, which commute
                           (docs/atomgrind.md, "Standard library idioms") */
 
+#define AG_PLAIN_RMW 64u /* half of an instruction that reads and writes its
+                          location without a LOCK prefix (add, inc, or to
+                          memory), in code that only GCC compiled: not an
+                          atomic operation's (GCC gives every atomic RMW a
+                          LOCK prefix or xchg, and never fuses an atomic
+                          load and store into one instruction, as LLVM
+                          does).  Race engines keep it plain on an atomic
+                          object and when an atomic instruction reveals
+                          the location later (ag_fasttrack.c); atomicity
+                          engines get it without the bit */
+
 /* What an engine checks */
 #define AG_KIND_ATOMICITY 1
 #define AG_KIND_RACE      2

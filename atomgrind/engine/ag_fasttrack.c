@@ -42,7 +42,11 @@
  *     access is therefore missed -- unless the front end knows that access
  *     atomic by where its code comes from (AG_ATOMIC_LS: std::atomic's
  *     operations), which it then knows of every atomic access of the
- *     object: the plain accesses before it stay plain;
+ *     object: the plain accesses before it stay plain.  Nor is a kept
+ *     access taken for atomic when it is a free's write, or its site's
+ *     instruction is a plain read-modify-write (AG_PLAIN_RMW: `Global++`
+ *     as one add to memory, which no atomic operation compiles to); such
+ *     an instruction's access stays plain on an atomic object too;
  *   - freed memory (ag_ev_forget) returns to fresh: no longer atomic, and
  *     a free of part of an atomic object frees all of it (a heap block's
  *     free keeps its write, plain, and the location stays atomic until
@@ -249,6 +253,9 @@ typedef struct {
       direct-mapped cache of the first (id 0: empty) */
    ag_map *site_ids;
    ag_site *sites;
+   uint8_t *site_plain;           /* by number: the site's accesses are
+                                     surely plain, AG_PLAIN_RMW or frees
+                                     (see ft_atomize) */
    uint32_t nsites, site_cap;
    struct { ag_site site; uint32_t id; } site_cache[AG_FT_SITE_CACHE];
    uint64_t site_misses;          /* lookups that missed site_cache */
@@ -299,7 +306,9 @@ static inline uint32_t ft_site_id(ag_ft *f, ag_site site)
       if (f->nsites == f->site_cap) {
          f->site_cap = f->site_cap ? 2 * f->site_cap : 256;
          f->sites = ag_realloc(f->sites, f->site_cap * sizeof(ag_site));
+         f->site_plain = ag_realloc(f->site_plain, f->site_cap);
       }
+      f->site_plain[f->nsites] = 0;
       f->sites[f->nsites] = site;
       *id = ++f->nsites;
    }
@@ -559,6 +568,7 @@ static void ft_destroy(void *self)
    ag_map_delete(f->site_ids);
    ag_map_delete(f->wide);
    ag_free(f->sites);
+   ag_free(f->site_plain);
    /* the shadow is deleted first: sets too big for the slabs were freed
       by loc_fini (ft_locs_die), the slabs hold the rest */
    ag_slab_release(&f->sets);
@@ -762,12 +772,13 @@ static ag_ft_set *ft_setify(ag_ft *f, ag_ft_loc *l)
 }
 
 /* The location becomes part of an atomic object: its kept plain accesses
-   are taken to have been atomic ones (see the opening comment). */
+   are taken to have been atomic ones, but for those of plain
+   read-modify-write instructions and frees (see the opening comment). */
 static void ft_atomize(ag_ft *f, ag_ft_loc *l)
 {
    uint64_t w = ft_w(f, l);
-   if (!w) {
-      if (l->s && ft_skind(l) == AG_PR) l->s |= AG_AR;
+   if (!w || f->site_plain[ft_wsite(f, l)]) {
+      if (l->s && ft_skind(l) == AG_PR && !f->site_plain[ft_ssite(f, l)]) l->s |= AG_AR;
       if (ft_skind(l) != AG_FT_SET) return;
    } else {
       ag_tid u = ft_ep_tid(w);
@@ -783,7 +794,7 @@ static void ft_atomize(ag_ft *f, ag_ft_loc *l)
    uint32_t j = 0;
    for (uint32_t i = 0; i < v->n; i++) {
       ag_ft_ent e = v->e[i];
-      if (e.kind == AG_PR) {
+      if (e.kind == AG_PR && !f->site_plain[e.site]) {
          const ag_ft_ent *ar = &v->e[i + 1];
          if (i + 1 < v->n && ar->kind == AG_AR && ft_ep_tid(ar->ep) == ft_ep_tid(e.ep)) {
             if (ar->ep >= e.ep) e = *ar;
@@ -846,7 +857,9 @@ static unsigned ft_atomic_access(ag_ft *f, ag_tid t, ag_ft_loc *l,
       ag_addr obj = (addr & ~(ag_addr)7) + (ag_addr)(int64_t)(int8_t)(atom >> 8);
       f->up_event = x->event;
       f->up_key = obj;
-      if (flags & AG_WRITE)
+      if (flags & AG_PLAIN_RMW)
+         f->up = 0;
+      else if (flags & AG_WRITE)
          f->up = !(flags & AG_FREE) && obj == x->addr && (atom & 0xff) == x->size;
       else
          f->up = 1;            /* a load starting inside the object */
@@ -927,6 +940,7 @@ static void ft_access(void *self, ag_tid t, void *loc, ag_addr addr,
 #endif
    if (f->approx && ft_own_epoch(f, l, t, c, flags)) return;
    uint32_t site = ft_site_id(f, f->ctx->site);
+   if (__builtin_expect(flags & (AG_PLAIN_RMW | AG_FREE), 0)) f->site_plain[site] = 1;
 
    ft_check(f, t, c, l, addr, flags);
 

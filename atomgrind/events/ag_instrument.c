@@ -21,6 +21,7 @@
 #include "ag_shared.h"             /* shared accesses: scheduling points */
 #include "ag_handoff.h"            /* ag_ho_word: the running thread's stamp */
 #include "ag_hbtags.h"             /* another thread's tag */
+#include "ag_ltonames.h"           /* ag_lto_gcc_only: plain RMWs */
 #include "ag_spec.h"               /* atomic functions' entries, SP's rises */
 #include "ag_poll.h"               /* polling loops' loads, as they run */
 #include "ag_spin.h"               /* ag_spin_classify, ag_spin_yield */
@@ -517,6 +518,49 @@ static Bool ag_insn_has_cas(IRSB *bb, Int i)
    return False;
 }
 
+/* Two address expressions of one instruction that name one address (VEX
+   computes an operand's address once, into a temporary, or folds it to a
+   constant). */
+static Bool ag_same_addr(IRExpr *a, IRExpr *b)
+{
+   if (a->tag != b->tag) return False;
+   if (a->tag == Iex_RdTmp) return a->Iex.RdTmp.tmp == b->Iex.RdTmp.tmp;
+   return a->tag == Iex_Const && a->Iex.Const.con->tag == Ico_U64
+          && b->Iex.Const.con->tag == Ico_U64
+          && a->Iex.Const.con->Ico.U64 == b->Iex.Const.con->Ico.U64;
+}
+
+/* The address that the guest instruction starting at statement i (an
+   IMark, the instruction at ip) both loads and stores, of one size, with
+   no CAS: an add, inc, or ... to memory without a LOCK prefix, in race
+   mode and in code GCC alone compiled (AG_PLAIN_RMW); else NULL. */
+static IRExpr *ag_plain_rmw(IRSB *bb, Int i, Addr ip)
+{
+   if (!(ag_clo_check & AG_CHECK_RACES)) return NULL;
+   IRExpr *load = NULL;
+   UInt size = 0;
+   for (i++; i < bb->stmts_used && bb->stmts[i]->tag != Ist_IMark; i++) {
+      IRStmt *st = bb->stmts[i];
+      if (st->tag == Ist_WrTmp && st->Ist.WrTmp.data->tag == Iex_Load && !load) {
+         load = st->Ist.WrTmp.data->Iex.Load.addr;
+         size = sizeofIRType(st->Ist.WrTmp.data->Iex.Load.ty);
+      } else if (st->tag == Ist_Store && load && ag_same_addr(load, st->Ist.Store.addr)
+                 && sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Store.data)) == size) {
+         return ag_lto_gcc_only(ip) ? load : NULL;
+      }
+   }
+   return NULL;
+}
+
+/* The AG_PLAIN_RMW of an access at addr of the instruction whose plain
+   read-modify-write address is rmw (ag_plain_rmw), unless the access is
+   known atomic by where its code comes from or by its type. */
+static inline UInt ag_rmw_flag(IRExpr *rmw, IRExpr *addr, UInt flags)
+{
+   return rmw && !(flags & (AG_ATOMIC_LS | AG_COMMUTE)) && ag_same_addr(rmw, addr)
+          ? AG_PLAIN_RMW : 0;
+}
+
 /* What the instruction at ip is by where it comes from (ag_provenance.h):
    a std::atomic operation is atomic, even a plain mov; a
    reference count's RMW commutes with the others (engine/ag_engine.h). */
@@ -647,6 +691,7 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
    ag_spec_sp sp;                       /* SP's known values (ag_spec.c) */
    ag_spec_sp_reset(&sp);
    Bool atomic_insn = False;
+   IRExpr *rmw = NULL;                  /* the instruction's plain RMW address */
    Int idiom = -1;                      /* the instruction's AG_ATOMIC_LS, AG_COMMUTE
                                            (-1: not looked up yet: ag_idiom_at) */
    /* the inline chain of the instruction (ag_spec.c): regions of inlined
@@ -713,20 +758,24 @@ IRSB *ag_instrument(VgCallbackClosure *closure, IRSB *bb,
          ir.touched = False;
          ir.may_exit = ir.shared && ag_sched_exits && ag_exit_safe(bb, i);
          atomic_insn = ag_insn_has_cas(bb, i);
+         rmw = atomic_insn || !ir.accesses ? NULL : ag_plain_rmw(bb, i, ir.ip);
          idiom = -1;
          break;
       case Ist_WrTmp: {
          IRExpr *e = st->Ist.WrTmp.data;
-         if (e->tag == Iex_Load)
+         if (e->tag == Iex_Load) {
+            UInt fl = (atomic_insn ? AG_ATOMIC : spin) | ag_idiom_at(&idiom, ir.accesses, ir.ip, atomic_insn)
+                      | ag_typed(e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty));
             ag_emit(&ir, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty),
-                    (atomic_insn ? AG_ATOMIC : spin) | ag_idiom_at(&idiom, ir.accesses, ir.ip, atomic_insn)
-                    | ag_typed(e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty)), NULL);
+                    fl | ag_rmw_flag(rmw, e->Iex.Load.addr, fl), NULL);
+         }
          break;
       }
       case Ist_Store: {
          UInt sz = sizeofIRType(typeOfIRExpr(bb->tyenv, st->Ist.Store.data));
          UInt fl = AG_WRITE | (atomic_insn ? AG_ATOMIC : 0) | ag_idiom_at(&idiom, ir.accesses, ir.ip, atomic_insn)
                    | ag_typed(st->Ist.Store.addr, sz);
+         fl |= ag_rmw_flag(rmw, st->Ist.Store.addr, fl);
          if (ag_vptr_store(bb, st->Ist.Store.data, sz))
             ag_emit_vptr_store(&ir, st->Ist.Store.addr, st->Ist.Store.data, fl);
          else

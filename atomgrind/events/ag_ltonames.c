@@ -51,6 +51,7 @@ typedef struct {
    UInt ne;
    Bool loaded, ok;              /* the helper ran; its output was read */
    Bool clang;                   /* built by Clang: ag_lto_blind */
+   Bool gcc_only;                /* built by GCC alone: ag_lto_gcc_only */
 } ag_ln_obj;
 
 static ag_ln_obj *ag_ln_objs;
@@ -173,22 +174,31 @@ static void ag_ln_load(ag_ln_obj *o)
                 o->file, o->n, o->ne);
 }
 
-/* Does the ELF file's .comment say Clang compiled some of it?  Valgrind
-   3.19 reads none of Clang's (DWARF 5) inline records. */
-static Bool ag_ln_built_by_clang(const HChar *file)
+/* The compilers the ELF file's .comment names (one NUL-ended string per
+   producer): whether Clang compiled some of it (Valgrind 3.19 reads none
+   of Clang's DWARF 5 inline records), and whether GCC alone did (every
+   string is GCC's; none: not known, as after Debian's strip). */
+static void ag_ln_producers(ag_ln_obj *o)
 {
-   SysRes sr = VG_(open)(file, VKI_O_RDONLY, 0);
-   if (sr_isError(sr)) return False;
+   SysRes sr = VG_(open)(o->file, VKI_O_RDONLY, 0);
+   if (sr_isError(sr)) return;
    Int fd = sr_Res(sr);
    ULong len = 0;
    HChar *text = (HChar *)ag_elf_section(fd, ".comment", &len, 1 << 16);
    VG_(close)(fd);
-   if (!text) return False;
-   Bool clang = False;
-   for (ULong i = 0; i + 13 <= len && !clang; i++)   /* NUL-separated strings */
-      clang = VG_(memcmp)(text + i, "clang version", 13) == 0;
+   if (!text) return;
+   UInt gcc = 0, other = 0;
+   for (ULong i = 0; i < len; ) {
+      ULong n = 0;
+      while (i + n < len && text[i + n]) n++;
+      for (ULong j = i; j + 13 <= i + n && !o->clang; j++)   /* "Debian clang version" */
+         o->clang = VG_(memcmp)(text + j, "clang version", 13) == 0;
+      if (n >= 5 && VG_(memcmp)(text + i, "GCC: ", 5) == 0) gcc++;
+      else if (n > 0) other++;
+      i += n + 1;
+   }
+   o->gcc_only = gcc > 0 && other == 0;
    VG_(free)(text);
-   return clang;
 }
 
 /* The object at ip, its helper's output read when load (on first use);
@@ -221,7 +231,7 @@ static ag_ln_obj *ag_ln_obj_at(Addr ip, Bool load)
       VG_(memset)(o, 0, sizeof *o);
       o->file = VG_(strdup)("ag.ltonames.file", file);
       o->bias = bias;
-      o->clang = ag_ln_built_by_clang(file);
+      ag_ln_producers(o);
    }
    last_di = di;
    last_file = file;
@@ -309,6 +319,12 @@ Bool ag_lto_blind(Addr ip)
 {
    ag_ln_obj *o = ag_ln_obj_at(ip, False);
    return o && o->clang;
+}
+
+Bool ag_lto_gcc_only(Addr ip)
+{
+   ag_ln_obj *o = ag_ln_obj_at(ip, False);
+   return o && o->gcc_only;
 }
 
 Int ag_lto_frames(Addr ip, const HChar **names, Int *lines, Int max)

@@ -42,6 +42,13 @@ Int ag_lto_entry(Addr ip, Int depth, Int call_line, const HChar *name);
    helper (ag_lto_frames).  Read from the ELF file's .comment, once. */
 Bool ag_lto_blind(Addr ip);
 
+/* Was the object at ip built by GCC alone (its .comment names no other
+   producer)?  GCC compiles no atomic operation to an instruction that
+   reads and writes memory without a LOCK prefix; Clang does (an atomic
+   load, an add and an atomic store fused into one add).  False when not
+   known. */
+Bool ag_lto_gcc_only(Addr ip);
+
 /* The inlined frames at ip as the helper reads them, innermost first,
    at most max: names[i] and the line lines[i] it was called from (0 when
    unknown).  Returns how many (0: none, or not known). */

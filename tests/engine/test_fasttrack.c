@@ -732,6 +732,38 @@ int main(void)
    wr(0, X); r1 = acc(1, X, 8, AG_ATOMIC_LS);
    WANT(r1);
    done();
+   /* `Global++` as one add to memory (AG_PLAIN_RMW: no atomic operation
+      compiles to it), then another thread's first atomic RMW with no
+      order between: the add stays plain and races with it (ThreadSanitizer's
+      atomic_stack); on an atomic object it stays plain too, while a plain
+      store of the object's size is a release store. */
+   start("plain RMW, then LOCK access", 2);
+   acc(0, X, 8, AG_PLAIN_RMW); acc(0, X, 8, AG_WRITE | AG_PLAIN_RMW);
+   r1 = ard(1, X); a1 = awr(1, X);
+   WANT(r1, a1);
+   done();
+   start("plain read of an RMW, then LOCK write", 2);
+   acc(0, X, 8, AG_PLAIN_RMW); wr(1, Y);
+   a1 = awr(1, X);
+   WANT(a1);
+   done();
+   start("plain RMW on an atomic object", 2);
+   ard(1, X); awr(1, X);
+   r0 = acc(0, X, 8, AG_PLAIN_RMW); uint64_t w0b = acc(0, X, 8, AG_WRITE | AG_PLAIN_RMW);
+   WANT(r0, w0b);
+   done();
+   start("plain store on an atomic object", 2);
+   ard(1, X); awr(1, X);
+   acc(0, X, 8, AG_WRITE);
+   NONE();
+   done();
+   /* a free's write is no atomic store either (gcc's atomic_free2: the
+      block deleted, then another thread's atomic RMW on it) */
+   start("free, then LOCK access", 2);
+   wr(0, X); ++ev; ag_ev_free(E, 0, X, 8, site());
+   r1 = ard(1, X);
+   WANT(r1);
+   done();
 
    /* A reference count's updates (AG_COMMUTE) stay atomic RMWs here: the
       last one orders the other owners' accesses before the delete. */

@@ -23,6 +23,13 @@
  *   race_after   data written after the release store                 -> race
  *   race_beside  a plain counter beside an atomic one                 -> race
  *   free_race    a block freed while another thread still reads it   -> race
+ *   rmw_before   count++ (one add to memory, no LOCK), then another
+ *                thread's first atomic RMW on count, unordered        -> race
+ *                (under GCC; Clang's objects are not trusted with it)
+ *   rmw_fused    an atomic load, +1 and an atomic store (Clang fuses
+ *                them into one add to memory), then another thread's
+ *                atomic RMW                                           -> clean
+ *   free_atomic  a block freed, then another thread's atomic RMW on it -> race
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -252,7 +259,35 @@ static void *beside(void *arg)
    return NULL;
 }
 
+static long plain_count, fused_count;
+
+static void *rmw_first(void *arg)
+{
+   (void)arg;
+   if (!strcmp(mode, "rmw_before")) plain_count++;
+   else __atomic_store_n(&fused_count, __atomic_load_n(&fused_count, __ATOMIC_RELAXED) + 1,
+                         __ATOMIC_RELAXED);
+   return NULL;
+}
+
+static void *rmw_later(void *arg)
+{
+   (void)arg;
+   ms_sleep(200);                      /* after the other's, with no order */
+   __atomic_fetch_add(!strcmp(mode, "rmw_before") ? &plain_count : &fused_count, 1,
+                      __ATOMIC_RELAXED);
+   return NULL;
+}
+
 static long *freed_block;
+
+static void *late_atomic(void *arg)
+{
+   (void)arg;
+   ms_sleep(200);
+   __atomic_fetch_add(&freed_block[1], 1, __ATOMIC_RELAXED);
+   return NULL;
+}
 
 static void *late_reader(void *arg)
 {
@@ -291,6 +326,14 @@ int main(int argc, char **argv)
    } else if (!strcmp(mode, "dcl")) run2(dcl_user, dcl_user);
    else if (!strcmp(mode, "seqlock")) run2(seq_writer, seq_reader);
    else if (!strcmp(mode, "race_beside")) run2(beside, beside);
+   else if (!strncmp(mode, "rmw_", 4)) run2(rmw_first, rmw_later);
+   else if (!strcmp(mode, "free_atomic")) {
+      freed_block = malloc(4 * sizeof(long));
+      freed_block[1] = 1;
+      pthread_t t = spawn(late_atomic, NULL);
+      free(freed_block);               /* no ordering with the atomic RMW */
+      pthread_join(t, NULL);
+   }
    else if (!strcmp(mode, "free_race")) {
       freed_block = calloc(4, sizeof(long));
       pthread_t t = spawn(late_reader, NULL);
