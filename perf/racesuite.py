@@ -224,20 +224,28 @@ def copy_to(out, src, text):
     return copy
 
 
+def tests_in(sdir, exts, pat, verdict, skipped, prefix=""):
+    """(name, source, text, racy) of each test in sdir whose name ends in
+    exts and has pat, and whose verdict (a function of its text) is not
+    None; the others are counted in skipped."""
+    for name in sorted(os.listdir(sdir)):
+        if not name.endswith(exts) or (pat and pat not in name):
+            continue
+        src = os.path.join(sdir, name)
+        with open(src, errors="replace") as f:
+            text = f.read()
+        racy = verdict(text)
+        if racy is None:
+            skipped.append((prefix + name, "not a plain race test"))
+        else:
+            yield name, src, text, racy
+
+
 def tsan_progs(tsan, pat, skipped):
     inc, out = shim_dir(), os.path.join(TMP, "tsan")
     os.makedirs(out, exist_ok=True)
     progs = []
-    for name in sorted(os.listdir(tsan)):
-        if not name.endswith((".c", ".cpp", ".cc")) or (pat and pat not in name):
-            continue
-        src = os.path.join(tsan, name)
-        with open(src, errors="replace") as f:
-            text = f.read()
-        racy = tsan_verdict(text)
-        if racy is None:
-            skipped.append((name, "not a plain race test"))
-            continue
+    for name, src, text, racy in tests_in(tsan, (".c", ".cpp", ".cc"), pat, tsan_verdict, skipped):
         exe = os.path.join(out, name.rsplit(".", 1)[0])
         # a copy beside no test.h: "test.h" is looked for in the source's
         # own directory before -I
@@ -270,16 +278,7 @@ def gcc_progs(testsuite, pat, skipped):
     progs = []
     for sub in ("c-c++-common/tsan", "g++.dg/tsan"):
         sdir = os.path.join(testsuite, sub)
-        for name in sorted(os.listdir(sdir)):
-            if not name.endswith((".c", ".C")) or (pat and pat not in name):
-                continue
-            src = os.path.join(sdir, name)
-            with open(src, errors="replace") as f:
-                text = f.read()
-            racy = gcc_verdict(text)
-            if racy is None:
-                skipped.append(("gcc/" + name, "not a plain race test"))
-                continue
+        for name, src, text, racy in tests_in(sdir, (".c", ".C"), pat, gcc_verdict, skipped, "gcc/"):
             more = re.search(r"dg-additional-sources ([\w.-]+)", text)
             # copies beside no tsan_barrier.h: a quoted include is looked
             # for in the source's own directory before -I
