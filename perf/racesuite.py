@@ -202,7 +202,8 @@ CLANG = False                    # --cc clang: build with clang/clang++
 
 
 def build(srcs, exe, cflags, skipped, cxx=None):
-    srcs = [srcs] if isinstance(srcs, str) else srcs
+    """srcs (the test first) into exe, unless exe is newer than the test;
+    C++ by the test's name unless cxx says."""
     src = srcs[0]
     cxx = src.endswith((".cpp", ".cc")) if cxx is None else cxx
     cc = ("clang++" if cxx else "clang") if CLANG else ("g++" if cxx else "gcc")
@@ -250,7 +251,7 @@ def tsan_progs(tsan, pat, skipped):
         # a copy beside no test.h: "test.h" is looked for in the source's
         # own directory before -I
         copy = copy_to(out, src, text)
-        if build(copy, exe, ["-O1", "-g", "-pthread", "-I", inc], skipped):
+        if build([copy], exe, ["-O1", "-g", "-pthread", "-I", inc], skipped):
             progs.append(Prog("tsan/" + name, exe, racy))
     return progs
 
@@ -341,7 +342,7 @@ def vg_progs(vg, pat, skipped):
                 and full not in VG_RACEFREE
             exe = os.path.join(out, os.path.basename(os.path.dirname(os.path.dirname(src)))
                                + "_" + os.path.basename(src)[:-2])
-            if build(src, exe, ["-O0", "-g", "-pthread", "-I", vg], skipped):
+            if build([src], exe, ["-O0", "-g", "-pthread", "-I", vg], skipped):
                 progs.append(Prog(full, exe, racy, t["args"].split()))
     return progs
 
