@@ -48,18 +48,30 @@ static int ag_sr_ordered(const struct ag_sr_state *r, const ag_sr_last *l)
    return r->ordered && !(l->stamp & AG_SR_UNORDERED) && r->ordered(l->stamp);
 }
 
-int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned stamp, int write)
+/* Learn the pair of l, an earlier access to granule g, and this one. */
+static void ag_sr_pair(ag_schedpol *p, const ag_sr_last *l, unsigned long g, unsigned long ip,
+                       unsigned char tag, int write)
 {
    struct ag_sr_state *r = &p->race;
-   unsigned char tag = (unsigned char)stamp;
-   unsigned long g = a >> 3 | 1UL << 63;          /* never 0 */
-   ag_sr_last *l = &r->last[(g ^ g >> 12) % AG_SR_LAST];
    unsigned char last = (unsigned char)l->stamp;
    int set_up = tag <= AG_SP_TAGS && last == r->parent[tag] && l->at <= r->born[tag];
    if (l->addr == g && last != tag && (write || l->write) && !set_up && !ag_sr_ordered(r, l)) {
       r->learned += ag_sr_add(p, l->ip);
       r->learned += ag_sr_add(p, ip);
    }
+}
+
+int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned stamp, int write)
+{
+   struct ag_sr_state *r = &p->race;
+   unsigned char tag = (unsigned char)stamp;
+   unsigned long g = a >> 3 | 1UL << 63;          /* never 0 */
+   unsigned i = (unsigned)((g ^ g >> 12) % AG_SR_LAST);
+   ag_sr_last *l = &r->last[i], *o = &r->other[i];
+   ag_sr_pair(p, l, g, ip, tag, write);
+   ag_sr_pair(p, o, g, ip, tag, write);
+   if (l->addr != g) o->addr = 0;
+   else if ((unsigned char)l->stamp != tag) *o = *l;
    l->addr = g;
    l->ip = ip;
    l->at = p->points;

@@ -1,7 +1,8 @@
 /* test_schedrace.c -- race-directed postponement
  * (atomgrind/engine/ag_schedrace.c) on constructed accesses: which pairs
- * are learned (none from a creator's set-up, nor a pair the caller takes
- * as ordered), a thread at a learned site
+ * are learned (a write meets another thread's read before its own; none
+ * from a creator's set-up, nor a pair the caller takes as ordered), a
+ * thread at a learned site
  * is postponed while another is free to run, two threads at one location
  * have their order drawn (both orders occur; the second waits for the
  * first's access only), two at one site wait together (but two waiting
@@ -34,6 +35,40 @@ static void learning(void)
          "the adjacent pair (X+4, Y) is learned, nothing else");
    CHECK(pol.race.learned == 2, "learned %u", pol.race.learned);
    CHECK(ag_sr_access(&pol, A, Y, 3, 0), "a learned site is reported so");
+}
+
+/* A read-modify-write (x += 1) by thread 2 after thread 1's read: 2's
+   write meets 1's read though 2's own read came between (aget's
+   save_log reading bwritten, then a download thread's bwritten += dw).
+   An access meets the last access and the last one of another thread
+   before it, no older one. */
+static void read_before_the_last(void)
+{
+   setup(1, 0, 3);
+   ag_sr_access(&pol, A, Y, 1, 0);                 /* 1 reads */
+   ag_sr_access(&pol, A, Y + 4, 2, 0);             /* 2 reads, ... */
+   ag_sr_access(&pol, A, Y + 4, 2, 0);             /* ... again, ... */
+   CHECK(pol.race.nsites == 0, "reads learned");
+   ag_sr_access(&pol, A, X, 2, 1);                 /* ... then writes */
+   CHECK(ag_sr_has(&pol, Y) && ag_sr_has(&pol, X) && !ag_sr_has(&pol, Y + 4),
+         "the write after its own read did not meet the other thread's read");
+   ag_sr_access(&pol, A, X + 8, 3, 0);             /* 3 reads 2's write: (X, X+8) */
+   ag_sr_access(&pol, A, X + 12, 3, 1);            /* 3's write meets 2's write */
+   CHECK(pol.race.nsites == 4 && ag_sr_has(&pol, X + 8) && ag_sr_has(&pol, X + 12),
+         "learned %u", pol.race.nsites);
+   ag_sr_access(&pol, A, Y + 16, 1, 0);            /* 1 reads 3's write */
+   ag_sr_access(&pol, A, Y + 16, 1, 0);
+   ag_sr_access(&pol, A, Y + 20, 1, 1);            /* 1's write meets 3's write */
+   CHECK(pol.race.nsites == 6 && ag_sr_has(&pol, Y + 16) && ag_sr_has(&pol, Y + 20),
+         "learned %u", pol.race.nsites);
+   /* two threads' reads, then a third's read and write: the write meets
+      the read just before its own (2's), and 1's is not kept */
+   ag_sr_access(&pol, A + 64, Y + 32, 1, 0);
+   ag_sr_access(&pol, A + 64, Y + 36, 2, 0);
+   ag_sr_access(&pol, A + 64, Y + 40, 3, 0);
+   ag_sr_access(&pol, A + 64, X + 32, 3, 1);
+   CHECK(ag_sr_has(&pol, Y + 36) && ag_sr_has(&pol, X + 32) && !ag_sr_has(&pol, Y + 32),
+         "the write after several reads");
 }
 
 /* What a thread's creator did before it created it is ordered before
@@ -201,6 +236,7 @@ static void caps(void)
 int main(void)
 {
    learning();
+   read_before_the_last();
    set_up();
    ordered_pairs();
    postponing();
