@@ -23,16 +23,20 @@ void ag_ho_fini(void)
    ag_ho = NULL;
 }
 
-static void ag_ho_stamp(void)
+/* The stamp of the thread tagged tag: the tag, and its clock's low byte. */
+static UWord ag_ho_stamp_of(UInt tag)
 {
-   ag_ho_word = (UWord)(ag_hbt_clock(ag_ho, ag_ho_tag) & 0xff) << 8 | ag_ho_tag;
+   return ag_ho ? (UWord)(ag_hbt_clock(ag_ho, tag) & 0xff) << 8 | tag : tag;
 }
+
+static void ag_ho_stamp(void) { ag_ho_word = ag_ho_stamp_of(ag_ho_tag); }
+
+UWord ag_ho_word_of(ag_tid t) { return ag_ho_stamp_of(ag_hbt_tag(t)); }
 
 void ag_ho_running(ag_tid t)
 {
    ag_ho_tag = ag_hbt_tag(t);
-   if (ag_ho) ag_ho_stamp();
-   else ag_ho_word = ag_ho_tag;
+   ag_ho_stamp();
 }
 
 void ag_ho_acquire(ag_tid t, Addr obj)

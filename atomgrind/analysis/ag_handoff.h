@@ -16,6 +16,7 @@ extern volatile UWord ag_ho_word;
 void ag_ho_init(void);                    /* with the scheduler's shared points */
 void ag_ho_fini(void);
 void ag_ho_running(ag_tid t);             /* t runs generated code next */
+UWord ag_ho_word_of(ag_tid t);            /* t's stamp, as ag_ho_word when it runs */
 void ag_ho_acquire(ag_tid t, Addr obj);
 void ag_ho_release(ag_tid t, Addr obj);
 void ag_ho_join(ag_tid joiner, ag_tid child);

@@ -27,6 +27,7 @@
 #include "ag_fd.h"
 #include "ag_map.h"                /* descriptor -> key, key -> references */
 #include "ag_options.h"            /* --check */
+#include "ag_shared.h"             /* a buffer a call filled: the thread's */
 #include "ag_threads.h"            /* the calling thread's engine id */
 
 /* Keys: three shared objects, then one per pipe, epoll instance, ... */
@@ -255,8 +256,11 @@ static void ag_fd_pre_mem_read_asciiz(CorePart part, ThreadId vgtid, const HChar
 
 static void ag_fd_post_mem_write(CorePart part, ThreadId vgtid, Addr a, SizeT len)
 {
-   if (part == Vg_CoreSysCall && ag_fd_sysno[vgtid] != __NR_futex)
-      ag_fd_mem(vgtid, a, len, True);
+   if (part != Vg_CoreSysCall || ag_fd_sysno[vgtid] == __NR_futex) return;
+   ag_thread *th = ag_thread_of(vgtid);
+   if (!th->valid || th->ignore > 0) return;
+   ag_shared_written(th->tid, a, len);     /* the scheduler's owner table */
+   if (ag_fd_on) ag_fd_mem(vgtid, a, len, True);
 }
 
 /* ---- the core's system-call callbacks (through ag_main.c) ------------- */
@@ -339,10 +343,10 @@ void ag_fd_init(void)
    ag_fd_keys = ag_map_new(sizeof(Addr));
    ag_fd_refs = ag_map_new(sizeof(UInt));
    ag_fd_sysno = VG_(calloc)("ag.fd.sysno", VG_N_THREADS, sizeof(UInt));
+   VG_(track_post_mem_write)(ag_fd_post_mem_write);
    if (!ag_fd_on) return;
    VG_(track_pre_mem_read)(ag_fd_pre_mem_read);
    VG_(track_pre_mem_read_asciiz)(ag_fd_pre_mem_read_asciiz);
-   VG_(track_post_mem_write)(ag_fd_post_mem_write);
    VG_(track_pre_deliver_signal)(ag_fd_pre_deliver_signal);
    VG_(track_post_deliver_signal)(ag_fd_post_deliver_signal);
 }

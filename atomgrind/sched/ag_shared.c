@@ -52,6 +52,27 @@ void ag_shared_fresh(Addr a, SizeT len)
    for (Addr p = a & ~(Addr)7; p < a + len; p += 8) ag_shared_owner[ag_shared_slot(p)] = 0;
 }
 
+/* A buffer a system call filled (read(), recv()) is the thread's, as if it
+   had written it and claimed every slot: otherwise each slot is claimed
+   at a draw (AG_SP_CLAIM) at the thread's first accesses while others
+   wait, and a scan of a fresh 8 KiB buffer makes some 10,000 points of
+   the thread's own data -- as many as an exit waits for the others, or
+   a postponement for the thread's partner (aget: its download threads
+   never reached their shared writes).  Slots another thread touched stay
+   as they are: the thread's next access meets them as it would. */
+void ag_shared_written(ag_tid t, Addr a, SizeT len)
+{
+   if (!ag_shared_owner || len == 0) return;
+   UWord word = ag_ho_word_of(t);
+   UChar me = (UChar)word;
+   if (len / 8 > AG_SHARED_MASK) len = (SizeT)(AG_SHARED_MASK + 1) * 8;
+   for (Addr p = a & ~(Addr)7; p < a + len; p += 8) {
+      UShort *slot = &ag_shared_owner[ag_shared_slot(p)];
+      UChar st = *slot & 0xff;
+      if (st == 0 || st == me || st == (me | AG_SHARED_TRY)) *slot = (UShort)word;
+   }
+}
+
 /* The slot's new value: a state, with the running thread's clock beside
    its tag. */
 static UShort ag_sh_stamped(UChar state, UWord word)

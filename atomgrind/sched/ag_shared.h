@@ -61,6 +61,9 @@ void ag_shared_sb_expired(ag_shared_sb *b);          /* its count reached 0 */
 void ag_shared_fini(void);              /* --stats */
 void ag_shared_stopped(ThreadId vgtid); /* between runs: quiet code translated again */
 void ag_shared_fresh(Addr a, SizeT len);  /* [a, a+len) is new memory: nobody's */
+/* Thread t's system call wrote [a, a+len): its slots that nobody else
+   touched become t's own (ag_shared_written). */
+void ag_shared_written(ag_tid t, Addr a, SizeT len);
 /* The running thread vgtid accesses a (flags: AG_WRITE ...) at ip and the
    inline test found its slot not the thread's own; stack_tag: the tag of
    the thread on whose live stack a lies (between its SP, less the red
