@@ -57,12 +57,15 @@
 /* exit(): the other threads run first, for at most AG_SP_EXIT_HOLD
    points or until they run out AG_SP_EXIT_BUDGETS budgets of at least
    AG_SP_EXIT_SPENT units in all (a spinner; early budgets are short, and
-   a thread that fails an assertion formats its message for thousands),
+   a thread that fails an assertion formats its message for thousands;
+   2^20 superblocks are a few milliseconds natively, as long as a native
+   exit's flush gives the other CPUs: 2^16 cut short a checker of 1,500
+   formatted lines, and aget's download threads before their writes),
    except in 1 run of AG_SP_EXIT_NOW (ag_sp_exit_holds). */
 #define AG_SP_EXIT_HOLD    10000
 #define AG_SP_EXIT_NOW         4
 #define AG_SP_EXIT_BUDGETS    16
-#define AG_SP_EXIT_SPENT   65536
+#define AG_SP_EXIT_SPENT (1u << 20)
 /* Random: 1 in AG_SP_RANDOM_ACCESS accesses inside a region preempts,
    damped.  While a thread waits to begin a region still rare (not yet
    damped) and the holder runs a damped one, the holder keeps the turn at
