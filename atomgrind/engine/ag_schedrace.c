@@ -69,7 +69,10 @@ int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned sta
    unsigned i = (unsigned)((g ^ g >> 12) % AG_SR_LAST);
    ag_sr_last *l = &r->last[i], *o = &r->other[i];
    ag_sr_pair(p, l, g, ip, tag, write);
-   ag_sr_pair(p, o, g, ip, tag, write);
+   /* (not an atomic instruction's: a LOCK'd decrement meeting the poll
+      of another thread before its own read taught a site where the
+      poller waited until the decrements were done, config_reload) */
+   if (!(stamp & AG_SR_ATOMIC)) ag_sr_pair(p, o, g, ip, tag, write);
    if (l->addr != g) o->addr = 0;
    else if ((unsigned char)l->stamp != tag) *o = *l;
    l->addr = g;

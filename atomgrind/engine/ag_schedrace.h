@@ -6,7 +6,7 @@
  * Learning: the code addresses ("sites") of two accesses by different
  * threads, one a write, that followed each other at one location with no
  * other shared access to it in between but the second thread's own (a
- * read-modify-write meets the read before its read), the first not made by the
+ * plain read-modify-write meets the read before its read), the first not made by the
  * other's creator before it created the other (a set-up the thread
  * reads).  Sites are learned during a run and kept per command between
  * runs (the mechanism reads and writes the file).
@@ -40,9 +40,12 @@ void ag_sr_born(ag_schedpol *p, unsigned char tag, unsigned char parent);
    location's last access was another thread's, one of the two writes,
    and the caller does not take the two as ordered (p->race.ordered).
    stamp: the accessing thread's tag (low byte) and clock, or'ed with
-   AG_SR_UNORDERED where the order is the point (a lock handed over).
+   AG_SR_UNORDERED where the order is the point (a lock handed over), and
+   with AG_SR_ATOMIC for an atomic instruction's access (a LOCK'd
+   read-modify-write): it meets the last access only.
    Returns: ip is a learned site. */
 #define AG_SR_UNORDERED 0x10000u
+#define AG_SR_ATOMIC    0x20000u
 int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned stamp, int write);
 /* The holder self is about to access a at ip (learned: ip is a site):
    1 if it is to stop and another thread run instead (p->race.release

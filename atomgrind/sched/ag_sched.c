@@ -711,10 +711,11 @@ UChar ag_sched_slot_after(UChar slot, UChar me, Bool write, Int *point)
    return after;
 }
 
-Bool ag_sched_race_site(Addr a, Addr ip, UWord stamp, Bool write)
+Bool ag_sched_race_site(Addr a, Addr ip, UWord stamp, UInt flags)
 {
    if (!ag_sc_th || ag_clo_sched != AG_SCHED_RANDOM) return False;
-   return ag_sr_access(&ag_sc_pol, a, ip, (UInt)(stamp & 0xffff), write);
+   UInt atomic = flags & AG_ATOMIC ? AG_SR_ATOMIC : 0;
+   return ag_sr_access(&ag_sc_pol, a, ip, (UInt)(stamp & 0xffff) | atomic, (flags & AG_WRITE) != 0);
 }
 
 void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a)

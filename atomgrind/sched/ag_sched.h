@@ -89,9 +89,10 @@ void ag_sched_access(ThreadId vgtid);
    the thread may be postponed (engine/ag_schedrace.c). */
 void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a);
 /* The running thread (stamp: its tag and clock, analysis/ag_handoff.h)
-   accesses a at ip and the inline check called (ag_shared.c): race sites
-   are learned here; is ip one (the access must then be a point)? */
-Bool ag_sched_race_site(Addr a, Addr ip, UWord stamp, Bool write);
+   accesses a at ip (flags: AG_WRITE, AG_ATOMIC) and the inline check
+   called (ag_shared.c): race sites are learned here; is ip one (the
+   access must then be a point)? */
+Bool ag_sched_race_site(Addr a, Addr ip, UWord stamp, UInt flags);
 /* Locks as race sites: vgtid's next synchronisation call (its SYNC_PRE
    point) blocks to acquire lock; the thread t (the engine's number)
    acquired it (learned when another thread held it last). */

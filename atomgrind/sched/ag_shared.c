@@ -126,7 +126,7 @@ void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, UChar stack_t
    /* a learned race site stays a point: its slot is not claimed (an
       access ordered after the last one races with nothing: nothing is
       learned from it) */
-   if (!handed && ag_sched_race_site(a, ip, word, write) && !point) {
+   if (!handed && ag_sched_race_site(a, ip, word, flags) && !point) {
       point = 1;
       if (state == me) state = me | AG_SHARED_TRY;
    }

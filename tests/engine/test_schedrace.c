@@ -69,6 +69,12 @@ static void read_before_the_last(void)
    ag_sr_access(&pol, A + 64, X + 32, 3, 1);
    CHECK(ag_sr_has(&pol, Y + 36) && ag_sr_has(&pol, X + 32) && !ag_sr_has(&pol, Y + 32),
          "the write after several reads");
+   /* an atomic instruction's read and write (a LOCK'd decrement) meet the
+      last access only: not the poll of another thread before them */
+   ag_sr_access(&pol, A + 128, Y + 48, 1, 0);
+   ag_sr_access(&pol, A + 128, X + 48, 2 | AG_SR_ATOMIC, 0);
+   ag_sr_access(&pol, A + 128, X + 48, 2 | AG_SR_ATOMIC, 1);
+   CHECK(!ag_sr_has(&pol, Y + 48) && !ag_sr_has(&pol, X + 48), "an atomic write met the read before");
 }
 
 /* What a thread's creator did before it created it is ordered before
