@@ -123,7 +123,7 @@ struct ag_sr_state {
    unsigned release;                      /* the thread chosen next (0: none) */
    ag_sr_last last[AG_SR_LAST];
    /* per granule as last[]: the last access of another thread than the
-      last one's (addr 0: none), which a thread's access meets too -- a
+      last one's (addr 0: none), which a plain access meets too -- a
       write after its own read (x += 1) meets the read before that */
    ag_sr_last other[AG_SR_LAST];
    /* is the pair of this access and the one stamped so no race to learn?

@@ -6,9 +6,9 @@
  * Learning: the code addresses ("sites") of two accesses by different
  * threads, one a write, that followed each other at one location with no
  * other shared access to it in between but the second thread's own (a
- * plain read-modify-write meets the read before its read), the first not made by the
- * other's creator before it created the other (a set-up the thread
- * reads).  Sites are learned during a run and kept per command between
+ * plain read-modify-write meets the read before its read), the first not
+ * made by the other's creator before it created the other (a set-up the
+ * thread reads).  Sites are learned during a run and kept per command between
  * runs (the mechanism reads and writes the file).
  *
  * Postponing: a thread about to make an access at a learned site is
