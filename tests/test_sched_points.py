@@ -367,6 +367,15 @@ class ExitLetsOthersRun(unittest.TestCase):
             if failed(r):
                 self.assertLess(took, 5.0)
 
+    def checker_aborts(self, args):
+        """In how many of seeds 1-20 tests/progs/exit_checker.c (-O2, with
+        args) aborts"""
+        exe = compile_prog("exit_checker", ["-O2"], "_o2")
+        with ThreadPoolExecutor(max_workers=2) as ex:
+            runs = list(ex.map(lambda s: valgrind(exe, "--sched-seed=%d" % s, args=args,
+                                                  timeout=120), range(1, 21)))
+        return sum(failed(r) for r in runs)
+
     def test_a_failing_checker_is_not_cut_short(self):
         # tests/progs/exit_checker.c: main returns at once; its checker
         # formats a long report, then aborts as a failed assertion does.
@@ -376,11 +385,7 @@ class ExitLetsOthersRun(unittest.TestCase):
         # 1-20 abort (17 with the budget counted inline; 0 of 20 before;
         # 1 run in 4 exits at once).  The budget's end in the C runtime and
         # the dynamic linker (snprintf's lazy binding) is no point.
-        exe = compile_prog("exit_checker", ["-O2"], "_o2")
-        with ThreadPoolExecutor(max_workers=2) as ex:
-            runs = list(ex.map(lambda s: valgrind(exe, "--sched-seed=%d" % s, timeout=120),
-                               range(1, 21)))
-        n = sum(failed(r) for r in runs)
+        n = self.checker_aborts([])
         self.assertGreaterEqual(n, 10, "aborted in %d of 20 seeds" % n)
 
     def test_a_long_checker_is_not_cut_short(self):
@@ -388,11 +393,7 @@ class ExitLetsOthersRun(unittest.TestCase):
         # budgets of 2^20 superblocks in all (a few milliseconds natively),
         # not 2^16.  Measured 13 of seeds 1-20 abort; 0 of 12 with 2^16
         # (1 run in 4 exits at once).
-        exe = compile_prog("exit_checker", ["-O2"], "_o2")
-        with ThreadPoolExecutor(max_workers=2) as ex:
-            runs = list(ex.map(lambda s: valgrind(exe, "--sched-seed=%d" % s, args=["1500"],
-                                                  timeout=120), range(1, 21)))
-        n = sum(failed(r) for r in runs)
+        n = self.checker_aborts(["1500"])
         self.assertGreaterEqual(n, 7, "aborted in %d of 20 seeds" % n)
 
     def test_pollers_do_not_keep_the_exit_waiting(self):

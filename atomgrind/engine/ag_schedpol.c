@@ -56,7 +56,7 @@ unsigned char ag_sp_slot_after(ag_schedpol *p, unsigned char slot, unsigned char
 {
    *point = 0;
    if (slot == me) return slot;
-   if (slot == 0 || slot == (me | AG_SP_TRY)) {   /* this thread's so far */
+   if (ag_sp_unclaimed(slot, me)) {
       if (ag_sp_claim(p, others_wait)) return me;
       *point = 1;
       return (unsigned char)(me | AG_SP_TRY);

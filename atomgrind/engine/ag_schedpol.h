@@ -183,6 +183,12 @@ void ag_sp_init(ag_schedpol *p, unsigned long long seed);
 unsigned long long ag_sp_rand(ag_schedpol *p);
 int ag_sp_one_in(ag_schedpol *p, unsigned n);        /* ag_sp_rand() % n == 0 */
 
+/* Is the slot the thread tagged me's so far, not yet claimed: untouched,
+   or touched by it alone while others waited? */
+static inline int ag_sp_unclaimed(unsigned char slot, unsigned char me)
+{
+   return slot == 0 || slot == (me | AG_SP_TRY);
+}
 /* The slot's value after an access by the thread tagged me (write: a
    store); *point: the access is a scheduling point.  claim() is asked
    only for a slot that thread alone touched so far. */

@@ -69,7 +69,7 @@ void ag_shared_written(ag_tid t, Addr a, SizeT len)
    for (Addr p = a & ~(Addr)7; p < a + len; p += 8) {
       UShort *slot = &ag_shared_owner[ag_shared_slot(p)];
       UChar st = *slot & 0xff;
-      if (st == 0 || st == me || st == (me | AG_SHARED_TRY)) *slot = (UShort)word;
+      if (st == me || ag_sp_unclaimed(st, me)) *slot = (UShort)word;
    }
 }
 
