@@ -8,13 +8,11 @@
 #include "pub_tool_errormgr.h"     /* VG_(maybe_record_error), suppressions */
 #include "pub_tool_libcbase.h"     /* VG_(memset), VG_(strcmp) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(printf_xml) */
-#include "pub_tool_machine.h"      /* VG_(get_IP) */
 #include "pub_tool_options.h"      /* VG_(clo_xml) */
-#include "pub_tool_stacktrace.h"   /* where a thread is, for --infer-spec */
 #include "pub_tool_tooliface.h"    /* VG_(needs_tool_errors) */
 #include "ag_errors.h"
 #include "ag_cycles.h"             /* the cycle of a report, drawn */
-#include "ag_stacks.h"             /* stacks (-flto's inlined frames named), where one starts */
+#include "ag_stacks.h"             /* stacks (-flto's inlined frames named), where one starts, where a thread is */
 #include "ag_fd.h"                 /* descriptors' made-up addresses (inline only) */
 #include "ag_fnspec.h"             /* regions that are calls; --infer-spec */
 #include "ag_options.h"            /* --trace-reports */
@@ -79,21 +77,6 @@ static const HChar *ag_call_of(ULong site, HChar *buf, SizeT n)
    return buf;
 }
 
-/* Where thread vgtid is now, in the program: the first frame outside
-   atomgrind's preload library (a lock event is seen inside its
-   pthread wrapper; the program's call of it is what explains the drop). */
-static Addr ag_program_ip(ThreadId vgtid)
-{
-   Addr ips[8];
-   const HChar *obj;
-   UInt n = VG_(get_StackTrace)(vgtid, ips, 8, NULL, NULL, 0);
-   for (UInt i = 0; i < n; i++)
-      if (!VG_(get_objname)(VG_(current_DiEpoch)(), ips[i], &obj)
-          || !VG_(strstr)(obj, "vgpreload_atomgrind"))
-         return ips[i];
-   return VG_(get_IP)(vgtid);
-}
-
 /* --infer-spec: the violation is blamed on the reporting thread's region
    -- the transaction the cycle returns to, which the engine found not
    serializable -- and, if that region is not a call (source markers),
@@ -108,7 +91,7 @@ static void ag_infer(ThreadId vgtid, const ag_violation *v)
    /* an access's site is its code address; any other event's site is
       an ExeContext (or none), and the event is happening now: where the
       thread is */
-   Addr ip = v->addr && v->site ? (Addr)v->site : ag_program_ip(vgtid);
+   Addr ip = v->addr && v->site ? (Addr)v->site : ag_stacks_program_ip(vgtid);
    const HChar *at = VG_(describe_IP)(VG_(current_DiEpoch)(), ip, NULL);
    if (v->other_tid != AG_NO_TID)
       VG_(snprintf)(other, sizeof other, "thread #%u", v->other_tid + 1);

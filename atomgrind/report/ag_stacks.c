@@ -8,6 +8,8 @@
 #include "pub_tool_execontext.h"   /* VG_(apply_ExeContext), VG_(pp_ExeContext) */
 #include "pub_tool_libcbase.h"     /* VG_(strstr), VG_(strlen), VG_(memmove) */
 #include "pub_tool_libcprint.h"    /* VG_(umsg), VG_(printf_xml), VG_(snprintf) */
+#include "pub_tool_machine.h"      /* VG_(get_IP) */
+#include "pub_tool_stacktrace.h"   /* VG_(get_StackTrace): the program's frame */
 #include "pub_tool_options.h"      /* VG_(clo_xml) */
 #include "ag_stacks.h"
 #include "ag_inline.h"             /* the frames at an address, named */
@@ -95,4 +97,19 @@ Addr ag_stacks_top(ExeContext *ec)
    Addr ip = 0;
    if (ec) VG_(apply_ExeContext)(ag_stacks_first_ip, &ip, ec);
    return ip;
+}
+
+/* Where thread vgtid is now, in the program: the first frame outside
+   atomgrind's preload library (a lock event is seen inside its
+   pthread wrapper; the program's call of it is what explains the drop). */
+Addr ag_stacks_program_ip(ThreadId vgtid)
+{
+   Addr ips[8];
+   const HChar *obj;
+   UInt n = VG_(get_StackTrace)(vgtid, ips, 8, NULL, NULL, 0);
+   for (UInt i = 0; i < n; i++)
+      if (!VG_(get_objname)(VG_(current_DiEpoch)(), ips[i], &obj)
+          || !VG_(strstr)(obj, "vgpreload_atomgrind"))
+         return ips[i];
+   return VG_(get_IP)(vgtid);
 }

@@ -13,5 +13,8 @@ void ag_stacks_pp(ExeContext *ec);
 /* The code address ec starts at (0 for none): reports compare where
    they were made by it. */
 Addr ag_stacks_top(ExeContext *ec);
+/* Where thread vgtid is now, in the program: the first frame outside
+   atomgrind's preload library (its pthread wrappers). */
+Addr ag_stacks_program_ip(ThreadId vgtid);
 
 #endif
