@@ -104,6 +104,13 @@ static inline unsigned char ag_sp_tag(unsigned long t) { return (unsigned char)(
 #define AG_SR_PER_RUN       256
 /* A postponed thread runs again after at most this many points of others. */
 #define AG_SR_HOLD         1024
+/* Lock-order coverage: at most AG_SO_MAX pairs of lock sites (a hash
+   set of AG_SO_SLOTS); a lock's last AG_SO_TAKERS takers, for
+   AG_SO_LOCKS locks (hashed). */
+#define AG_SO_SLOTS        2048
+#define AG_SO_MAX          1536
+#define AG_SO_LOCKS         256
+#define AG_SO_TAKERS          4
 
 typedef struct {
    unsigned long addr;     /* granule address (a >> 3), 0: none */
@@ -112,6 +119,21 @@ typedef struct {
    unsigned stamp;         /* by whom: its tag (low byte), and its clock (ag_schedrace.h) */
    unsigned char write;
 } ag_sr_last;
+
+/* A lock site (the program's call that took a lock) seen before another
+   one taking the same lock, in another thread: in how many runs. */
+typedef struct {
+   unsigned long from, to;    /* 0: empty */
+   unsigned runs;             /* earlier runs that saw it */
+   unsigned char now;         /* seen in this run too */
+} ag_so_pair;
+
+/* A lock's last takers in this run: their sites and threads' tags. */
+typedef struct {
+   unsigned long lock;        /* 0: none */
+   unsigned long site[AG_SO_TAKERS];
+   unsigned char tag[AG_SO_TAKERS];
+} ag_so_takers;
 
 struct ag_sr_state {
    unsigned long site[AG_SR_SLOTS];       /* learned sites, 0: empty */
@@ -129,6 +151,10 @@ struct ag_sr_state {
    /* is the pair of this access and the one stamped so no race to learn?
       (the caller's happens-before; NULL: every pair is) */
    int (*ordered)(unsigned stamp);
+   ag_so_pair order[AG_SO_SLOTS];         /* lock-order coverage: pairs seen */
+   unsigned norder;
+   unsigned steered;                      /* meetings at a lock whose odds the pairs set */
+   ag_so_takers takers[AG_SO_LOCKS];
    unsigned char parent[AG_SP_TAGS + 1];  /* per tag: its creator's tag (0: none) ... */
    unsigned long long born[AG_SP_TAGS + 1];  /* ... and when it was created */
 };
@@ -149,6 +175,7 @@ typedef struct {
    unsigned long post_addr;      /* postponed before an access to this granule (0: not) */
    unsigned long long post_until;  /* ... until this point number */
    unsigned long post_ip;        /* ... at this site */
+   unsigned long lock_site;      /* the program's call of the lock it waits for (0: not known) */
 } ag_sp_thread;
 
 typedef struct {

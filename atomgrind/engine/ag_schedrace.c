@@ -1,6 +1,7 @@
 /* ag_schedrace.c -- race-directed postponement: the learned sites and
  * which thread waits for which (see ag_schedrace.h): plain C, its state
  * in the policy's struct. */
+#include <stddef.h>         /* NULL */
 #include "ag_schedrace.h"
 
 static unsigned ag_sr_hash(unsigned long ip)
@@ -126,6 +127,94 @@ static int ag_sr_free_other(const ag_schedpol *p, unsigned self)
    return 0;
 }
 
+/* ---- lock-order coverage ---- */
+
+static unsigned ag_so_hash(unsigned long from, unsigned long to)
+{
+   unsigned long long h = (unsigned long long)from * 0x9e3779b97f4a7c15ULL
+                          ^ (unsigned long long)to * 0xc2b2ae3d27d4eb4fULL;
+   return (unsigned)(h >> 40) % AG_SO_SLOTS;
+}
+
+/* The pair's slot, or the empty one where it would go. */
+static unsigned ag_so_find(const struct ag_sr_state *r, unsigned long from, unsigned long to)
+{
+   unsigned i = ag_so_hash(from, to);
+   while (r->order[i].from != 0 && (r->order[i].from != from || r->order[i].to != to))
+      i = (i + 1) % AG_SO_SLOTS;
+   return i;
+}
+
+/* The pair's entry, made if there is room (NULL: the set is full). */
+static ag_so_pair *ag_so_get(struct ag_sr_state *r, unsigned long from, unsigned long to)
+{
+   ag_so_pair *e = &r->order[ag_so_find(r, from, to)];
+   if (e->from == 0) {
+      if (r->norder >= AG_SO_MAX) return NULL;
+      e->from = from;
+      e->to = to;
+      r->norder++;
+   }
+   return e;
+}
+
+int ag_so_load(ag_schedpol *p, unsigned long from, unsigned long to, unsigned runs)
+{
+   ag_so_pair *e = from != 0 && to != 0 && from != to ? ag_so_get(&p->race, from, to) : NULL;
+   if (e == NULL) return 0;
+   e->runs += runs;
+   return 1;
+}
+
+unsigned ag_so_runs(const ag_schedpol *p, unsigned long from, unsigned long to)
+{
+   const ag_so_pair *e = &p->race.order[ag_so_find(&p->race, from, to)];
+   return e->from != 0 ? e->runs + e->now : 0;
+}
+
+void ag_so_taken(ag_schedpol *p, unsigned long lock, unsigned long site, unsigned char tag)
+{
+   struct ag_sr_state *r = &p->race;
+   if (lock == 0 || site == 0) return;
+   ag_so_takers *k = &r->takers[(lock ^ lock >> 12) % AG_SO_LOCKS];
+   if (k->lock != lock) {
+      for (unsigned i = 0; i < AG_SO_TAKERS; i++) k->site[i] = 0;
+      k->lock = lock;
+   }
+   unsigned at = AG_SO_TAKERS - 1;       /* where this site was, else the oldest */
+   for (unsigned i = 0; i < AG_SO_TAKERS; i++) {
+      if (k->site[i] == site) at = i;
+      else if (k->site[i] != 0 && k->tag[i] != tag) {
+         ag_so_pair *e = ag_so_get(r, k->site[i], site);
+         if (e) e->now = 1;
+      }
+   }
+   for (unsigned i = at; i > 0; i--) {   /* the latest first */
+      k->site[i] = k->site[i - 1];
+      k->tag[i] = k->tag[i - 1];
+   }
+   k->site[0] = site;
+   k->tag[0] = tag;
+}
+
+/* self and u are both about to take one lock: does self go first?  The
+   order seen in fewer runs is favoured in proportion: with self's order
+   seen in a runs and u's in b, self goes first with probability
+   b / (a + b) -- the order never seen surely, two orders seen alike 1/2
+   each.  Always the rarer one would make each meeting's order follow the
+   counts in lockstep, and a bug that needs two meetings each in the
+   rarer order than the other's counts say would never show
+   (stringbuffer's length, erase, getChars). */
+static int ag_so_self_first(ag_schedpol *p, unsigned self, unsigned u)
+{
+   unsigned long s = p->th[self].lock_site, o = p->th[u].lock_site;
+   unsigned a = s && o && s != o ? ag_so_runs(p, s, o) : 0;
+   unsigned b = s && o && s != o ? ag_so_runs(p, o, s) : 0;
+   if (a == b) return ag_sp_one_in(p, 2);
+   p->race.steered++;
+   return a == 0 || b == 0 ? a == 0 : ag_sp_rand(p) % (a + b) < b;
+}
+
 int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long ip, int learned)
 {
    struct ag_sr_state *r = &p->race;
@@ -133,8 +222,10 @@ int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long i
    if (r->npost > 0) {
       unsigned u = ag_sr_waiting_at(p, self, g, ip, a == ip);
       if (u != 0) {
-         /* the race is here: which of the two goes first is drawn */
-         if (ag_sp_one_in(p, 2)) return 0;        /* self; u stays postponed */
+         /* the race is here: which of the two goes first is drawn (two
+            lock sites favour the order fewer runs have seen) */
+         if (a == ip ? ag_so_self_first(p, self, u) : ag_sp_one_in(p, 2))
+            return 0;                              /* self; u stays postponed */
          /* u, then self: self waits for u's access only, not for a
             partner of its own (a reader after the writer reads on) */
          ag_sr_post(p, self, g, ip, 1);

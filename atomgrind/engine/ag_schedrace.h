@@ -20,7 +20,17 @@
  * yields, starves others or runs its budget out with no other thread to
  * hand the turn).  A thread created later thus gets to meet one stopped
  * between its paired accesses, and a thread that runs while all others
- * wait is not stopped: it may be what they wait for. */
+ * wait is not stopped: it may be what they wait for.
+ *
+ * Lock-order coverage (after Maple, Yu et al. OOPSLA'12, whose idioms it
+ * narrows to lock orders): a learned lock's takers are known by their
+ * site, the program's call that took it.  A run records which site took
+ * the lock before which other site, in another thread; the pairs are kept
+ * between runs with the number of runs that saw each.  When two threads
+ * meet at a learned lock, the order fewer runs have seen is favoured in
+ * proportion (ag_so_self_first), one never seen goes first surely: a
+ * stopper that always took the lock after the worker's check and count
+ * now comes first (SCTBench's bluetooth_driver). */
 #ifndef AG_SCHEDRACE_H
 #define AG_SCHEDRACE_H
 
@@ -51,4 +61,19 @@ int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned sta
    1 if it is to stop and another thread run instead (p->race.release
    names it when a postponed one is released). */
 int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long ip, int learned);
+
+/* Lock-order coverage.  Load a pair (site `from` took a lock before site
+   `to` took it in another thread) seen in `runs` earlier runs (1: it
+   went in; 0: zero, equal sites or the set is full). */
+int ag_so_load(ag_schedpol *p, unsigned long from, unsigned long to, unsigned runs);
+/* The thread tagged tag took the learned lock at site: the pairs of the
+   lock's last takers in other threads and this site are seen in this run. */
+void ag_so_taken(ag_schedpol *p, unsigned long lock, unsigned long site, unsigned char tag);
+/* The runs (earlier ones, and this one) that saw the pair. */
+unsigned ag_so_runs(const ag_schedpol *p, unsigned long from, unsigned long to);
+/* Thread t is about to wait for a lock at this site (0: not known). */
+static inline void ag_so_waits_at(ag_schedpol *p, unsigned t, unsigned long site)
+{
+   p->th[t].lock_site = site;
+}
 #endif

@@ -119,7 +119,7 @@ static Bool ag_request(ThreadId vgtid, UWord *arg, UWord *ret)
          its own entry point, which enters our wrapper again). */
       if (th->ignore == 0) {
          ag_sync_lock_acquired(vgtid, arg[1], (UInt)arg[2], (UInt)arg[3]);
-         ag_sched_lock_acquired(th->tid, arg[1]);
+         ag_sched_lock_acquired(vgtid, th->tid, arg[1]);
          ag_deadlock_done(vgtid);
       }
       break;

@@ -66,6 +66,7 @@
 #include "ag_options.h"            /* --sched & co. */
 #include "ag_objects.h"            /* the C runtime's code: no budget's end there */
 #include "ag_handoff.h"            /* happens-before, for the race sites learned */
+#include "ag_stacks.h"             /* where a thread takes a lock, in the program */
 #include "ag_sched.h"
 
 /* Core functions that are not in the tool headers but are exported (as
@@ -585,15 +586,28 @@ static Bool ag_sc_lock_postponed(ThreadId vgtid, Addr lock)
    return True;
 }
 
-void ag_sched_lock_wait(ThreadId vgtid, Addr lock)
+/* Where a thread takes a learned lock, for lock-order coverage: the
+   program's call (an unwind, so only at learned locks; 0: not random). */
+static Addr ag_sc_lock_site(ThreadId vgtid, Addr lock)
 {
-   if (ag_sc_th) ag_sc_th[vgtid].lock_next = lock;
+   return ag_clo_sched == AG_SCHED_RANDOM && ag_sr_has(&ag_sc_pol, lock)
+          ? ag_stacks_program_ip(vgtid) : 0;
 }
 
-void ag_sched_lock_acquired(ag_tid t, Addr lock)
+void ag_sched_lock_wait(ThreadId vgtid, Addr lock)
+{
+   if (!ag_sc_th) return;
+   ag_sc_th[vgtid].lock_next = lock;
+   ag_so_waits_at(&ag_sc_pol, vgtid, ag_sc_lock_site(vgtid, lock));
+}
+
+void ag_sched_lock_acquired(ThreadId vgtid, ag_tid t, Addr lock)
 {
    if (!ag_sc_th || ag_clo_sched != AG_SCHED_RANDOM) return;
    ag_sr_access(&ag_sc_pol, lock, lock, ag_sp_tag(t) | AG_SR_UNORDERED, 1);
+   Addr site = ag_sc_pol.th[vgtid].lock_site;      /* from the wait, else now */
+   ag_so_taken(&ag_sc_pol, lock, site ? site : ag_sc_lock_site(vgtid, lock), ag_sp_tag(t));
+   ag_so_waits_at(&ag_sc_pol, vgtid, 0);
 }
 
 void ag_sched_thread_born(ag_tid parent, ag_tid child)
@@ -1152,9 +1166,11 @@ void ag_sched_fini(void)
       VG_(umsg)("atomgrind: scheduler: %llu preemption(s) after accesses, "
                 "%llu takeover(s) after a timeout, %llu wait(s) for woken threads "
                 "(%llu ms), %llu hand-over(s) woken on the preempted thread's CPU, "
-                "%llu postponement(s) at %u race site(s) (%u learned in this run)\n",
+                "%llu postponement(s) at %u race site(s) (%u learned in this run), "
+                "%u meeting(s) at a lock weighed by %u lock-order pair(s)\n",
                 ag_sc_preempts, ag_sc_timeouts, ag_sc_settles, ag_sc_settle_ms_total,
-                ag_sc_narrows, ag_sc_postponed, ag_sc_pol.race.nsites, ag_sc_pol.race.learned);
+                ag_sc_narrows, ag_sc_postponed, ag_sc_pol.race.nsites, ag_sc_pol.race.learned,
+                ag_sc_pol.race.steered, ag_sc_pol.race.norder);
    if (ag_sc_regions > 0 && ag_sc_overlapped == 0 && ag_sc_threads_seen > 1)
       VG_(umsg)("WARNING: no atomic region overlapped another thread's work: "
                 "this check was vacuous\n");

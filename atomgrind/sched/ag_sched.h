@@ -95,9 +95,10 @@ void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a);
 Bool ag_sched_race_site(Addr a, Addr ip, UWord stamp, UInt flags);
 /* Locks as race sites: vgtid's next synchronisation call (its SYNC_PRE
    point) blocks to acquire lock; the thread t (the engine's number)
-   acquired it (learned when another thread held it last). */
+   acquired it (learned when another thread held it last; a learned
+   lock's taker counted for lock-order coverage, at its site). */
 void ag_sched_lock_wait(ThreadId vgtid, Addr lock);
-void ag_sched_lock_acquired(ag_tid t, Addr lock);
+void ag_sched_lock_acquired(ThreadId vgtid, ag_tid t, Addr lock);
 
 /* An owner-table slot's value after an access by the thread tagged me
    (ag_shared.c); *point: the access is a scheduling point.  A slot one

@@ -8,7 +8,9 @@
  * first's access only), two at one site wait together (but two waiting
  * for one lock race), a postponed thread is released when the holder
  * leaves, or yields or runs its budget out with nobody else to run, and
- * the caps (per site and thread). */
+ * the caps (per site and thread); lock-order coverage: which pairs of
+ * lock sites a run sees, and two threads meeting at a learned lock favour
+ * the order fewer runs saw (drawn when as many did). */
 #include <stdio.h>
 #include <string.h>
 #include "ag_schedpol.h"
@@ -239,6 +241,76 @@ static void caps(void)
    CHECK(ag_sr_shared(&pol, 5 - h, A + 128, X, 1), "another thread not postponed at the site");
 }
 
+#define S1 0x109193UL           /* three calls that take L */
+#define S2 0x1091dbUL
+#define S3 0x109223UL
+
+/* A lock's takers: each other thread's site before this one is a pair
+   seen in this run (its own thread's and its own site's are not). */
+static void lock_pairs(void)
+{
+   setup(1, 0, 3);
+   ag_so_taken(&pol, L, S1, 1);
+   ag_so_taken(&pol, L, S2, 1);                    /* the same thread */
+   CHECK(pol.race.norder == 0, "one thread's takes made %u pairs", pol.race.norder);
+   ag_so_taken(&pol, L, S2, 2);
+   CHECK(ag_so_runs(&pol, S1, S2) == 1 && ag_so_runs(&pol, S2, S1) == 0
+         && pol.race.norder == 1, "S1 then S2 not seen (%u pairs)", pol.race.norder);
+   ag_so_taken(&pol, L, S3, 3);
+   CHECK(ag_so_runs(&pol, S1, S3) == 1 && ag_so_runs(&pol, S2, S3) == 1
+         && pol.race.norder == 3, "the takers before S3 not all seen (%u pairs)",
+         pol.race.norder);
+   ag_so_taken(&pol, L, S1, 3);                    /* many times: still one run */
+   ag_so_taken(&pol, L + 64, S3, 1);               /* another lock: no pair with L's */
+   CHECK(ag_so_runs(&pol, S2, S1) == 1 && ag_so_runs(&pol, S3, S1) == 0
+         && ag_so_runs(&pol, S1, S3) == 1 && pol.race.norder == 4,
+         "pairs after a retake (%u)", pol.race.norder);
+   CHECK(ag_so_load(&pol, S3, S1, 5) && ag_so_runs(&pol, S3, S1) == 5
+         && ag_so_load(&pol, S1, S2, 2) && ag_so_runs(&pol, S1, S2) == 3,
+         "the runs loaded are not counted with this one's");
+   CHECK(!ag_so_load(&pol, S1, S1, 1) && !ag_so_load(&pol, 0, S1, 1), "a bad pair loaded");
+}
+
+/* 1 waits postponed at L from site s1; 2 arrives from s2: 1 if 2 goes
+   first (1 stays postponed). */
+static int lock_meeting(unsigned long long seed, unsigned long s1, unsigned long s2,
+                        unsigned runs12, unsigned runs21)
+{
+   setup(seed, 0, 3);
+   ag_sr_add(&pol, L);
+   ag_so_load(&pol, s1, s2, runs12);
+   ag_so_load(&pol, s2, s1, runs21);
+   ag_sp_enable(&pol, 2, 1);
+   ag_sp_enable(&pol, 3, 1);
+   ag_so_waits_at(&pol, 1, s1);
+   CHECK(ag_sr_shared(&pol, 1, L, L, 1), "not postponed at a learned lock");
+   ag_sp_enable(&pol, 1, 1);
+   ag_sp_enable(&pol, 2, 0);
+   ag_so_waits_at(&pol, 2, s2);
+   return !ag_sr_shared(&pol, 2, L, L, 1);
+}
+
+/* The order never seen goes first, whatever the seed; one seen in fewer
+   runs in proportion (1 against 3: 3 in 4); as many: drawn. */
+static void lock_orders(void)
+{
+   int rarer_first = 0, never_first = 0, drawn[2] = { 0, 0 };
+   for (unsigned long long seed = 1; seed <= 40; seed++) {
+      never_first += !lock_meeting(seed, S1, S2, 0, 2);     /* S1 then S2 never seen */
+      rarer_first += lock_meeting(seed, S1, S2, 3, 1);      /* S2 then S1 seen less */
+      drawn[lock_meeting(seed, S1, S2, 2, 2)]++;
+      drawn[lock_meeting(seed, S1, S1, 0, 0)]++;            /* one site: drawn too */
+   }
+   CHECK(never_first == 40, "the order never seen went first in %d of 40", never_first);
+   CHECK(rarer_first >= 24 && rarer_first <= 37, "the order seen in 1 run, not 3, went first in %d of 40",
+         rarer_first);
+   CHECK(drawn[0] > 10 && drawn[1] > 10, "as often seen: orders drawn %d / %d",
+         drawn[0], drawn[1]);
+   CHECK(pol.race.steered == 0, "a draw counted as weighed");
+   lock_meeting(3, S1, S2, 1, 0);
+   CHECK(pol.race.steered == 1, "a weighed meeting not counted");
+}
+
 int main(void)
 {
    learning();
@@ -248,5 +320,7 @@ int main(void)
    postponing();
    races();
    caps();
+   lock_pairs();
+   lock_orders();
    return sp_verdict();
 }
