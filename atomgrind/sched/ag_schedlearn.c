@@ -50,8 +50,8 @@ static void ag_sl_release(ag_sl_record *rec)
    VG_(free)(rec->pairs);
 }
 
-/* Add file path's sites and pairs to rec (at most AG_SR_MAX and
-   AG_SO_MAX); a line not ours ends the reading. */
+/* Add file path's sites and pairs to rec (up to AG_SR_MAX and
+   AG_SO_MAX in all); a line not ours ends the reading. */
 static void ag_sl_read(const HChar *path, ag_sl_record *rec)
 {
    SysRes fd = VG_(open)(path, VKI_O_RDONLY, 0);
@@ -60,25 +60,18 @@ static void ag_sl_read(const HChar *path, ag_sl_record *rec)
    Int n = VG_(read)(sr_Res(fd), buf, AG_SL_BUF - 1);
    VG_(close)(sr_Res(fd));
    buf[n > 0 ? n : 0] = 0;
-   UInt ips = 0, pairs = 0;
    for (HChar *s = buf; *s;) {
       HChar *end;
       if (s[0] == 'o' && s[1] == ' ') {
-         ag_sl_pair *q = &rec->pairs[rec->npairs];
-         q->from = (Addr)VG_(strtoull16)(s + 2, &end);
-         q->to = (Addr)VG_(strtoull16)(end, &end);
-         q->runs = (UInt)VG_(strtoull10)(end, &end);
-         if (pairs < AG_SO_MAX && q->from != 0 && q->to != 0) {
-            rec->npairs++;
-            pairs++;
-         }
+         ag_sl_pair q;
+         q.from = (Addr)VG_(strtoull16)(s + 2, &end);
+         q.to = (Addr)VG_(strtoull16)(end, &end);
+         q.runs = (UInt)VG_(strtoull10)(end, &end);
+         if (rec->npairs < AG_SO_MAX && q.from != 0 && q.to != 0) rec->pairs[rec->npairs++] = q;
       } else {
          ULong ip = VG_(strtoull16)(s, &end);
          if (end == s) break;                      /* not ours: ignored */
-         if (ip != 0 && ips < AG_SR_MAX) {
-            rec->ips[rec->nips++] = (Addr)ip;
-            ips++;
-         }
+         if (ip != 0 && rec->nips < AG_SR_MAX) rec->ips[rec->nips++] = (Addr)ip;
       }
       s = end;
       while (*s == '\n' || *s == ' ') s++;
@@ -148,9 +141,9 @@ void ag_sl_init(ag_schedpol *p, const HChar *cmd_path)
 static void ag_sl_merge(const ag_schedpol *p, ag_sl_record *rec)
 {
    const struct ag_sr_state *r = &p->race;
-   Addr *ips = VG_(malloc)("ag.sched.learn", 2 * AG_SR_MAX * sizeof(Addr));
+   Addr *ips = VG_(malloc)("ag.sched.learn", AG_SR_MAX * sizeof(Addr));
    UInt k = 0;
-   for (UInt i = 0; i < AG_SR_SLOTS; i++)
+   for (UInt i = 0; i < AG_SR_SLOTS; i++)      /* (at most AG_SR_MAX) */
       if (r->site[i] != 0) ips[k++] = r->site[i];
    for (UInt i = 0; i < rec->nips && k < AG_SR_MAX; i++)
       if (!ag_sr_has(p, rec->ips[i])) ips[k++] = rec->ips[i];
