@@ -208,8 +208,8 @@ void ag_so_taken(ag_schedpol *p, unsigned long lock, unsigned long site, unsigne
 static int ag_so_self_first(ag_schedpol *p, unsigned self, unsigned u)
 {
    unsigned long s = p->th[self].lock_site, o = p->th[u].lock_site;
-   unsigned a = s && o && s != o ? ag_so_runs(p, s, o) : 0;
-   unsigned b = s && o && s != o ? ag_so_runs(p, o, s) : 0;
+   if (s == 0 || o == 0 || s == o) return ag_sp_one_in(p, 2);
+   unsigned a = ag_so_runs(p, s, o), b = ag_so_runs(p, o, s);
    if (a == b) return ag_sp_one_in(p, 2);
    p->race.steered++;
    return a == 0 || b == 0 ? a == 0 : ag_sp_rand(p) % (a + b) < b;

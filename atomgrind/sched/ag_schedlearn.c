@@ -169,7 +169,8 @@ void ag_sl_fini(const ag_schedpol *p)
 {
    UInt now = 0;
    for (UInt i = 0; i < AG_SO_SLOTS; i++) now += p->race.order[i].now;
-   if (VG_(getpid)() != ag_sl_pid || (p->race.learned == 0 && now == 0)) return;  /* a fork child's */
+   /* (nothing new, or a fork child's) */
+   if (VG_(getpid)() != ag_sl_pid || (p->race.learned == 0 && now == 0)) return;
    ag_sl_record rec;
    ag_sl_alloc(&rec);
    ag_sl_read(ag_sl_path, &rec);                  /* with what others recorded since */

@@ -7,7 +7,7 @@
  * device.  main is the worker and runs on after creating the stopper, so
  * its critical section usually comes first: only a run that puts the
  * stopper's first at that lock shows the bug, and lock-order coverage
- * (the order fewer runs have seen goes first) does.  Symptom: the
+ * (an order no earlier run has seen goes first) does.  Symptom: the
  * assertion. */
 #include <assert.h>
 #include <pthread.h>
