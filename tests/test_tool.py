@@ -173,6 +173,24 @@ class Verdicts(unittest.TestCase):
                         self.assertEqual(totals["totBk"] - totals["curBk"], 24, text)
                     self.assertGreaterEqual(totals["curBk"], 25, text)
 
+    def test_invalid_frees(self):
+        # a free of something that is not a live block is reported (as
+        # Memcheck does) and not made; Valgrind's allocator crashed on it
+        # (SCTBench's work-stealing queues, once their bug struck)
+        exe = compile_prog("bad_free")
+        for opts in ([], ["--check=races"], ["--xtree-memory=full",
+                                              "--xtree-memory-file=/dev/null"]):
+            with self.subTest(opts=opts):
+                r = valgrind(exe, *opts)
+                self.assertEqual(r.stdout.split(), ["realloc", "refused", "usable", "0", "done"], r)
+                frees = re.findall(r"Invalid free\(\): 0x[0-9A-F]+ is not a live heap block", r.log)
+                self.assertEqual(len(frees), 4, r)
+                self.assertIn("Invalid realloc(): 0x", r.log)
+                self.assertIn("(bad_free.c:", r.log)
+                self.assertEqual(r.errors, 5, r)
+        r = valgrind(exe, args=["clean"])
+        self.assertEqual((r.stdout.split(), r.errors), (["usable", "1", "done"], 0), r)
+
     def test_lock_memory_reused(self):
         # a new mutex in a freed mutex's memory is a new lock: no ordering
         # from the old one's release (pthread_mutex_init, or a plain

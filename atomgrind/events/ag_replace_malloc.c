@@ -15,6 +15,7 @@
 #include "ag_blocks.h"                /* blocks, for race reports */
 #include "ag_sync.h"                  /* locks in a freed block are gone */
 #include "ag_threads.h"               /* ag_cur: the thread that frees */
+#include "ag_errors.h"                /* an invalid free reported */
 #include "ag_replace_malloc.h"
 
 static void *ag_rm_alloc(ThreadId vgtid, SizeT align, SizeT n, Bool zero)
@@ -31,26 +32,38 @@ static void *ag_rm_alloc(ThreadId vgtid, SizeT align, SizeT n, Bool zero)
    /* (its whole usable size, which the free of an earlier block there
       wrote: ag_rm_free_block) */
    if (p) ag_an_forget((Addr)p, VG_(cli_malloc_usable_size)(p));
-   if (p && ag_blocks_on) {
-      ExeContext *ec = VG_(record_ExeContext)(vgtid, 0);
-      ag_blocks_alloc((Addr)p, n, ec, ag_cur->tid);
-      if (VG_(clo_xtree_memory) == Vg_XTMemory_Full) VG_(XTMemory_Full_alloc)(n, ec);
+   if (p) {
+      /* every block is kept, so that a free of anything else is caught;
+         its stack only when asked for (a stack per malloc costs) */
+      ExeContext *ec = ag_blocks_on ? VG_(record_ExeContext)(vgtid, 0) : NULL;
+      ag_blocks_alloc((Addr)p, n, ec, ag_cur ? ag_cur->tid : AG_NO_TID);
+      if (ec && VG_(clo_xtree_memory) == Vg_XTMemory_Full) VG_(XTMemory_Full_alloc)(n, ec);
    }
    return p;
 }
 
-static void ag_rm_free_block(ThreadId vgtid, void *p)
+/* Is p a live block?  Else a free of it is reported, as Memcheck does,
+   and not made: Valgrind's allocator would crash on it (a double free, a
+   pointer into a block or the stack, a buggy program's garbage). */
+static Bool ag_rm_live(ThreadId vgtid, void *p, const HChar *what)
 {
-   if (!p) return;
+   if (ag_blocks_live((Addr)p)) return True;
+   ag_error_misuse(vgtid, "Invalid %s: %p is not a live heap block "
+                   "(freed already, or never allocated by malloc)", what, p);
+   return False;
+}
+
+static void ag_rm_free_block(ThreadId vgtid, void *p, const HChar *what)
+{
+   SizeT asked;
+   ExeContext *ec;
+   if (!p || !ag_rm_live(vgtid, p, what)) return;
    /* a free is a write of the block, unless made inside a sync call */
    SizeT n = VG_(cli_malloc_usable_size)(p);
    if (ag_cur && !ag_cur->ignore) ag_an_free(ag_cur->tid, (Addr)p, n);
    else ag_an_forget((Addr)p, n);
    ag_sync_forget_range((Addr)p, n);
-   SizeT asked;
-   ExeContext *ec;
-   if (ag_blocks_on && ag_blocks_free((Addr)p, &asked, &ec)
-       && VG_(clo_xtree_memory) == Vg_XTMemory_Full)
+   if (ag_blocks_free((Addr)p, &asked, &ec) && ec && VG_(clo_xtree_memory) == Vg_XTMemory_Full)
       VG_(XTMemory_Full_free)(asked, ec, VG_(record_ExeContext)(vgtid, 0));
    VG_(cli_free)(p);
 }
@@ -63,29 +76,46 @@ static void *ag_rm_calloc_fn(ThreadId t, SizeT nmemb, SizeT size)
    if (size && nmemb > ((SizeT)-1) / size) return NULL;
    return ag_rm_alloc(t, VG_(clo_alignment), nmemb * size, True);
 }
-static void ag_rm_free_fn(ThreadId t, void *p) { ag_rm_free_block(t, p); }
-static void ag_rm_delete_aligned(ThreadId t, void *p, SizeT align) { (void)align; ag_rm_free_block(t, p); }
+static void ag_rm_free_fn(ThreadId t, void *p) { ag_rm_free_block(t, p, "free()"); }
+static void ag_rm_delete_fn(ThreadId t, void *p) { ag_rm_free_block(t, p, "delete"); }
+static void ag_rm_delete_vec_fn(ThreadId t, void *p) { ag_rm_free_block(t, p, "delete[]"); }
+static void ag_rm_delete_aligned(ThreadId t, void *p, SizeT align)
+{
+   (void)align;
+   ag_rm_free_block(t, p, "delete");
+}
+static void ag_rm_delete_vec_aligned(ThreadId t, void *p, SizeT align)
+{
+   (void)align;
+   ag_rm_free_block(t, p, "delete[]");
+}
 
 static void *ag_rm_realloc_fn(ThreadId t, void *old, SizeT n)
 {
    if (!old) return ag_rm_alloc(t, VG_(clo_alignment), n, False);
-   if (n == 0) { ag_rm_free_block(t, old); return NULL; }
+   if (!ag_rm_live(t, old, "realloc()")) return NULL;
+   if (n == 0) { ag_rm_free_block(t, old, "realloc()"); return NULL; }
    void *p = ag_rm_alloc(t, VG_(clo_alignment), n, False);
    if (!p) return NULL;
    SizeT oldn = VG_(cli_malloc_usable_size)(old);
    VG_(memcpy)(p, old, oldn < n ? oldn : n);
-   ag_rm_free_block(t, old);
+   ag_rm_free_block(t, old, "realloc()");
    return p;
 }
 
-static SizeT ag_rm_usable_size(ThreadId t, void *p) { (void)t; return VG_(cli_malloc_usable_size)(p); }
+static SizeT ag_rm_usable_size(ThreadId t, void *p)
+{
+   (void)t;
+   return ag_blocks_live((Addr)p) ? VG_(cli_malloc_usable_size)(p) : 0;
+}
 
 void ag_replace_malloc_init(void)
 {
    VG_(needs_malloc_replacement)(ag_rm_malloc_fn, ag_rm_malloc_fn, ag_rm_new_aligned,
                                  ag_rm_malloc_fn, ag_rm_new_aligned, ag_rm_memalign_fn,
-                                 ag_rm_calloc_fn, ag_rm_free_fn, ag_rm_free_fn,
-                                 ag_rm_delete_aligned, ag_rm_free_fn, ag_rm_delete_aligned,
+                                 ag_rm_calloc_fn, ag_rm_free_fn, ag_rm_delete_fn,
+                                 ag_rm_delete_aligned, ag_rm_delete_vec_fn,
+                                 ag_rm_delete_vec_aligned,
                                  ag_rm_realloc_fn, ag_rm_usable_size, 0);
 }
 

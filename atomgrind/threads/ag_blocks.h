@@ -12,14 +12,16 @@
 #include "pub_tool_xtmemory.h"     /* XT_Allocs */
 #include "ag_engine.h"             /* ag_tid */
 
-/* Kept only while ag_blocks_on (race checking, --xtree-memory): a stack
-   per malloc costs. */
+/* Every live block is kept, its stack (ec) only while ag_blocks_on (race
+   checking, --xtree-memory; NULL otherwise): a stack per malloc costs. */
 extern Bool ag_blocks_on;
 void ag_blocks_alloc(Addr a, SizeT n, ExeContext *ec, ag_tid by);
+/* Does a live block start at a? */
+Bool ag_blocks_live(Addr a);
 /* Forget the live block that starts at a, giving its size (as asked)
    and allocation stack.  False if none. */
 Bool ag_blocks_free(Addr a, SizeT *n, ExeContext **ec);
-/* The live block containing a: False if none. */
+/* The live block containing a, with its stack: False if none. */
 Bool ag_blocks_find(Addr a, Addr *start, SizeT *n, ExeContext **ec, ag_tid *by);
 /* --xtree-memory=allocs: the live blocks one by one, as VG_(XTMemory_report)
    asks (it calls this till xta->nblocks is 0). */
