@@ -381,6 +381,31 @@ class LockOrderCoverage(unittest.TestCase):
         self.assertTrue(loaded and min(loaded) >= len(pairs), "pairs not loaded: %s" % loaded)
         self.assertGreater(failures, 0, note)
 
+    def test_site_of_the_call_that_took_it(self):
+        # a failed wait (main's relock of an error-checking mutex) left its
+        # call as the thread's lock site: the trylock of another lock after
+        # it was counted there
+        import glob
+        import tempfile
+        exe = compile_prog("lock_site_relock", ["-no-pie"], "-nopie")
+        with open(os.path.join(PROGS, "lock_site_relock.c")) as f:
+            src = f.read().splitlines()
+        relock, tried = (next(i + 1 for i, l in enumerate(src) if tag in l)
+                         for tag in ("/* RELOCK", "/* TRY"))
+        with tempfile.TemporaryDirectory() as tmp:
+            for seed in range(1, 5):
+                r = valgrind(exe, "--sched-seed=%d" % seed, "--sched-races=auto", env={"TMPDIR": tmp})
+                self.assertEqual((r.stdout.strip(), r.errors), ("relock refused", 0), r)
+            rec = min(glob.glob(os.path.join(tmp, "atomgrind-races-*")), key=len)
+            with open(rec) as f:
+                sites = {ip for l in f.read().splitlines() if l.startswith("o ")
+                         for ip in l.split()[1:3]}
+        lines = subprocess.run(["addr2line", "-e", exe] + sorted(sites), capture_output=True,
+                               text=True, check=True).stdout.split()
+        at = {int(l.rsplit(":", 1)[1].split()[0]) for l in lines if ":" in l and "?" not in l}
+        self.assertIn(tried, at, (at, lines))
+        self.assertNotIn(relock, at, (at, lines))
+
 
 @unittest.skipUnless(tool_built(), "atomgrind not built")
 class ExitLetsOthersRun(unittest.TestCase):

@@ -120,6 +120,7 @@ typedef struct {
    Bool stop_switch;     /* ... to switch (else only to wait for the turn) */
    Addr resume_ip;       /* the access the last stop was taken before */
    Addr lock_next;       /* the lock its next SYNC_PRE point waits for */
+   Addr lock_waited;     /* the lock of its last wait (the policy's lock_site is its call) */
 } ag_sc_thread;
 
 static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
@@ -598,6 +599,7 @@ void ag_sched_lock_wait(ThreadId vgtid, Addr lock)
 {
    if (!ag_sc_th) return;
    ag_sc_th[vgtid].lock_next = lock;
+   ag_sc_th[vgtid].lock_waited = lock;
    ag_so_waits_at(&ag_sc_pol, vgtid, ag_sc_lock_site(vgtid, lock));
 }
 
@@ -605,7 +607,10 @@ void ag_sched_lock_acquired(ThreadId vgtid, ag_tid t, Addr lock)
 {
    if (!ag_sc_th || ag_clo_sched != AG_SCHED_RANDOM) return;
    ag_sr_access(&ag_sc_pol, lock, lock, ag_sp_tag(t) | AG_SR_UNORDERED, 1);
-   Addr site = ag_sc_pol.th[vgtid].lock_site;      /* from the wait, else now */
+   /* from the wait for this lock, else now (a trylock after a wait for
+      another lock that failed: an error-checking mutex's relock) */
+   Addr site = ag_sc_th[vgtid].lock_waited == lock ? ag_sc_pol.th[vgtid].lock_site : 0;
+   ag_sc_th[vgtid].lock_waited = 0;
    ag_so_taken(&ag_sc_pol, lock, site ? site : ag_sc_lock_site(vgtid, lock), ag_sp_tag(t));
    ag_so_waits_at(&ag_sc_pol, vgtid, 0);
 }
