@@ -175,6 +175,7 @@ typedef struct {
    unsigned long post_addr;      /* postponed before an access to this granule (0: not) */
    unsigned long long post_until;  /* ... until this point number */
    unsigned long post_ip;        /* ... at this site */
+   unsigned char post_write;     /* ... a store (or a lock) */
    unsigned long lock_site;      /* the program's call of the lock it waits for (0: not known) */
 } ag_sp_thread;
 

@@ -84,28 +84,33 @@ int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned sta
    return ag_sr_has(p, ip);
 }
 
-static void ag_sr_post(ag_schedpol *p, unsigned t, unsigned long g, unsigned long ip,
+static void ag_sr_post(ag_schedpol *p, unsigned t, unsigned long g, unsigned long ip, int write,
                        unsigned long long hold)
 {
    ag_sp_thread *th = &p->th[t];
    if (th->post_addr == 0) p->race.npost++;
    th->post_addr = g;
    th->post_ip = ip;
+   th->post_write = (unsigned char)!!write;
    th->post_until = p->points + hold;
 }
 
 /* A postponed thread other than self waiting at granule g, at another
-   site than ip (0: none); several: a random one.  Two threads at one
-   site (the same store in two threads) are the same race either way
-   round: they wait together for a third.  A lock's site is the lock
-   itself (a == ip), whatever code takes it: two threads waiting for one
-   lock race. */
+   site than ip, for an access that conflicts with self's (one of the two
+   a store) (0: none); several: a random one.  Two threads at one site
+   (the same store in two threads) are the same race either way round:
+   they wait together for a third.  Two loads do not race: a reader
+   stays postponed for the store (SCTBench's qsort_mt: the allocator
+   reads the idle worker's state, then writes it).  A lock's site is the
+   lock itself (a == ip), whatever code takes it: two threads waiting for
+   one lock race. */
 static unsigned ag_sr_waiting_at(ag_schedpol *p, unsigned self, unsigned long g, unsigned long ip,
-                                 int lock)
+                                 int write, int lock)
 {
    unsigned n = 0, pick = 0;
    for (unsigned t = 1; t < p->nth; t++)
       if (t != self && p->th[t].enabled && p->th[t].post_addr == g && (lock || p->th[t].post_ip != ip)
+          && (write || p->th[t].post_write)
           && ag_sp_postponed(p, t)
           && ag_sp_rand(p) % ++n == 0)
          pick = t;
@@ -215,12 +220,13 @@ static int ag_so_self_first(ag_schedpol *p, unsigned self, unsigned u)
    return a == 0 || b == 0 ? a == 0 : ag_sp_rand(p) % (a + b) < b;
 }
 
-int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long ip, int learned)
+int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long ip, int write,
+                 int learned)
 {
    struct ag_sr_state *r = &p->race;
    unsigned long g = a >> 3 | 1UL << 63;
    if (r->npost > 0) {
-      unsigned u = ag_sr_waiting_at(p, self, g, ip, a == ip);
+      unsigned u = ag_sr_waiting_at(p, self, g, ip, write, a == ip);
       if (u != 0) {
          /* the race is here: which of the two goes first is drawn (two
             lock sites favour the order fewer runs have seen) */
@@ -228,7 +234,7 @@ int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long i
             return 0;                              /* self; u stays postponed */
          /* u, then self: self waits for u's access only, not for a
             partner of its own (a reader after the writer reads on) */
-         ag_sr_post(p, self, g, ip, 1);
+         ag_sr_post(p, self, g, ip, write, 1);
          ag_sp_unpost(p, u);
          r->release = u;
          return 1;
@@ -241,6 +247,6 @@ int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long i
    if (*used >= AG_SR_PER_SITE) return 0;
    ++*used;
    r->postponed++;
-   ag_sr_post(p, self, g, ip, AG_SR_HOLD);
+   ag_sr_post(p, self, g, ip, write, AG_SR_HOLD);
    return 1;
 }

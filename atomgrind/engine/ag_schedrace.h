@@ -57,10 +57,12 @@ void ag_sr_born(ag_schedpol *p, unsigned char tag, unsigned char parent);
 #define AG_SR_UNORDERED 0x10000u
 #define AG_SR_ATOMIC    0x20000u
 int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned stamp, int write);
-/* The holder self is about to access a at ip (learned: ip is a site):
-   1 if it is to stop and another thread run instead (p->race.release
-   names it when a postponed one is released). */
-int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long ip, int learned);
+/* The holder self is about to access a at ip (write: a store, or a
+   lock: a == ip; learned: ip is a site): 1 if it is to stop and another
+   thread run instead (p->race.release names it when a postponed one is
+   released). */
+int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long ip, int write,
+                 int learned);
 
 /* Lock-order coverage.  Load a pair (site `from` took a lock before site
    `to` took it in another thread) seen in `runs` earlier runs (1: it

@@ -581,7 +581,7 @@ void ag_sched_begin(ThreadId vgtid, Addr site)
 static Bool ag_sc_lock_postponed(ThreadId vgtid, Addr lock)
 {
    if (lock == 0 || ag_clo_sched != AG_SCHED_RANDOM
-       || !ag_sr_shared(&ag_sc_pol, vgtid, lock, lock, ag_sr_has(&ag_sc_pol, lock)))
+       || !ag_sr_shared(&ag_sc_pol, vgtid, lock, lock, 1, ag_sr_has(&ag_sc_pol, lock)))
       return False;
    ag_sc_postponed++;
    return True;
@@ -737,7 +737,7 @@ Bool ag_sched_race_site(Addr a, Addr ip, UWord stamp, UInt flags)
    return ag_sr_access(&ag_sc_pol, a, ip, (UInt)(stamp & 0xffff) | atomic, (flags & AG_WRITE) != 0);
 }
 
-void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a)
+void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a, Bool write)
 {
    if (!ag_sc_th || ag_sc_draining || !ag_sc_on()) return;
    ag_sc_thread *t = &ag_sc_th[vgtid];
@@ -760,7 +760,7 @@ void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a)
    Bool stop;
    if (ag_clo_sched == AG_SCHED_PCT) {
       stop = ag_sp_pct_shared(&ag_sc_pol, vgtid);
-   } else if (ag_sr_shared(&ag_sc_pol, vgtid, a, ip, ag_sr_has(&ag_sc_pol, ip))) {
+   } else if (ag_sr_shared(&ag_sc_pol, vgtid, a, ip, write, ag_sr_has(&ag_sc_pol, ip))) {
       stop = True;                       /* postponed at a race site */
       ag_sc_postponed++;
    } else {

@@ -85,9 +85,9 @@ void ag_sched_access(ThreadId vgtid);
    touch (ag_shared.c): it may ask for a stop right before it -- generated
    code leaves there (ag_sched_exits) and the access runs once the thread
    has the turn back.  A thread that does not hold the turn stops there to
-   wait for it.  a: the address; at a learned race site (--sched=random)
-   the thread may be postponed (engine/ag_schedrace.c). */
-void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a);
+   wait for it.  a: the address (write: a store); at a learned race site
+   (--sched=random) the thread may be postponed (engine/ag_schedrace.c). */
+void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a, Bool write);
 /* The running thread (stamp: its tag and clock, analysis/ag_handoff.h)
    accesses a at ip (flags: AG_WRITE, AG_ATOMIC) and the inline check
    called (ag_shared.c): race sites are learned here; is ip one (the

@@ -133,7 +133,7 @@ void ag_shared_access(ThreadId vgtid, Addr a, UInt flags, Addr ip, UChar stack_t
    *slot = ag_sh_stamped(state, word);
    if (!point) return;
    b->points++;
-   ag_sched_shared(vgtid, ip, a);
+   ag_sched_shared(vgtid, ip, a, write);
 }
 
 /* Quiet code.  Testing every access of code that does not touch shared

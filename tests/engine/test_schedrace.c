@@ -7,8 +7,8 @@
  * have their order drawn (both orders occur; the second waits for the
  * first's access only), two at one site wait together (but two waiting
  * for one lock race), a postponed thread is released when the holder
- * leaves, or yields or runs its budget out with nobody else to run, and
- * the caps (per site and thread); lock-order coverage: which pairs of
+ * leaves, or yields or runs its budget out with nobody else to run, two
+ * loads do not meet, and the caps (per site and thread); lock-order coverage: which pairs of
  * lock sites a run sees, and two threads meeting at a learned lock favour
  * the order fewer runs saw (drawn when as many did). */
 #include <stdio.h>
@@ -124,7 +124,7 @@ static void postponed_holder(unsigned long long seed)
    ag_sr_add(&pol, X);
    ag_sp_enable(&pol, 2, 1);
    ag_sp_enable(&pol, 3, 1);
-   CHECK(ag_sr_shared(&pol, 1, A, X, 1), "not postponed at a learned site");
+   CHECK(ag_sr_shared(&pol, 1, A, X, 1, 1), "not postponed at a learned site");
    CHECK(ag_sp_postponed(&pol, 1), "1 not marked");
    unsigned next = ag_sp_choose(&pol, 1, AG_SP_PT_SHARED, 1);
    CHECK(next == 2 || next == 3, "chose %u", next);
@@ -136,7 +136,7 @@ static void postponed_holder(unsigned long long seed)
 static void postponing(void)
 {
    postponed_holder(3);
-   CHECK(!ag_sr_shared(&pol, 2, A + 64, Y, 0), "postponed at an unlearned site");
+   CHECK(!ag_sr_shared(&pol, 2, A + 64, Y, 1, 0), "postponed at an unlearned site");
    /* the holder preempted: the other free thread, never the postponed one */
    for (int i = 0; i < 50; i++) {
       unsigned h = th[2].enabled ? 3 : 2;
@@ -164,7 +164,7 @@ static void postponing(void)
    postponed_holder(5);
    h = th[2].enabled ? 3 : 2;
    ag_sp_enable(&pol, 5 - h, 0);
-   CHECK(!ag_sr_shared(&pol, h, A + 128, X, 1) && !ag_sp_postponed(&pol, h),
+   CHECK(!ag_sr_shared(&pol, h, A + 128, X, 1, 1) && !ag_sp_postponed(&pol, h),
          "postponed with nobody else free to run");
    /* the only other one waits to exit: the holder runs on (postponed,
       it would hand the turn to the exit, which ends it) */
@@ -175,7 +175,7 @@ static void postponing(void)
    } while (!ag_sp_exit_holds(&pol, 2) && seed < 100);
    CHECK(ag_sp_exiting(&pol, 2), "no run held its exit");
    ag_sr_add(&pol, X);
-   CHECK(!ag_sr_shared(&pol, 1, A, X, 1) && !ag_sp_postponed(&pol, 1),
+   CHECK(!ag_sr_shared(&pol, 1, A, X, 1, 1) && !ag_sp_postponed(&pol, 1),
          "postponed with only the exit to run");
 }
 
@@ -186,7 +186,7 @@ static void races(void)
    for (unsigned long long seed = 1; seed <= 40; seed++) {
       postponed_holder(seed);
       unsigned h = th[2].enabled ? 3 : 2;
-      if (ag_sr_shared(&pol, h, A + 2, Y, 1)) {
+      if (ag_sr_shared(&pol, h, A + 2, Y, 1, 1)) {
          CHECK(pol.race.release == 1 && ag_sp_postponed(&pol, h), "swap not made");
          CHECK(ag_sp_choose(&pol, h, AG_SP_PT_SHARED, 1) == 1, "the released one not chosen");
          /* h waits for 1's access only: free at 1's next point */
@@ -202,7 +202,7 @@ static void races(void)
    /* the same store in another thread does not race it: both wait */
    postponed_holder(7);
    unsigned h = th[2].enabled ? 3 : 2;
-   CHECK(ag_sr_shared(&pol, h, A, X, 1) && pol.race.release == 0 && pol.race.npost == 2,
+   CHECK(ag_sr_shared(&pol, h, A, X, 1, 1) && pol.race.release == 0 && pol.race.npost == 2,
          "two threads at one site raced each other");
    /* a lock's site is the lock (a == ip), whatever code takes it: two
       threads waiting for it race, both orders drawn */
@@ -212,15 +212,38 @@ static void races(void)
       ag_sr_add(&pol, L);
       ag_sp_enable(&pol, 2, 1);
       ag_sp_enable(&pol, 3, 1);
-      CHECK(ag_sr_shared(&pol, 1, L, L, 1), "not postponed at a learned lock");
+      CHECK(ag_sr_shared(&pol, 1, L, L, 1, 1), "not postponed at a learned lock");
       ag_sp_enable(&pol, 1, 1);
       ag_sp_enable(&pol, 2, 0);
-      int swapped = ag_sr_shared(&pol, 2, L, L, 1);
+      int swapped = ag_sr_shared(&pol, 2, L, L, 1, 1);
       CHECK(!swapped || pol.race.release == 1, "the lock's waiters did not race");
       lock_first[swapped]++;
    }
    CHECK(lock_first[0] > 5 && lock_first[1] > 5, "lock orders drawn %d / %d",
          lock_first[0], lock_first[1]);
+}
+
+/* 1 postponed at a load of A: another thread's load of it at another
+   site passes (two loads do not race), its store meets it, both orders
+   drawn. */
+static void reader_waits_for_store(void)
+{
+   int first[2] = { 0, 0 };
+   for (unsigned long long seed = 1; seed <= 40; seed++) {
+      setup(seed, 0, 3);
+      ag_sr_add(&pol, Y);
+      ag_sp_enable(&pol, 2, 1);
+      ag_sp_enable(&pol, 3, 1);
+      CHECK(ag_sr_shared(&pol, 1, A, Y, 0, 1), "not postponed at a learned load");
+      ag_sp_enable(&pol, 1, 1);
+      ag_sp_enable(&pol, 3, 0);
+      CHECK(!ag_sr_shared(&pol, 2, A, X + 8, 0, 0) && pol.race.release == 0
+            && ag_sp_postponed(&pol, 1), "a load released the postponed load");
+      int swapped = ag_sr_shared(&pol, 2, A, X, 1, 0);
+      CHECK(!swapped || pol.race.release == 1, "the store did not meet the load");
+      first[swapped]++;
+   }
+   CHECK(first[0] > 5 && first[1] > 5, "orders drawn %d / %d", first[0], first[1]);
 }
 
 /* Per site and thread: a loop stops a few times, each of several threads
@@ -231,14 +254,14 @@ static void caps(void)
    unsigned h = th[2].enabled ? 3 : 2;
    int n = 0;
    for (int i = 0; i < 10; i++) {
-      n += ag_sr_shared(&pol, h, A + 128, X, 1);
+      n += ag_sr_shared(&pol, h, A + 128, X, 1, 1);
       ag_sp_unpost(&pol, h);
    }
    CHECK(n == AG_SR_PER_SITE, "postponed %d times at one site", n);
    ag_sp_unpost(&pol, 1);
    ag_sp_enable(&pol, 5 - h, 0);
    ag_sp_enable(&pol, 1, 1);
-   CHECK(ag_sr_shared(&pol, 5 - h, A + 128, X, 1), "another thread not postponed at the site");
+   CHECK(ag_sr_shared(&pol, 5 - h, A + 128, X, 1, 1), "another thread not postponed at the site");
 }
 
 #define S1 0x109193UL           /* three calls that take L */
@@ -283,11 +306,11 @@ static int lock_meeting(unsigned long long seed, unsigned long s1, unsigned long
    ag_sp_enable(&pol, 2, 1);
    ag_sp_enable(&pol, 3, 1);
    ag_so_waits_at(&pol, 1, s1);
-   CHECK(ag_sr_shared(&pol, 1, L, L, 1), "not postponed at a learned lock");
+   CHECK(ag_sr_shared(&pol, 1, L, L, 1, 1), "not postponed at a learned lock");
    ag_sp_enable(&pol, 1, 1);
    ag_sp_enable(&pol, 2, 0);
    ag_so_waits_at(&pol, 2, s2);
-   return !ag_sr_shared(&pol, 2, L, L, 1);
+   return !ag_sr_shared(&pol, 2, L, L, 1, 1);
 }
 
 /* The order never seen goes first, whatever the seed; one seen in fewer
@@ -320,6 +343,7 @@ int main(void)
    postponing();
    races();
    caps();
+   reader_waits_for_store();
    lock_pairs();
    lock_orders();
    return sp_verdict();
