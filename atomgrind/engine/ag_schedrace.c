@@ -42,6 +42,10 @@ void ag_sr_born(ag_schedpol *p, unsigned char tag, unsigned char parent)
    p->race.born[tag] = p->points;
 }
 
+/* An address's granule (never 0), and its slot in last[] and other[]. */
+static unsigned long ag_sr_granule(unsigned long a) { return a >> 3 | 1UL << 63; }
+static unsigned ag_sr_slot(unsigned long g) { return (unsigned)((g ^ g >> 12) % AG_SR_LAST); }
+
 /* The caller takes the last access, another thread's, as ordered before
    this one. */
 static int ag_sr_ordered(const struct ag_sr_state *r, const ag_sr_last *l)
@@ -66,8 +70,8 @@ int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned sta
 {
    struct ag_sr_state *r = &p->race;
    unsigned char tag = (unsigned char)stamp;
-   unsigned long g = a >> 3 | 1UL << 63;          /* never 0 */
-   unsigned i = (unsigned)((g ^ g >> 12) % AG_SR_LAST);
+   unsigned long g = ag_sr_granule(a);
+   unsigned i = ag_sr_slot(g);
    ag_sr_last *l = &r->last[i], *o = &r->other[i];
    ag_sr_pair(p, l, g, ip, tag, write);
    /* (not an atomic instruction's: a LOCK'd decrement meeting the poll
@@ -82,6 +86,25 @@ int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned sta
    l->stamp = stamp;
    l->write = (unsigned char)!!write;
    return ag_sr_has(p, ip);
+}
+
+/* The last accesses recorded at slot i, if they fall in granules [g0, g1]. */
+static void ag_sr_clear(struct ag_sr_state *r, unsigned i, unsigned long g0, unsigned long g1)
+{
+   if (r->last[i].addr >= g0 && r->last[i].addr <= g1) r->last[i].addr = 0;
+   if (r->other[i].addr >= g0 && r->other[i].addr <= g1) r->other[i].addr = 0;
+}
+
+void ag_sr_fresh(ag_schedpol *p, unsigned long a, unsigned long len)
+{
+   struct ag_sr_state *r = &p->race;
+   if (len == 0) return;
+   unsigned long g0 = ag_sr_granule(a), g1 = ag_sr_granule(a + len - 1);
+   if (g1 - g0 >= AG_SR_LAST) {             /* a big block: every slot */
+      for (unsigned i = 0; i < AG_SR_LAST; i++) ag_sr_clear(r, i, g0, g1);
+      return;
+   }
+   for (unsigned long g = g0; g <= g1; g++) ag_sr_clear(r, ag_sr_slot(g), g0, g1);
 }
 
 static void ag_sr_post(ag_schedpol *p, unsigned t, unsigned long g, unsigned long ip, int write,
@@ -224,7 +247,7 @@ int ag_sr_shared(ag_schedpol *p, unsigned self, unsigned long a, unsigned long i
                  int learned)
 {
    struct ag_sr_state *r = &p->race;
-   unsigned long g = a >> 3 | 1UL << 63;
+   unsigned long g = ag_sr_granule(a);
    if (r->npost > 0) {
       unsigned u = ag_sr_waiting_at(p, self, g, ip, write, a == ip);
       if (u != 0) {

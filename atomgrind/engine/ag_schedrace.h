@@ -57,6 +57,9 @@ void ag_sr_born(ag_schedpol *p, unsigned char tag, unsigned char parent);
 #define AG_SR_UNORDERED 0x10000u
 #define AG_SR_ATOMIC    0x20000u
 int ag_sr_access(ag_schedpol *p, unsigned long a, unsigned long ip, unsigned stamp, int write);
+/* [a, a+len) is new memory (a heap block): accesses before it was made
+   pair with none after. */
+void ag_sr_fresh(ag_schedpol *p, unsigned long a, unsigned long len);
 /* The holder self is about to access a at ip (write: a store, or a
    lock: a == ip; learned: ip is a site): 1 if it is to stop and another
    thread run instead (p->race.release names it when a postponed one is

@@ -737,6 +737,11 @@ Bool ag_sched_race_site(Addr a, Addr ip, UWord stamp, UInt flags)
    return ag_sr_access(&ag_sc_pol, a, ip, (UInt)(stamp & 0xffff) | atomic, (flags & AG_WRITE) != 0);
 }
 
+void ag_sched_fresh(Addr a, SizeT len)
+{
+   if (ag_sc_th && ag_clo_sched == AG_SCHED_RANDOM) ag_sr_fresh(&ag_sc_pol, a, len);
+}
+
 void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a, Bool write)
 {
    if (!ag_sc_th || ag_sc_draining || !ag_sc_on()) return;

@@ -93,6 +93,9 @@ void ag_sched_shared(ThreadId vgtid, Addr ip, Addr a, Bool write);
    called (ag_shared.c): race sites are learned here; is ip one (the
    access must then be a point)? */
 Bool ag_sched_race_site(Addr a, Addr ip, UWord stamp, UInt flags);
+/* [a, a+len) is a new heap block: no access to it before pairs with one
+   after (ag_shared_fresh). */
+void ag_sched_fresh(Addr a, SizeT len);
 /* Locks as race sites: vgtid's next synchronisation call (its SYNC_PRE
    point) blocks to acquire lock; the thread t (the engine's number)
    acquired it (learned when another thread held it last; a learned

@@ -1,7 +1,8 @@
 /* test_schedrace.c -- race-directed postponement
  * (atomgrind/engine/ag_schedrace.c) on constructed accesses: which pairs
  * are learned (a write meets another thread's read before its own; none
- * from a creator's set-up, nor a pair the caller takes as ordered), a
+ * from a creator's set-up, nor a pair the caller takes as ordered, nor
+ * one across a new heap block), a
  * thread at a learned site
  * is postponed while another is free to run, two threads at one location
  * have their order drawn (both orders occur; the second waits for the
@@ -95,6 +96,31 @@ static void set_up(void)
    ag_sr_access(&pol, A + 64, X + 8, 3, 1);        /* 3 is not 2's creator */
    ag_sr_access(&pol, A + 64, Y + 8, 2, 0);
    CHECK(ag_sr_has(&pol, Y + 8), "another thread's write not learned");
+}
+
+/* A heap block made anew (freed by one thread, allocated by another: a
+   compressor's arrays): accesses to the old one pair with none to the
+   new; a location past the block still does.  A big block too. */
+static void fresh_memory(void)
+{
+   const unsigned long b = 0x4a67000UL;            /* a block of 72 bytes */
+   setup(1, 0, 3);
+   ag_sr_access(&pol, b, X, 1, 1);
+   ag_sr_access(&pol, b + 64, X + 4, 1, 1);
+   ag_sr_access(&pol, b + 72, X + 8, 1, 1);        /* past it */
+   ag_sr_fresh(&pol, b, 72);
+   ag_sr_access(&pol, b, Y, 2, 0);
+   ag_sr_access(&pol, b + 64, Y + 4, 2, 1);
+   CHECK(!ag_sr_has(&pol, X) && !ag_sr_has(&pol, Y) && !ag_sr_has(&pol, X + 4),
+         "a pair learned across a new block");
+   ag_sr_access(&pol, b + 72, Y + 8, 2, 0);
+   CHECK(ag_sr_has(&pol, X + 8) && ag_sr_has(&pol, Y + 8) && pol.race.nsites == 2,
+         "the pair past the block not learned (%u sites)", pol.race.nsites);
+   setup(1, 0, 3);
+   ag_sr_access(&pol, b + 8 * 5000, X, 1, 1);
+   ag_sr_fresh(&pol, b, 8 * 10000);
+   ag_sr_access(&pol, b + 8 * 5000, Y, 2, 0);
+   CHECK(pol.race.nsites == 0, "a pair learned across a new big block");
 }
 
 /* The caller's happens-before: a pair it takes as ordered (the first
@@ -339,6 +365,7 @@ int main(void)
    learning();
    read_before_the_last();
    set_up();
+   fresh_memory();
    ordered_pairs();
    postponing();
    races();
