@@ -42,7 +42,7 @@ void ag_shared_init(void)
    compressor's per-block buffers): a new block starts untouched, and
    the race sites learn nothing from the old block's accesses (pbzip2's
    block sort, learned from two compressing threads' turns at one
-   reused array, made 16 M points of a 4 MiB run).  Slots of
+   reused array, made 13.6 M points of a 4 MiB run).  Slots of
    other addresses that hash alike start over too: at worst one more
    first touch before they are seen shared again. */
 void ag_shared_fresh(Addr a, SizeT len)

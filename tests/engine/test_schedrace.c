@@ -205,6 +205,19 @@ static void postponing(void)
          "postponed with only the exit to run");
 }
 
+/* Thread 1 postponed at a learned site before an access to a (write: a
+   store), under seed's draws; 2 holds the turn, 3 is free to run. */
+static void one_postponed(unsigned long long seed, unsigned long a, unsigned long site, int write)
+{
+   setup(seed, 0, 3);
+   ag_sr_add(&pol, site);
+   ag_sp_enable(&pol, 2, 1);
+   ag_sp_enable(&pol, 3, 1);
+   CHECK(ag_sr_shared(&pol, 1, a, site, write, 1), "not postponed at a learned site");
+   ag_sp_enable(&pol, 1, 1);
+   ag_sp_enable(&pol, 2, 0);
+}
+
 /* 1 postponed at X (a store to A); 2 or 3 reaches A at Y: both orders occur. */
 static void races(void)
 {
@@ -234,13 +247,7 @@ static void races(void)
       threads waiting for it race, both orders drawn */
    int lock_first[2] = { 0, 0 };
    for (unsigned long long seed = 1; seed <= 40; seed++) {
-      setup(seed, 0, 3);
-      ag_sr_add(&pol, L);
-      ag_sp_enable(&pol, 2, 1);
-      ag_sp_enable(&pol, 3, 1);
-      CHECK(ag_sr_shared(&pol, 1, L, L, 1, 1), "not postponed at a learned lock");
-      ag_sp_enable(&pol, 1, 1);
-      ag_sp_enable(&pol, 2, 0);
+      one_postponed(seed, L, L, 1);
       int swapped = ag_sr_shared(&pol, 2, L, L, 1, 1);
       CHECK(!swapped || pol.race.release == 1, "the lock's waiters did not race");
       lock_first[swapped]++;
@@ -256,13 +263,7 @@ static void reader_waits_for_store(void)
 {
    int first[2] = { 0, 0 };
    for (unsigned long long seed = 1; seed <= 40; seed++) {
-      setup(seed, 0, 3);
-      ag_sr_add(&pol, Y);
-      ag_sp_enable(&pol, 2, 1);
-      ag_sp_enable(&pol, 3, 1);
-      CHECK(ag_sr_shared(&pol, 1, A, Y, 0, 1), "not postponed at a learned load");
-      ag_sp_enable(&pol, 1, 1);
-      ag_sp_enable(&pol, 3, 0);
+      one_postponed(seed, A, Y, 0);
       CHECK(!ag_sr_shared(&pol, 2, A, X + 8, 0, 0) && pol.race.release == 0
             && ag_sp_postponed(&pol, 1), "a load released the postponed load");
       int swapped = ag_sr_shared(&pol, 2, A, X, 1, 0);
