@@ -4,6 +4,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_hashtable.h"
 #include "pub_tool_mallocfree.h"
+#include "pub_tool_poolalloc.h"   /* the nodes, one per malloc, from a pool */
 #include "ag_blocks.h"
 
 typedef struct ag_block {
@@ -16,11 +17,15 @@ typedef struct ag_block {
 
 Bool ag_blocks_on;
 static VgHashTable *ag_bl_table;
+static PoolAlloc *ag_bl_pool;
 
 void ag_blocks_alloc(Addr a, SizeT n, ExeContext *ec, ag_tid by)
 {
-   if (!ag_bl_table) ag_bl_table = VG_(HT_construct)("ag.blocks");
-   ag_block *b = VG_(malloc)("ag.blocks.block", sizeof *b);
+   if (!ag_bl_table) {
+      ag_bl_table = VG_(HT_construct)("ag.blocks");
+      ag_bl_pool = VG_(newPA)(sizeof(ag_block), 1000, VG_(malloc), "ag.blocks.pool", VG_(free));
+   }
+   ag_block *b = VG_(allocEltPA)(ag_bl_pool);
    b->start = a;
    b->n = n;
    b->ec = ec;
@@ -39,7 +44,7 @@ Bool ag_blocks_free(Addr a, SizeT *n, ExeContext **ec)
    if (!b) return False;
    *n = b->n;
    *ec = b->ec;
-   VG_(free)(b);
+   VG_(freeEltPA)(ag_bl_pool, b);
    return True;
 }
 
