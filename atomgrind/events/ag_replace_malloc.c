@@ -37,33 +37,35 @@ static void *ag_rm_alloc(ThreadId vgtid, SizeT align, SizeT n, Bool zero)
          its stack only when asked for (a stack per malloc costs) */
       ExeContext *ec = ag_blocks_on ? VG_(record_ExeContext)(vgtid, 0) : NULL;
       ag_blocks_alloc((Addr)p, n, ec, ag_cur ? ag_cur->tid : AG_NO_TID);
-      if (ec && VG_(clo_xtree_memory) == Vg_XTMemory_Full) VG_(XTMemory_Full_alloc)(n, ec);
+      if (VG_(clo_xtree_memory) == Vg_XTMemory_Full) VG_(XTMemory_Full_alloc)(n, ec);
    }
    return p;
 }
 
-/* Is p a live block?  Else a free of it is reported, as Memcheck does,
-   and not made: Valgrind's allocator would crash on it (a double free, a
-   pointer into a block or the stack, a buggy program's garbage). */
-static Bool ag_rm_live(ThreadId vgtid, void *p, const HChar *what)
+/* A free of p, not a live block, is reported, as Memcheck does, and not
+   made: Valgrind's allocator would crash on it (a double free, a pointer
+   into a block or the stack, a buggy program's garbage). */
+static void ag_rm_invalid(ThreadId vgtid, void *p, const HChar *what)
 {
-   if (ag_blocks_live((Addr)p)) return True;
    ag_error_misuse(vgtid, "Invalid %s: %p is not a live heap block "
                    "(freed already, or never allocated by malloc)", what, p);
-   return False;
 }
 
 static void ag_rm_free_block(ThreadId vgtid, void *p, const HChar *what)
 {
    SizeT asked;
    ExeContext *ec;
-   if (!p || !ag_rm_live(vgtid, p, what)) return;
+   if (!p) return;
+   if (!ag_blocks_free((Addr)p, &asked, &ec)) {
+      ag_rm_invalid(vgtid, p, what);
+      return;
+   }
    /* a free is a write of the block, unless made inside a sync call */
    SizeT n = VG_(cli_malloc_usable_size)(p);
    if (ag_cur && !ag_cur->ignore) ag_an_free(ag_cur->tid, (Addr)p, n);
    else ag_an_forget((Addr)p, n);
    ag_sync_forget_range((Addr)p, n);
-   if (ag_blocks_free((Addr)p, &asked, &ec) && ec && VG_(clo_xtree_memory) == Vg_XTMemory_Full)
+   if (VG_(clo_xtree_memory) == Vg_XTMemory_Full)
       VG_(XTMemory_Full_free)(asked, ec, VG_(record_ExeContext)(vgtid, 0));
    VG_(cli_free)(p);
 }
@@ -93,7 +95,10 @@ static void ag_rm_delete_vec_aligned(ThreadId t, void *p, SizeT align)
 static void *ag_rm_realloc_fn(ThreadId t, void *old, SizeT n)
 {
    if (!old) return ag_rm_alloc(t, VG_(clo_alignment), n, False);
-   if (!ag_rm_live(t, old, "realloc()")) return NULL;
+   if (!ag_blocks_live((Addr)old)) {             /* (before a new block is made) */
+      ag_rm_invalid(t, old, "realloc()");
+      return NULL;
+   }
    if (n == 0) { ag_rm_free_block(t, old, "realloc()"); return NULL; }
    void *p = ag_rm_alloc(t, VG_(clo_alignment), n, False);
    if (!p) return NULL;

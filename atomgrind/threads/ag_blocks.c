@@ -53,7 +53,6 @@ void ag_blocks_xt_next(XT_Allocs *xta, ExeContext **ec)
    static Bool iterating;
    if (!iterating && ag_bl_table) VG_(HT_ResetIter)(ag_bl_table);
    ag_block *b = ag_bl_table ? VG_(HT_Next)(ag_bl_table) : NULL;
-   while (b && !b->ec) b = VG_(HT_Next)(ag_bl_table);    /* made before --xtree-memory's start */
    iterating = b != NULL;
    xta->nblocks = b ? 1 : 0;
    xta->nbytes = b ? b->n : 0;
@@ -74,7 +73,7 @@ Bool ag_blocks_find(Addr a, Addr *start, SizeT *n, ExeContext **ec, ag_tid *by)
       VG_(HT_ResetIter)(ag_bl_table);
       while ((b = VG_(HT_Next)(ag_bl_table)) && !ag_bl_in(b, a)) {}
    }
-   if (!b || !b->ec) return False;
+   if (!b) return False;
    *start = b->start;
    *n = b->n;
    *ec = b->ec;

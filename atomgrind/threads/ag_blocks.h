@@ -12,8 +12,10 @@
 #include "pub_tool_xtmemory.h"     /* XT_Allocs */
 #include "ag_engine.h"             /* ag_tid */
 
-/* Every live block is kept, its stack (ec) only while ag_blocks_on (race
-   checking, --xtree-memory; NULL otherwise): a stack per malloc costs. */
+/* Every live block is kept, its stack (ec) only when ag_blocks_on (race
+   checking, --xtree-memory; NULL otherwise): a stack per malloc costs.
+   ag_blocks_on is set before the program starts, so under it every block
+   has its stack, as the readers below assume. */
 extern Bool ag_blocks_on;
 void ag_blocks_alloc(Addr a, SizeT n, ExeContext *ec, ag_tid by);
 /* Does a live block start at a? */
