@@ -180,7 +180,7 @@ void ag_sp_thread_new(ag_schedpol *p, unsigned t, unsigned seen)
    th->depth = 0;              /* (not recounted in in_regions either) */
    th->damp = 1;
    th->points = th->begin_own = th->accesses = 0;
-   th->lock_site = 0;
+   th->lock_waited = th->lock_site = 0;
    /* distinct random priorities above every change-point priority */
    th->prio = (ag_sp_rand(p) >> 16 << 16 | seen) | (1ULL << 62);
 }

@@ -176,7 +176,8 @@ typedef struct {
    unsigned long long post_until;  /* ... until this point number */
    unsigned long post_ip;        /* ... at this site */
    unsigned char post_write;     /* ... a store (or a lock) */
-   unsigned long lock_site;      /* the program's call of the lock it waits for (0: not known) */
+   unsigned long lock_waited;    /* the lock of its last wait (0: none) ... */
+   unsigned long lock_site;      /* ... and the program's call of it (0: not known) */
 } ag_sp_thread;
 
 typedef struct {

@@ -76,9 +76,18 @@ int ag_so_load(ag_schedpol *p, unsigned long from, unsigned long to, unsigned ru
 void ag_so_taken(ag_schedpol *p, unsigned long lock, unsigned long site, unsigned char tag);
 /* The runs (earlier ones, and this one) that saw the pair. */
 unsigned ag_so_runs(const ag_schedpol *p, unsigned long from, unsigned long to);
-/* Thread t is about to wait for a lock at this site (0: not known). */
-static inline void ag_so_waits_at(ag_schedpol *p, unsigned t, unsigned long site)
+/* Thread t is about to wait for lock at this site (0: not known; both
+   0: no wait). */
+static inline void ag_so_waits_at(ag_schedpol *p, unsigned t, unsigned long lock,
+                                  unsigned long site)
 {
+   p->th[t].lock_waited = lock;
    p->th[t].lock_site = site;
+}
+/* The site of t's last wait, if it was for lock (else 0: a trylock after
+   a failed wait for another lock, an error-checking mutex's relock). */
+static inline unsigned long ag_so_site_of(const ag_schedpol *p, unsigned t, unsigned long lock)
+{
+   return p->th[t].lock_waited == lock ? p->th[t].lock_site : 0;
 }
 #endif

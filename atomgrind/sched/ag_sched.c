@@ -120,7 +120,6 @@ typedef struct {
    Bool stop_switch;     /* ... to switch (else only to wait for the turn) */
    Addr resume_ip;       /* the access the last stop was taken before */
    Addr lock_next;       /* the lock its next SYNC_PRE point waits for */
-   Addr lock_waited;     /* the lock of its last wait (the policy's lock_site is its call) */
 } ag_sc_thread;
 
 static ag_sc_thread *ag_sc_th;          /* indexed by ThreadId */
@@ -599,20 +598,16 @@ void ag_sched_lock_wait(ThreadId vgtid, Addr lock)
 {
    if (!ag_sc_th) return;
    ag_sc_th[vgtid].lock_next = lock;
-   ag_sc_th[vgtid].lock_waited = lock;
-   ag_so_waits_at(&ag_sc_pol, vgtid, ag_sc_lock_site(vgtid, lock));
+   ag_so_waits_at(&ag_sc_pol, vgtid, lock, ag_sc_lock_site(vgtid, lock));
 }
 
 void ag_sched_lock_acquired(ThreadId vgtid, ag_tid t, Addr lock)
 {
    if (!ag_sc_th || ag_clo_sched != AG_SCHED_RANDOM) return;
    ag_sr_access(&ag_sc_pol, lock, lock, ag_sp_tag(t) | AG_SR_UNORDERED, 1);
-   /* from the wait for this lock, else now (a trylock after a wait for
-      another lock that failed: an error-checking mutex's relock) */
-   Addr site = ag_sc_th[vgtid].lock_waited == lock ? ag_sc_pol.th[vgtid].lock_site : 0;
-   ag_sc_th[vgtid].lock_waited = 0;
+   Addr site = ag_so_site_of(&ag_sc_pol, vgtid, lock);     /* from the wait, else now */
    ag_so_taken(&ag_sc_pol, lock, site ? site : ag_sc_lock_site(vgtid, lock), ag_sp_tag(t));
-   ag_so_waits_at(&ag_sc_pol, vgtid, 0);
+   ag_so_waits_at(&ag_sc_pol, vgtid, 0, 0);
 }
 
 void ag_sched_thread_born(ag_tid parent, ag_tid child)

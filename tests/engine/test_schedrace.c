@@ -332,11 +332,11 @@ static int lock_meeting(unsigned long long seed, unsigned long s1, unsigned long
    ag_so_load(&pol, s2, s1, runs21);
    ag_sp_enable(&pol, 2, 1);
    ag_sp_enable(&pol, 3, 1);
-   ag_so_waits_at(&pol, 1, s1);
+   ag_so_waits_at(&pol, 1, L, s1);
    CHECK(ag_sr_shared(&pol, 1, L, L, 1, 1), "not postponed at a learned lock");
    ag_sp_enable(&pol, 1, 1);
    ag_sp_enable(&pol, 2, 0);
-   ag_so_waits_at(&pol, 2, s2);
+   ag_so_waits_at(&pol, 2, L, s2);
    return !ag_sr_shared(&pol, 2, L, L, 1, 1);
 }
 
